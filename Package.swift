@@ -1,0 +1,48 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "Connect",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Connect", targets: ["Connect"]),
+        .library(name: "ConnectFutures", targets: ["ConnectFutures"]),
+        .executable(name: "connect-demo", targets: ["connect-demo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .target(name: "ConnectFutures"),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
+        .target(
+            name: "Connect",
+            dependencies: [
+                "ConnectFutures",
+                "CCurl",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // An in-process HTTP/1.1 server on 127.0.0.1 for the tests and the demo; it can misbehave on purpose.
+        .target(
+            name: "ConnectTestServer",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "connect-demo",
+            dependencies: ["Connect", "ConnectTestServer"]
+        ),
+        .testTarget(name: "ConnectFuturesTests", dependencies: ["ConnectFutures"]),
+        .testTarget(name: "ConnectTests", dependencies: ["Connect", "ConnectTestServer"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

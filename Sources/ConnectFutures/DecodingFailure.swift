@@ -1,0 +1,75 @@
+import Foundation
+
+/// A body that could not be decoded into the requested type.
+///
+/// Its `description` reads like "Could not decode Todo at `items[2].title`: expected String,
+/// found a number. Body starts: {"items":[...". The original `DecodingError` is kept in
+/// ``underlying``.
+public struct DecodingFailure: Error, CustomStringConvertible, @unchecked Sendable {
+    /// The name of the type that was being decoded.
+    public let typeName: String
+    /// Where decoding stopped, as a path like `items[2].title`; empty at the top level.
+    public let codingPath: String
+    /// What was wrong there, in words.
+    public let reason: String
+    /// The first bytes of the body, as text, for the log.
+    public let bodyPreview: String
+    /// The error the decoder threw. (`DecodingError` holds `CodingKey`s and a context that are
+    /// not `Sendable`; this value is immutable after creation, hence `@unchecked Sendable`.)
+    public let underlying: DecodingError
+
+    /// How many bytes of the body ``bodyPreview`` keeps.
+    public static let previewLength = 256
+
+    /// Describes `error`, thrown while decoding `body` as `type`.
+    public init(type: Any.Type, error: DecodingError, body: Data) {
+        typeName = String(reflecting: type)
+        underlying = error
+        bodyPreview = Self.preview(of: body)
+        let context: DecodingError.Context?
+        switch error {
+        case .typeMismatch(let expected, let errorContext):
+            context = errorContext
+            reason = "expected \(expected): \(errorContext.debugDescription)"
+        case .valueNotFound(let expected, let errorContext):
+            context = errorContext
+            reason = "missing value of type \(expected): \(errorContext.debugDescription)"
+        case .keyNotFound(let key, let errorContext):
+            context = errorContext
+            reason = "missing key \"\(key.stringValue)\": \(errorContext.debugDescription)"
+        case .dataCorrupted(let errorContext):
+            context = errorContext
+            reason = "invalid data: \(errorContext.debugDescription)"
+        @unknown default:
+            context = nil
+            reason = String(describing: error)
+        }
+        codingPath = context.map { Self.path($0.codingPath) } ?? ""
+    }
+
+    public var description: String {
+        let location = codingPath.isEmpty ? "" : " at `\(codingPath)`"
+        let body = bodyPreview.isEmpty ? "The body is empty." : "Body starts: \(bodyPreview)"
+        return "Could not decode \(typeName)\(location): \(reason). \(body)"
+    }
+
+    /// `items[2].title` for the keys `items`, index 2, `title`.
+    static func path(_ keys: [any CodingKey]) -> String {
+        var path = ""
+        for key in keys {
+            if let index = key.intValue {
+                path += "[\(index)]"
+            } else {
+                if !path.isEmpty { path += "." }
+                path += key.stringValue
+            }
+        }
+        return path
+    }
+
+    static func preview(of body: Data) -> String {
+        let head = body.prefix(previewLength)
+        let text = String(decoding: head, as: UTF8.self)
+        return body.count > previewLength ? text + "…" : text
+    }
+}

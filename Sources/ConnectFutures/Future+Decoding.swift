@@ -1,0 +1,37 @@
+import Foundation
+
+extension Future where Value == Data {
+    /// A future of the JSON body decoded as `type`.
+    ///
+    /// ```swift
+    /// connect.request(TodoConnector.get(id: 1))
+    ///     .decoded(toType: Todo.self)
+    ///     .observe { result in /* Result<Todo, Error> */ }
+    /// ```
+    /// The type can be left out where Swift infers it: `let todo: Future<Todo> = f.decoded()`.
+    /// A body that does not decode fails the future with a ``DecodingFailure`` that names the
+    /// type, the coding path and the start of the body.
+    public func decoded<Decoded: Decodable & Sendable>(
+        toType type: Decoded.Type = Decoded.self,
+        decoder: JSONDecoder = JSONDecoder()
+    ) -> Future<Decoded> {
+        let decoder = UncheckedDecoder(decoder)
+        return map { data in
+            do {
+                return try decoder.decoder.decode(Decoded.self, from: data)
+            } catch let error as DecodingError {
+                throw DecodingFailure(type: Decoded.self, error: error, body: data)
+            }
+        }
+    }
+}
+
+/// `JSONDecoder` is not `Sendable` on every platform. Connect never mutates it after handing it
+/// to a step, and decoding with one instance from one thread at a time is safe.
+struct UncheckedDecoder: @unchecked Sendable {
+    let decoder: JSONDecoder
+
+    init(_ decoder: JSONDecoder) {
+        self.decoder = decoder
+    }
+}

@@ -1,0 +1,138 @@
+extension Future {
+    /// A future of `transform` applied to this future's value; errors pass through.
+    ///
+    /// If `transform` throws, the new future fails with that error.
+    @inlinable
+    public func map<NewValue: Sendable>(
+        _ transform: @escaping @Sendable (Value) throws -> NewValue
+    ) -> Future<NewValue> {
+        if let result = storage.completedResult {
+            return Future<NewValue>(result: result.flatMapThrowing(transform))
+        }
+        return chained { $0.flatMapThrowing(transform) }
+    }
+
+    /// A future of the future that `transform` returns for this future's value; errors pass
+    /// through. Use it to run one asynchronous step after another.
+    ///
+    /// Cancelling the returned future cancels this one while it is pending, and the inner future
+    /// once `transform` has returned it.
+    @inlinable
+    public func flatMap<NewValue: Sendable>(
+        _ transform: @escaping @Sendable (Value) throws -> Future<NewValue>
+    ) -> Future<NewValue> {
+        if let result = storage.completedResult { return Self.flatMapStep(result, transform) }
+        return flatChained { Self.flatMapStep($0, transform) }
+    }
+
+    /// A future whose error, if any, is replaced by `transform`'s; values pass through.
+    @inlinable
+    public func mapError(_ transform: @escaping @Sendable (any Error) -> any Error) -> Future<Value> {
+        if let result = storage.completedResult {
+            return Future(result: result.mapError(transform))
+        }
+        return chained { $0.mapError(transform) }
+    }
+
+    /// A future that turns this future's error into a value; values pass through.
+    ///
+    /// If `transform` throws, the new future fails with that error.
+    @inlinable
+    public func recover(_ transform: @escaping @Sendable (any Error) throws -> Value) -> Future<Value> {
+        if let result = storage.completedResult { return Future(result: Self.recoverStep(result, transform)) }
+        return chained { Self.recoverStep($0, transform) }
+    }
+
+    /// A future that turns this future's error into another future, e.g. a fallback request;
+    /// values pass through.
+    @inlinable
+    public func recover(_ transform: @escaping @Sendable (any Error) throws -> Future<Value>) -> Future<Value> {
+        if let result = storage.completedResult { return Self.flatRecoverStep(result, transform) }
+        return flatChained { Self.flatRecoverStep($0, transform) }
+    }
+
+    /// A future that completes like this one, after `body` has seen the result; for side effects
+    /// in the middle of a chain (logging, metrics).
+    @inlinable
+    public func always(_ body: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Future<Value> {
+        observe(body)
+        return self
+    }
+
+    @inlinable
+    static func flatMapStep<NewValue: Sendable>(
+        _ result: Result<Value, any Error>,
+        _ transform: (Value) throws -> Future<NewValue>
+    ) -> Future<NewValue> {
+        switch result {
+        case .success(let value):
+            do { return try transform(value) } catch { return Future<NewValue>(error: error) }
+        case .failure(let error):
+            return Future<NewValue>(error: error)
+        }
+    }
+
+    @inlinable
+    static func recoverStep(
+        _ result: Result<Value, any Error>,
+        _ transform: (any Error) throws -> Value
+    ) -> Result<Value, any Error> {
+        guard case .failure(let error) = result else { return result }
+        return Result { try transform(error) }
+    }
+
+    @inlinable
+    static func flatRecoverStep(
+        _ result: Result<Value, any Error>,
+        _ transform: (any Error) throws -> Future<Value>
+    ) -> Future<Value> {
+        guard case .failure(let error) = result else { return Future(result: result) }
+        do { return try transform(error) } catch { return Future(error: error) }
+    }
+
+    /// A pending future completed with `next` of this one's result.
+    @inlinable
+    func chained<NewValue: Sendable>(
+        _ next: @escaping @Sendable (Result<Value, any Error>) -> Result<NewValue, any Error>
+    ) -> Future<NewValue> {
+        let child = FutureStorage<NewValue>(upstream: storage)
+        storage.append { [storage] in
+            child.completeReturningCallbacks(next(storage.resultOfCompleted))
+        }
+        return Future<NewValue>(storage: child)
+    }
+
+    /// A pending future completed like the future `next` returns for this one's result.
+    @inlinable
+    func flatChained<NewValue: Sendable>(
+        _ next: @escaping @Sendable (Result<Value, any Error>) -> Future<NewValue>
+    ) -> Future<NewValue> {
+        let child = FutureStorage<NewValue>(upstream: storage)
+        storage.append { [storage] in
+            let inner = next(storage.resultOfCompleted).storage
+            if let result = inner.completedResult {
+                return child.completeReturningCallbacks(result)
+            }
+            child.setUpstream(inner)
+            inner.append {
+                child.completeReturningCallbacks(inner.resultOfCompleted)
+            }
+            return CallbackList()
+        }
+        return Future<NewValue>(storage: child)
+    }
+}
+
+extension Result where Failure == any Error {
+    @inlinable
+    func flatMapThrowing<NewSuccess>(
+        _ transform: (Success) throws -> NewSuccess
+    ) -> Result<NewSuccess, any Error> {
+        switch self {
+        case .success(let value):
+            do { return .success(try transform(value)) } catch { return .failure(error) }
+        case .failure(let error):
+            return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Dispatch
+
+/// A value that arrives later: the result of a request, a decode step, a timer.
+///
+/// Chain steps top-down and observe the end of the chain:
+///
+/// ```swift
+/// Connect.default.request(TodoConnector.get(id: 123))
+///     .decoded(toType: Todo.self)
+///     .map { $0.title }
+///     .observe { result in            // Result<String, Error>
+///         print(result)
+///     }
+/// ```
+///
+/// ## Where callbacks run
+/// An observer or step added to a pending future runs on the thread that completes it; one added
+/// to a completed future runs at once, on the thread that adds it. Nothing ever hops to the main
+/// queue implicitly. To choose, pass a queue: `observe(on: .main) { ... }`.
+///
+/// ## Cancellation
+/// `cancel()` travels up the chain to its source: cancelling `request(...).decoded(...)` cancels
+/// the request, which stops the transfer. When several chains share one source, cancelling any of
+/// them cancels the source, so every chain that depends on it fails with the cancellation error.
+/// A step whose source has already finished (a running `delay`, an inner `flatMap` future that
+/// finished) fails on its own.
+///
+/// A `Future` is a cheap handle: copies refer to the same pending result.
+public struct Future<Value: Sendable>: Sendable {
+    @usableFromInline let storage: FutureStorage<Value>
+
+    @inlinable
+    init(storage: FutureStorage<Value>) {
+        self.storage = storage
+    }
+
+    /// A future that has already succeeded with `value`.
+    @inlinable
+    public init(value: Value) {
+        storage = FutureStorage(result: .success(value))
+    }
+
+    /// A future that has already failed with `error`.
+    @inlinable
+    public init(error: any Error) {
+        storage = FutureStorage(result: .failure(error))
+    }
+
+    /// A future that has already completed with `result`.
+    @inlinable
+    public init(result: Result<Value, any Error>) {
+        storage = FutureStorage(result: result)
+    }
+
+    /// A future completed by the promise that `body` receives; `body` runs at once.
+    ///
+    /// ```swift
+    /// let answer = Future<Int> { promise in
+    ///     DispatchQueue.global().async { promise.succeed(42) }
+    /// }
+    /// ```
+    /// If `body` throws, the future fails with that error.
+    public init(_ body: (Promise<Value>) throws -> Void) {
+        let promise = Promise<Value>()
+        storage = promise.storage
+        do {
+            try body(promise)
+        } catch {
+            promise.fail(error)
+        }
+    }
+
+    /// The result, if the future has completed.
+    @inlinable
+    public var result: Result<Value, any Error>? { storage.completedResult }
+
+    /// `true` once the future has completed.
+    @inlinable
+    public var isCompleted: Bool { storage.completedResult != nil }
+
+    /// Calls `callback` with the result, exactly once.
+    ///
+    /// Runs on the thread that completes the future, or at once if it has already completed.
+    @inlinable
+    public func observe(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        if let result = storage.completedResult {
+            callback(result)
+            return
+        }
+        storage.append { [storage] in
+            callback(storage.resultOfCompleted)
+            return CallbackList()
+        }
+    }
+
+    /// Calls `callback` with the result, exactly once, on `queue`.
+    public func observe(on queue: DispatchQueue, _ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        observe { result in queue.async { callback(result) } }
+    }
+
+    /// Calls `callback` with the value if the future succeeds; returns `self` for chaining.
+    @discardableResult
+    public func onSuccess(on queue: DispatchQueue? = nil, _ callback: @escaping @Sendable (Value) -> Void) -> Future<Value> {
+        observe(on: queue) { result in
+            if case .success(let value) = result { callback(value) }
+        }
+        return self
+    }
+
+    /// Calls `callback` with the error if the future fails; returns `self` for chaining.
+    @discardableResult
+    public func onFailure(on queue: DispatchQueue? = nil, _ callback: @escaping @Sendable (any Error) -> Void) -> Future<Value> {
+        observe(on: queue) { result in
+            if case .failure(let error) = result { callback(error) }
+        }
+        return self
+    }
+
+    /// Cancels the work this future waits for.
+    ///
+    /// The future fails with the source's cancellation error (`CancellationError()` unless the
+    /// producer chose another, e.g. `ConnectError.cancelled`), and the producer's `onCancel`
+    /// handler runs. See "Cancellation" above for chains that share a source.
+    /// - Returns: `false` if the future had already completed.
+    @discardableResult
+    public func cancel() -> Bool {
+        storage.cancel()
+    }
+
+    private func observe(on queue: DispatchQueue?, _ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
+        if let queue {
+            observe(on: queue, callback)
+        } else {
+            observe(callback)
+        }
+    }
+}

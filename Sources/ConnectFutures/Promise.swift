@@ -1,0 +1,84 @@
+/// The producer side of a `Future`: whoever does the work completes the promise once.
+///
+/// ```swift
+/// let promise = Promise<Int>()
+/// DispatchQueue.global().async { promise.succeed(42) }
+/// promise.future.observe { print($0) }
+/// ```
+///
+/// A future completes exactly once: `succeed`, `fail` and `complete` return `false` and change
+/// nothing when it has already completed (or was cancelled).
+///
+/// A promise that is released without being completed fails its future with
+/// ``FutureError/promiseAbandoned``, so observers never wait forever for a result that cannot come,
+/// and nothing they captured is kept alive past that point.
+public final class Promise<Value: Sendable>: Sendable {
+    @usableFromInline let storage: FutureStorage<Value>
+
+    /// Creates a pending promise.
+    ///
+    /// - Parameter cancellationError: the error the future fails with when it is cancelled;
+    ///   `CancellationError()` when `nil`.
+    @inlinable
+    public init(cancellationError: (any Error)? = nil) {
+        storage = FutureStorage()
+        if let cancellationError { storage.cancellationError = cancellationError }
+    }
+
+    deinit {
+        storage.complete(.failure(FutureError.promiseAbandoned))?.run()
+    }
+
+    /// The future this promise completes.
+    @inlinable
+    public var future: Future<Value> { Future(storage: storage) }
+
+    /// Completes the future with a value.
+    /// - Returns: `false` if the future had already completed.
+    @inlinable
+    @discardableResult
+    public func succeed(_ value: Value) -> Bool {
+        complete(.success(value))
+    }
+
+    /// Fails the future.
+    /// - Returns: `false` if the future had already completed.
+    @inlinable
+    @discardableResult
+    public func fail(_ error: any Error) -> Bool {
+        complete(.failure(error))
+    }
+
+    /// Completes the future with a result, running its observers on this thread.
+    /// - Returns: `false` if the future had already completed.
+    @inlinable
+    @discardableResult
+    public func complete(_ result: Result<Value, any Error>) -> Bool {
+        guard let waiting = storage.complete(result) else { return false }
+        waiting.run()
+        return true
+    }
+
+    /// Completes this promise with whatever `other` completes with; cancelling this promise's
+    /// future cancels `other`.
+    public func complete(with other: Future<Value>) {
+        storage.setUpstream(other.storage)
+        other.storage.append { [storage] in
+            storage.completeReturningCallbacks(other.storage.resultOfCompleted)
+        }
+    }
+
+    /// `true` once the future has completed, by any means.
+    public var isCompleted: Bool { storage.completedResult != nil }
+
+    /// `true` if the future was cancelled before the promise completed it.
+    public var isCancelled: Bool { storage.isCancelled }
+
+    /// Registers the work to stop when the future is cancelled, e.g. aborting a transfer.
+    ///
+    /// The handler runs once, on the thread that calls `cancel()`, before the future's observers.
+    /// If the future was already cancelled, it runs at once; if it completed any other way, never.
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        storage.setCancellationHandler(handler)
+    }
+}

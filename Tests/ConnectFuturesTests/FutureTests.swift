@@ -1,0 +1,549 @@
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+@testable import ConnectFutures
+
+struct TestError: Error, Equatable {
+    var code = 1
+}
+
+/// A thread-safe log of events, for asserting order and counts.
+final class Recorder<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    func append(_ item: Element) { items.withLock { $0.append(item) } }
+    var all: [Element] { items.withLock { $0 } }
+}
+
+/// A thread-safe counter that `#expect` can read.
+final class Counter: Sendable {
+    private let value = Mutex(0)
+    @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+    var current: Int { value.withLock { $0 } }
+}
+
+/// Waits for a future's result without `async` helpers under test.
+func outcome<Value>(_ future: Future<Value>) async -> Result<Value, any Error> {
+    await withCheckedContinuation { continuation in
+        future.observe { continuation.resume(returning: $0) }
+    }
+}
+
+func error<Value>(of future: Future<Value>) async -> (any Error)? {
+    if case .failure(let error) = await outcome(future) { return error }
+    return nil
+}
+
+@Suite("Promise and observe")
+struct PromiseTests {
+    @Test func completesExactlyOnce() throws {
+        let promise = Promise<Int>()
+        let seen = Recorder<Int>()
+        promise.future.observe { seen.append((try? $0.get()) ?? -1) }
+        #expect(promise.succeed(1))
+        #expect(!promise.succeed(2))
+        #expect(!promise.fail(TestError()))
+        #expect(seen.all == [1])
+        #expect(try promise.future.result?.get() == 1)
+    }
+
+    @Test func observersRunInOrderBeforeAndAfterCompletion() {
+        let promise = Promise<String>()
+        let seen = Recorder<String>()
+        for name in ["a", "b", "c"] {
+            promise.future.observe { _ in seen.append(name) }
+        }
+        #expect(seen.all.isEmpty)
+        promise.succeed("x")
+        promise.future.observe { _ in seen.append("d") }
+        promise.future.observe { _ in seen.append("e") }
+        #expect(seen.all == ["a", "b", "c", "d", "e"])
+    }
+
+    @Test func observersRunOnTheCompletingThreadByDefault() async {
+        let promise = Promise<Int>()
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "completer")
+        queue.setSpecific(key: key, value: "completer")
+        let where_ = await withCheckedContinuation { continuation in
+            promise.future.observe { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key)) }
+            queue.async { promise.succeed(1) }
+        }
+        #expect(where_ == "completer")
+    }
+
+    @Test func observeOnAQueueRunsThere() async {
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "observer")
+        queue.setSpecific(key: key, value: "observer")
+        let where_ = await withCheckedContinuation { continuation in
+            Future(value: 1).observe(on: queue) { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key)) }
+        }
+        #expect(where_ == "observer")
+    }
+
+    @Test func successAndFailureConveniences() {
+        let seen = Recorder<String>()
+        Future(value: 5)
+            .onSuccess { seen.append("value \($0)") }
+            .onFailure { _ in seen.append("unexpected") }
+        Future<Int>(error: TestError(code: 7))
+            .onSuccess { _ in seen.append("unexpected") }
+            .onFailure { seen.append("error \(($0 as? TestError)?.code ?? 0)") }
+        #expect(seen.all == ["value 5", "error 7"])
+    }
+
+    @Test func constructors() async throws {
+        #expect(try Future(value: 3).result?.get() == 3)
+        #expect(Future<Int>(error: TestError()).result.map { (try? $0.get()) == nil } == true)
+        let later = Future<Int> { promise in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.succeed(9) }
+        }
+        #expect(try await later.value == 9)
+        let thrown = Future<Int> { _ in throw TestError(code: 3) }
+        #expect(await error(of: thrown) as? TestError == TestError(code: 3))
+    }
+
+    @Test func abandonedPromiseFailsItsFuture() async {
+        var promise: Promise<Int>? = Promise()
+        let future = promise!.future
+        promise = nil
+        #expect(await error(of: future) as? FutureError == .promiseAbandoned)
+    }
+
+    @Test func longChainsRunWithoutRecursion() throws {
+        let promise = Promise<Int>()
+        var future = promise.future
+        for _ in 0..<100_000 { future = future.map { $0 + 1 } }
+        let last = future
+        promise.succeed(0)
+        #expect(try last.result?.get() == 100_000)
+    }
+
+    @Test func longFlatMapChainsRunWithoutRecursion() throws {
+        let promise = Promise<Int>()
+        var future = promise.future
+        for _ in 0..<100_000 { future = future.flatMap { Future(value: $0 + 1) } }
+        let last = future
+        promise.succeed(0)
+        #expect(try last.result?.get() == 100_000)
+    }
+}
+
+@Suite("Operators")
+struct OperatorTests {
+    @Test func mapOnSuccessAndFailure() async throws {
+        #expect(try await Future(value: 2).map { $0 * 10 }.value == 20)
+        let failed = Future<Int>(error: TestError(code: 2)).map { $0 * 10 }
+        #expect(await error(of: failed) as? TestError == TestError(code: 2))
+        let pending = Promise<Int>()
+        let mapped = pending.future.map { "\($0)" }
+        pending.succeed(4)
+        #expect(try await mapped.value == "4")
+    }
+
+    @Test func throwingMapFails() async {
+        let failed = Future(value: 1).map { _ -> Int in throw TestError(code: 5) }
+        #expect(await error(of: failed) as? TestError == TestError(code: 5))
+        let pending = Promise<Int>()
+        let later = pending.future.map { _ -> Int in throw TestError(code: 6) }
+        pending.succeed(1)
+        #expect(await error(of: later) as? TestError == TestError(code: 6))
+    }
+
+    @Test func flatMapOnSuccessFailureAndThrow() async throws {
+        let pending = Promise<Int>()
+        let inner = Promise<String>()
+        let chained = pending.future.flatMap { value in inner.future.map { "\(value)\($0)" } }
+        pending.succeed(1)
+        #expect(!chained.isCompleted)
+        inner.succeed("a")
+        #expect(try await chained.value == "1a")
+
+        let failed = Future<Int>(error: TestError(code: 8)).flatMap { Future(value: $0) }
+        #expect(await error(of: failed) as? TestError == TestError(code: 8))
+        let thrown = Future(value: 1).flatMap { _ -> Future<Int> in throw TestError(code: 9) }
+        #expect(await error(of: thrown) as? TestError == TestError(code: 9))
+        let innerFails = Future(value: 1).flatMap { _ in Future<Int>(error: TestError(code: 10)) }
+        #expect(await error(of: innerFails) as? TestError == TestError(code: 10))
+    }
+
+    @Test func mapErrorAndRecover() async throws {
+        let renamed = Future<Int>(error: TestError(code: 1)).mapError { _ in TestError(code: 2) }
+        #expect(await error(of: renamed) as? TestError == TestError(code: 2))
+        #expect(try await Future(value: 1).mapError { _ in TestError(code: 2) }.value == 1)
+
+        #expect(try await Future<Int>(error: TestError()).recover { _ in 42 }.value == 42)
+        #expect(try await Future(value: 1).recover { _ in 42 }.value == 1)
+        let rethrown = Future<Int>(error: TestError(code: 1)).recover { _ -> Int in throw TestError(code: 3) }
+        #expect(await error(of: rethrown) as? TestError == TestError(code: 3))
+
+        let pending = Promise<Int>()
+        let fallback = pending.future.recover { _ in Future(value: 7).delay(.milliseconds(1)) }
+        pending.fail(TestError())
+        #expect(try await fallback.value == 7)
+        #expect(try await Future(value: 1).recover { _ in Future(value: 7) }.value == 1)
+    }
+
+    @Test func zipTwoAndThree() async throws {
+        let a = Promise<Int>()
+        let b = Promise<String>()
+        let both = a.future.zip(b.future)
+        b.succeed("b")
+        a.succeed(1)
+        let pair = try await both.value
+        #expect(pair.0 == 1 && pair.1 == "b")
+
+        let triple = try await Future(value: 1).zip(Future(value: "2"), Future(value: 3.0)).value
+        #expect(triple.0 == 1 && triple.1 == "2" && triple.2 == 3.0)
+
+        // Fails as soon as either fails, without waiting for the other.
+        let slow = Promise<Int>()
+        let failing = slow.future.zip(Future<Int>(error: TestError(code: 4)))
+        #expect(await error(of: failing) as? TestError == TestError(code: 4))
+        slow.succeed(1)
+    }
+
+    @Test func whenAllKeepsOrderAndFailsFast() async throws {
+        let promises = (0..<5).map { _ in Promise<Int>() }
+        let all = Future.whenAll(promises.map(\.future))
+        for index in [3, 1, 4, 0, 2] { promises[index].succeed(index * 10) }
+        #expect(try await all.value == [0, 10, 20, 30, 40])
+
+        #expect(try await Future<Int>.whenAll([]).value == [])
+
+        let pending = Promise<Int>()
+        let failing = Future.whenAll([pending.future, Future(error: TestError(code: 5))])
+        #expect(await error(of: failing) as? TestError == TestError(code: 5))
+        pending.succeed(1)
+    }
+
+    @Test func firstTakesTheEarliestAndCancelsTheRest() async throws {
+        let slow = Promise<Int>()
+        let fast = Promise<Int>()
+        let winner = Future.first(of: [slow.future, fast.future])
+        fast.succeed(2)
+        #expect(try await winner.value == 2)
+        #expect(slow.isCancelled)
+
+        let failingFirst = Future.first(of: [Future<Int>(error: TestError(code: 1)), Promise<Int>().future])
+        #expect(await error(of: failingFirst) as? TestError == TestError(code: 1))
+        #expect(await error(of: Future<Int>.first(of: [])) as? FutureError == .noFutures)
+    }
+
+    @Test func timeoutFiresAndCancelsTheSource() async {
+        let never = Promise<Int>()
+        let timed = never.future.timeout(after: .milliseconds(20))
+        #expect(await error(of: timed) as? FutureError == .timedOut(after: .milliseconds(20)))
+        #expect(never.isCancelled)
+    }
+
+    @Test func timeoutPassesThroughAnEarlyResult() async throws {
+        let promise = Promise<Int>()
+        let timed = promise.future.timeout(after: .seconds(5))
+        promise.succeed(3)
+        #expect(try await timed.value == 3)
+        let failed = Promise<Int>()
+        let timedFailure = failed.future.timeout(after: .seconds(5))
+        failed.fail(TestError(code: 2))
+        #expect(await error(of: timedFailure) as? TestError == TestError(code: 2))
+    }
+
+    @Test func delayWaitsWithoutBlocking() async throws {
+        let start = ContinuousClock.now
+        let delayed = Future(value: 1).delay(.milliseconds(50))
+        #expect(!delayed.isCompleted)
+        #expect(try await delayed.value == 1)
+        #expect(ContinuousClock.now - start >= .milliseconds(50))
+        let failed = Future<Int>(error: TestError()).delay(.milliseconds(1))
+        #expect(await error(of: failed) is TestError)
+    }
+
+    @Test func cancellingADelayFailsAtOnce() async {
+        let delayed = Future(value: 1).delay(.seconds(30))
+        delayed.cancel()
+        #expect(await error(of: delayed) is CancellationError)
+    }
+
+    @Test func retryRunsUntilSuccessOrAttemptsRunOut() async throws {
+        let calls = Counter()
+        let succeeding = Future<Int>.retry(attempts: 5, delay: .milliseconds(1)) {
+            let call = calls.increment()
+            return call < 3 ? Future(error: TestError(code: call)) : Future(value: call)
+        }
+        #expect(try await succeeding.value == 3)
+        #expect(calls.current == 3)
+
+        let failures = Counter()
+        let exhausted = Future<Int>.retry(attempts: 3) {
+            Future(error: TestError(code: failures.increment()))
+        }
+        #expect(await error(of: exhausted) as? TestError == TestError(code: 3))
+
+        let vetoed = Counter()
+        let notRetried = Future<Int>.retry(attempts: 3, while: { _ in false }) {
+            vetoed.increment()
+            return Future(error: TestError())
+        }
+        _ = await outcome(notRetried)
+        #expect(vetoed.current == 1)
+    }
+
+    @Test func cancellingARetryStopsIt() async {
+        let attempts = Counter()
+        let retried = Future<Int>.retry(attempts: 100, delay: .milliseconds(1)) {
+            attempts.increment()
+            return Promise<Int>().future.delay(.seconds(60))
+        }
+        retried.cancel()
+        #expect(await error(of: retried) != nil)
+        try? await Task.sleep(for: .milliseconds(20))
+        #expect(attempts.current == 1)
+    }
+}
+
+struct Todo: Decodable, Sendable, Equatable {
+    struct Tag: Decodable, Sendable, Equatable { let name: String }
+    let id: Int
+    let title: String
+    let tags: [Tag]
+}
+
+@Suite("Decoding")
+struct DecodingTests {
+    @Test func decodesWithAnExplicitOrInferredType() async throws {
+        let body = Data(#"{"id":1,"title":"Write tests","tags":[{"name":"a"}]}"#.utf8)
+        let todo = try await Future(value: body).decoded(toType: Todo.self).value
+        #expect(todo == Todo(id: 1, title: "Write tests", tags: [.init(name: "a")]))
+        let inferred: Future<Todo> = Future(value: body).decoded()
+        #expect(try await inferred.value.id == 1)
+    }
+
+    @Test func usesTheGivenDecoder() async throws {
+        struct Item: Decodable, Sendable { let createdAt: Int }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let item = try await Future(value: Data(#"{"created_at":5}"#.utf8)).decoded(toType: Item.self, decoder: decoder).value
+        #expect(item.createdAt == 5)
+    }
+
+    @Test func failureNamesTheCodingPath() async {
+        let body = Data(#"{"id":1,"title":"x","tags":[{"name":"a"},{"name":7}]}"#.utf8)
+        let failure = await error(of: Future(value: body).decoded(toType: Todo.self)) as? DecodingFailure
+        #expect(failure?.codingPath == "tags[1].name")
+        #expect(failure?.typeName.hasSuffix("Todo") == true)
+        #expect(failure?.description.contains("tags[1].name") == true)
+        #expect(failure?.bodyPreview.hasPrefix(#"{"id":1"#) == true)
+    }
+
+    @Test func failureOnNonJSON() async {
+        let failure = await error(of: Future(value: Data("<html>".utf8)).decoded(toType: Todo.self)) as? DecodingFailure
+        #expect(failure?.codingPath == "")
+        #expect(failure?.description.contains("<html>") == true)
+        let missing = await error(of: Future(value: Data(#"{"id":1}"#.utf8)).decoded(toType: Todo.self)) as? DecodingFailure
+        #expect(missing?.reason.contains("title") == true)
+    }
+}
+
+@Suite("Cancellation")
+struct CancellationTests {
+    @Test func cancelFailsTheFutureAndRunsTheHandlerOnce() async {
+        let promise = Promise<Int>()
+        let handled = Counter()
+        promise.onCancel { handled.increment() }
+        #expect(promise.future.cancel())
+        #expect(!promise.future.cancel())
+        #expect(!promise.succeed(1))
+        #expect(handled.current == 1)
+        #expect(promise.isCancelled)
+        #expect(await error(of: promise.future) is CancellationError)
+    }
+
+    @Test func cancelAfterCompletionDoesNothing() {
+        let promise = Promise<Int>()
+        promise.onCancel { Issue.record("handler must not run") }
+        promise.succeed(1)
+        #expect(!promise.future.cancel())
+        #expect(!promise.isCancelled)
+    }
+
+    @Test func producerChoosesTheCancellationError() async {
+        let promise = Promise<Int>(cancellationError: TestError(code: 99))
+        let mapped = promise.future.map { $0 + 1 }
+        mapped.cancel()
+        #expect(await error(of: mapped) as? TestError == TestError(code: 99))
+    }
+
+    @Test func aLateHandlerStillRuns() {
+        let promise = Promise<Int>()
+        promise.future.cancel()
+        let handled = Counter()
+        promise.onCancel { handled.increment() }
+        #expect(handled.current == 1)
+    }
+
+    @Test func cancellingADerivedFutureReachesTheSource() async {
+        let promise = Promise<Int>()
+        let derived = promise.future.map { $0 + 1 }.map { "\($0)" }
+        derived.cancel()
+        #expect(promise.isCancelled)
+        #expect(await error(of: derived) is CancellationError)
+    }
+
+    @Test func cancellingOneChainOfASharedSourceCancelsTheOthers() async {
+        // Decided semantics: cancellation travels to the source, so every chain on it ends.
+        let promise = Promise<Int>()
+        let first = promise.future.map { $0 }
+        let second = promise.future.map { $0 * 2 }
+        first.cancel()
+        #expect(await error(of: second) is CancellationError)
+    }
+
+    @Test func cancellingAFlatMapReachesTheInnerFuture() async {
+        let inner = Promise<Int>()
+        let outer = Future(value: 1).delay(.milliseconds(1)).flatMap { _ in inner.future }
+        _ = await withCheckedContinuation { continuation in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(30)) { continuation.resume() }
+        }
+        outer.cancel()
+        #expect(inner.isCancelled)
+    }
+
+    @Test func cancellingAWhenAllCancelsEveryInput() {
+        let promises = (0..<3).map { _ in Promise<Int>() }
+        Future.whenAll(promises.map(\.future)).cancel()
+        let allCancelled = promises.allSatisfy(\.isCancelled)
+        #expect(allCancelled)
+    }
+}
+
+@Suite("Swift concurrency")
+struct ConcurrencyTests {
+    @Test func awaitValueAndError() async throws {
+        #expect(try await Future(value: 1).value == 1)
+        await #expect(throws: TestError.self) { try await Future<Int>(error: TestError()).value }
+        let promise = Promise<Int>()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.succeed(2) }
+        #expect(try await promise.future.value == 2)
+    }
+
+    @Test func cancellingTheAwaitingTaskCancelsTheFuture() async {
+        let promise = Promise<Int>()
+        let task = Task { try await promise.future.value }
+        try? await Task.sleep(for: .milliseconds(20))
+        task.cancel()
+        let result = await task.result
+        #expect(promise.isCancelled)
+        #expect((try? result.get()) == nil)
+    }
+
+    @Test func futureFromAnAsyncClosure() async throws {
+        let future = Future<Int> {
+            try await Task.sleep(for: .milliseconds(1))
+            return 5
+        }
+        #expect(try await future.value == 5)
+        let failing = Future<Int> { throw TestError(code: 4) }
+        #expect(await error(of: failing) as? TestError == TestError(code: 4))
+    }
+
+    @Test func cancellingAnAsyncFutureCancelsItsTask() async throws {
+        let started = Promise<Void>()
+        let sawCancellation = Promise<Bool>()
+        let future = Future<Int> {
+            started.succeed(())
+            do {
+                try await Task.sleep(for: .seconds(30))
+                sawCancellation.succeed(false)
+            } catch {
+                sawCancellation.succeed(true)
+            }
+            return 1
+        }
+        _ = await outcome(started.future)
+        future.cancel()
+        #expect(try await sawCancellation.future.value == true)
+    }
+}
+
+@Suite("Memory")
+struct MemoryTests {
+    final class Canary: Sendable {}
+
+    @Test func aCompletedChainIsFreed() {
+        weak var weakSource: FutureStorage<Int>?
+        weak var weakEnd: FutureStorage<String>?
+        weak var weakCanary: Canary?
+        do {
+            let promise = Promise<Int>()
+            let canary = Canary()
+            weakCanary = canary
+            let end = promise.future.map { _ in canary }.flatMap { Future(value: $0) }.map { _ in "done" }
+            end.observe { _ in _ = canary }
+            weakSource = promise.storage
+            weakEnd = end.storage
+            promise.succeed(1)
+        }
+        #expect(weakSource == nil)
+        #expect(weakEnd == nil)
+        #expect(weakCanary == nil)
+    }
+
+    @Test func anAbandonedPendingChainIsFreed() {
+        weak var weakEnd: FutureStorage<Int>?
+        weak var weakCanary: Canary?
+        do {
+            let promise = Promise<Int>()
+            let canary = Canary()
+            weakCanary = canary
+            let end = promise.future.map { $0 }.map { value in _ = canary; return value }
+            end.observe { _ in _ = canary }
+            weakEnd = end.storage
+        }
+        #expect(weakEnd == nil)
+        #expect(weakCanary == nil)
+    }
+}
+
+@Suite("Stress")
+struct StressTests {
+    /// 8 threads create, complete, observe and cancel 100,000 futures at once; every observer runs
+    /// exactly once and each future ends exactly one way.
+    @Test func concurrentCompleteObserveCancel() {
+        let total = 100_000
+        let threads = 8
+        let observed = Counter()
+        let succeeded = Counter()
+        let cancelled = Counter()
+        let completionsWon = Counter()
+        let cancelsWon = Counter()
+        let promises = (0..<total).map { _ in Promise<Int>() }
+        let done = DispatchGroup()
+        for thread in 0..<threads {
+            done.enter()
+            Thread {
+                    for index in stride(from: thread, to: total, by: threads) {
+                        let promise = promises[index]
+                        let other = promises[(index + 1) % total]
+                        promise.future.map { $0 + 1 }.observe { result in
+                            observed.increment()
+                            switch result {
+                            case .success: succeeded.increment()
+                            case .failure: cancelled.increment()
+                            }
+                        }
+                        // Race a completion against a cancel from another thread's promise.
+                        if promise.succeed(index) { completionsWon.increment() }
+                        if other.future.cancel() { cancelsWon.increment() }
+                    }
+                    done.leave()
+            }.start()
+        }
+        done.wait()
+        #expect(observed.current == total)
+        #expect(succeeded.current == completionsWon.current)
+        #expect(cancelled.current == cancelsWon.current)
+        #expect(completionsWon.current + cancelsWon.current == total)
+    }
+}
