@@ -8,10 +8,10 @@ extension Future {
     /// ```
     /// Cancelling it cancels both.
     public func zip<Other: Sendable>(_ other: Future<Other>) -> Future<(Value, Other)> {
-        let child = FutureStorage<(Value, Other)>(upstream: UpstreamGroup([storage, other.storage]))
+        let child = FutureStorage<(Value, Other)>(upstream: UpstreamGroup([storage, other.storage]), callbackQueue: storage.callbackQueue, cancellationError: storage.cancellationError)
         other.storage.append {
             guard case .failure(let error) = other.storage.resultOfCompleted else { return CallbackList() }
-            return child.completeReturningCallbacks(.failure(error))
+            return child.complete(.failure(error), from: other.storage)
         }
         storage.append { [storage] in
             switch storage.resultOfCompleted {
@@ -20,7 +20,7 @@ extension Future {
             case .success(let value):
                 other.storage.append {
                     guard case .success(let otherValue) = other.storage.resultOfCompleted else { return CallbackList() }
-                    return child.completeReturningCallbacks(.success((value, otherValue)))
+                    return child.complete(.success((value, otherValue)), from: other.storage)
                 }
                 return CallbackList()
             }
@@ -41,16 +41,16 @@ extension Future {
     /// Cancelling it cancels every future in `futures`.
     public static func whenAll(_ futures: [Future<Value>]) -> Future<[Value]> {
         if futures.isEmpty { return Future<[Value]>(value: []) }
-        let child = FutureStorage<[Value]>(upstream: UpstreamGroup(futures.map(\.storage)))
+        let child = FutureStorage<[Value]>(upstream: UpstreamGroup(futures.map(\.storage)), callbackQueue: futures[0].storage.callbackQueue, cancellationError: futures[0].storage.cancellationError)
         let gathered = Gathered<Value>(count: futures.count)
         for (index, future) in futures.enumerated() {
             future.storage.append {
                 switch future.storage.resultOfCompleted {
                 case .failure(let error):
-                    return child.completeReturningCallbacks(.failure(error))
+                    return child.complete(.failure(error), from: future.storage)
                 case .success(let value):
                     guard let all = gathered.store(value, at: index) else { return CallbackList() }
-                    return child.completeReturningCallbacks(.success(all))
+                    return child.complete(.success(all), from: future.storage)
                 }
             }
         }
@@ -61,10 +61,10 @@ extension Future {
     /// the others are then cancelled. It fails with ``FutureError/noFutures`` if `futures` is empty.
     public static func first(of futures: [Future<Value>]) -> Future<Value> {
         if futures.isEmpty { return Future(error: FutureError.noFutures) }
-        let child = FutureStorage<Value>(upstream: UpstreamGroup(futures.map(\.storage)))
+        let child = FutureStorage<Value>(upstream: UpstreamGroup(futures.map(\.storage)), callbackQueue: futures[0].storage.callbackQueue, cancellationError: futures[0].storage.cancellationError)
         for future in futures {
             future.storage.append {
-                child.completeReturningCallbacks(future.storage.resultOfCompleted)
+                child.complete(future.storage.resultOfCompleted, from: future.storage)
             }
         }
         Future(storage: child).observe { _ in
@@ -76,10 +76,10 @@ extension Future {
 
 /// Collects `whenAll`'s values by index; hands back the array when the last one arrives.
 final class Gathered<Value: Sendable>: Sendable {
-    private let state: Mutex<(values: [Value?], missing: Int)>
+    private let state: Locked<(values: [Value?], missing: Int)>
 
     init(count: Int) {
-        state = Mutex((Array(repeating: nil, count: count), count))
+        state = Locked((Array(repeating: nil, count: count), count))
     }
 
     func store(_ value: Value, at index: Int) -> [Value]? {

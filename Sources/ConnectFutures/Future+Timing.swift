@@ -6,12 +6,12 @@ extension Future {
     ///
     /// Cancelling it during the wait fails it at once with `CancellationError()`.
     public func delay(_ duration: Duration, on queue: DispatchQueue = .global()) -> Future<Value> {
-        let child = FutureStorage<Value>(upstream: storage)
+        let child = FutureStorage<Value>(following: storage)
         storage.append { [storage] in
             let pending = TimerPayload((child, storage.resultOfCompleted))
             queue.asyncAfter(deadline: .now() + duration.dispatchInterval) {
                 guard let (child, result) = pending.take() else { return }
-                child.complete(result)?.run()
+                child.completeAndRun(result)
             }
             Future(storage: child).observe { _ in _ = pending.take() }
             return CallbackList()
@@ -22,9 +22,9 @@ extension Future {
     /// A future that completes like this one, or fails with ``FutureError/timedOut(after:)``
     /// and cancels this one if `duration` passes first.
     public func timeout(after duration: Duration, on queue: DispatchQueue = .global()) -> Future<Value> {
-        if isCompleted { return self }
+        if storage.completedResult != nil { return self }
         let source = storage
-        let child = FutureStorage<Value>(upstream: source)
+        let child = FutureStorage<Value>(following: source)
         source.append {
             child.completeReturningCallbacks(source.resultOfCompleted)
         }
@@ -34,7 +34,7 @@ extension Future {
                 let waiting = child.complete(.failure(FutureError.timedOut(after: duration)))
             else { return }
             source.cancel()
-            waiting.run()
+            child.runReleased(waiting)
         }
         Future(storage: child).observe { _ in _ = pending.take() }
         return Future(storage: child)
@@ -79,10 +79,10 @@ extension Duration {
 /// What a timer needs when it fires; taken (and so released) by whichever comes first, the timer
 /// or the future's completion, so a long timer does not keep a finished future's value alive.
 final class TimerPayload<Payload: Sendable>: Sendable {
-    private let payload: Mutex<Payload?>
+    private let payload: Locked<Payload?>
 
     init(_ payload: Payload) {
-        self.payload = Mutex(payload)
+        self.payload = Locked(payload)
     }
 
     func take() -> Payload? {

@@ -6,7 +6,7 @@ extension Future {
     public func map<NewValue: Sendable>(
         _ transform: @escaping @Sendable (Value) throws -> NewValue
     ) -> Future<NewValue> {
-        if let result = storage.completedResult {
+        if let result = storage.resultForInlineStep {
             return Future<NewValue>(result: result.flatMapThrowing(transform))
         }
         return chained { $0.flatMapThrowing(transform) }
@@ -21,14 +21,14 @@ extension Future {
     public func flatMap<NewValue: Sendable>(
         _ transform: @escaping @Sendable (Value) throws -> Future<NewValue>
     ) -> Future<NewValue> {
-        if let result = storage.completedResult { return Self.flatMapStep(result, transform) }
+        if let result = storage.resultForInlineStep { return Self.flatMapStep(result, transform) }
         return flatChained { Self.flatMapStep($0, transform) }
     }
 
     /// A future whose error, if any, is replaced by `transform`'s; values pass through.
     @inlinable
     public func mapError(_ transform: @escaping @Sendable (any Error) -> any Error) -> Future<Value> {
-        if let result = storage.completedResult {
+        if let result = storage.resultForInlineStep {
             return Future(result: result.mapError(transform))
         }
         return chained { $0.mapError(transform) }
@@ -39,7 +39,7 @@ extension Future {
     /// If `transform` throws, the new future fails with that error.
     @inlinable
     public func recover(_ transform: @escaping @Sendable (any Error) throws -> Value) -> Future<Value> {
-        if let result = storage.completedResult { return Future(result: Self.recoverStep(result, transform)) }
+        if let result = storage.resultForInlineStep { return Future(result: Self.recoverStep(result, transform)) }
         return chained { Self.recoverStep($0, transform) }
     }
 
@@ -47,7 +47,7 @@ extension Future {
     /// values pass through.
     @inlinable
     public func recover(_ transform: @escaping @Sendable (any Error) throws -> Future<Value>) -> Future<Value> {
-        if let result = storage.completedResult { return Self.flatRecoverStep(result, transform) }
+        if let result = storage.resultForInlineStep { return Self.flatRecoverStep(result, transform) }
         return flatChained { Self.flatRecoverStep($0, transform) }
     }
 
@@ -95,7 +95,7 @@ extension Future {
     func chained<NewValue: Sendable>(
         _ next: @escaping @Sendable (Result<Value, any Error>) -> Result<NewValue, any Error>
     ) -> Future<NewValue> {
-        let child = FutureStorage<NewValue>(upstream: storage)
+        let child = FutureStorage<NewValue>(following: storage)
         storage.append { [storage] in
             child.completeReturningCallbacks(next(storage.resultOfCompleted))
         }
@@ -107,7 +107,7 @@ extension Future {
     func flatChained<NewValue: Sendable>(
         _ next: @escaping @Sendable (Result<Value, any Error>) -> Future<NewValue>
     ) -> Future<NewValue> {
-        let child = FutureStorage<NewValue>(upstream: storage)
+        let child = FutureStorage<NewValue>(following: storage)
         storage.append { [storage] in
             let inner = next(storage.resultOfCompleted).storage
             if let result = inner.completedResult {
@@ -115,7 +115,7 @@ extension Future {
             }
             child.setUpstream(inner)
             inner.append {
-                child.completeReturningCallbacks(inner.resultOfCompleted)
+                child.complete(inner.resultOfCompleted, from: inner)
             }
             return CallbackList()
         }

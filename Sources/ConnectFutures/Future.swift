@@ -14,9 +14,12 @@ import Dispatch
 /// ```
 ///
 /// ## Where callbacks run
-/// An observer or step added to a pending future runs on the thread that completes it; one added
-/// to a completed future runs at once, on the thread that adds it. Nothing ever hops to the main
-/// queue implicitly. To choose, pass a queue: `observe(on: .main) { ... }`.
+/// A future made by a `Promise` with a `callbackQueue` (every future `Connect` returns is one)
+/// runs all its observers and steps on that queue, and so do the futures chained from it.
+/// Otherwise an observer or step added to a pending future runs on the thread that completes it,
+/// and one added to a completed future runs at once, on the thread that adds it. Nothing ever
+/// hops to the main queue implicitly. To choose per observer, pass a queue:
+/// `observe(on: .main) { ... }`.
 ///
 /// ## Cancellation
 /// `cancel()` travels up the chain to its source: cancelling `request(...).decoded(...)` cancels
@@ -52,6 +55,26 @@ public struct Future<Value: Sendable>: Sendable {
         storage = FutureStorage(result: result)
     }
 
+    /// A future that has already completed with `result`, whose callbacks run on `callbackQueue`.
+    public init(result: Result<Value, any Error>, callbackQueue: DispatchQueue) {
+        storage = FutureStorage(result: result, callbackQueue: callbackQueue)
+    }
+
+    /// The queue this future's callbacks run on, if it has one.
+    public var callbackQueue: DispatchQueue? { storage.callbackQueue }
+
+    /// This future, with its callbacks on `queue`: itself if it already runs them there,
+    /// otherwise a future that completes on `queue` like this one. Cancelling it cancels this one.
+    public func delivered(on queue: DispatchQueue) -> Future<Value> {
+        if storage.callbackQueue === queue { return self }
+        let child = FutureStorage<Value>(upstream: storage, callbackQueue: queue)
+        storage.append { [storage] in
+            child.completeAndRun(storage.resultOfCompleted)
+            return CallbackList()
+        }
+        return Future(storage: child)
+    }
+
     /// A future completed by the promise that `body` receives; `body` runs at once.
     ///
     /// ```swift
@@ -80,10 +103,11 @@ public struct Future<Value: Sendable>: Sendable {
 
     /// Calls `callback` with the result, exactly once.
     ///
-    /// Runs on the thread that completes the future, or at once if it has already completed.
+    /// Runs on the future's callback queue if it has one (futures from `Connect` do); otherwise on
+    /// the thread that completes the future, or at once if it has already completed.
     @inlinable
     public func observe(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
-        if let result = storage.completedResult {
+        if let result = storage.resultForInlineStep {
             callback(result)
             return
         }

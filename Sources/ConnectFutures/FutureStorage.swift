@@ -1,9 +1,11 @@
+import Dispatch
 import Synchronization
 
 /// What a derived future holds on to so that cancelling it reaches the work it waits for.
 @usableFromInline
 protocol UpstreamCancellable: AnyObject, Sendable {
-    func cancelFromDownstream()
+    /// Cancels; `true` if this call is what ended it.
+    func cancelFromDownstream() -> Bool
 }
 
 /// The shared state behind a `Future` and its `Promise`.
@@ -15,7 +17,7 @@ protocol UpstreamCancellable: AnyObject, Sendable {
 @usableFromInline
 final class FutureStorage<Value: Sendable>: UpstreamCancellable, @unchecked Sendable {
     @usableFromInline let completed: Atomic<Bool>
-    @usableFromInline let lock = Mutex<Void>(())
+    @usableFromInline let lock = Locked<Void>(())
     @usableFromInline var result: Result<Value, any Error>?
     /// Continuations waiting for the result; emptied when it arrives.
     @usableFromInline var callbacks = CallbackList()
@@ -24,35 +26,84 @@ final class FutureStorage<Value: Sendable>: UpstreamCancellable, @unchecked Send
     @usableFromInline var upstream: (any UpstreamCancellable)?
     /// The producer's cancellation hook; see `Promise.onCancel`.
     @usableFromInline var cancellationHandler: (@Sendable () -> Void)?
-    /// The error a cancelled future fails with; `nil` means `CancellationError()`.
-    @usableFromInline var cancellationError: (any Error)?
+    /// The error a cancelled future fails with; `nil` means `CancellationError()`. A chain
+    /// inherits its source's, so every step fails with the same error whichever is cancelled.
+    @usableFromInline let cancellationError: (any Error)?
     /// Set when the future ended by `cancel()`, so a cancellation handler installed late still runs.
     @usableFromInline var wasCancelled = false
+    /// When set, every callback runs on this queue: completions from outside a chain hand their
+    /// continuations to it, and a continuation added after completion is dispatched to it.
+    /// Steps inside a chain complete their successors inline, since they already run there.
+    @usableFromInline let callbackQueue: DispatchQueue?
     /// Set as soon as `cancel()` starts: an upstream attached after that (a `flatMap` step starting
     /// its inner future while the cancel travels) is cancelled at once instead of left running.
     @usableFromInline var cancelRequested = false
 
     @inlinable
-    init() {
+    init(callbackQueue: DispatchQueue? = nil, cancellationError: (any Error)? = nil) {
         completed = Atomic(false)
+        self.callbackQueue = callbackQueue
+        self.cancellationError = cancellationError
     }
 
+    /// A pending future that follows `parent`: same callback queue, same cancellation error.
     @inlinable
-    init(upstream: any UpstreamCancellable) {
+    init<Parent>(following parent: FutureStorage<Parent>) {
+        completed = Atomic(false)
+        upstream = parent
+        callbackQueue = parent.callbackQueue
+        cancellationError = parent.cancellationError
+    }
+
+    /// A pending future that waits for several others (`whenAll`, `zip`, `first`).
+    @inlinable
+    init(upstream: any UpstreamCancellable, callbackQueue: DispatchQueue?, cancellationError: (any Error)? = nil) {
         completed = Atomic(false)
         self.upstream = upstream
+        self.callbackQueue = callbackQueue
+        self.cancellationError = cancellationError
     }
 
     @inlinable
-    init(result: Result<Value, any Error>) {
+    init(result: Result<Value, any Error>, callbackQueue: DispatchQueue? = nil) {
         self.result = result
         completed = Atomic(true)
+        self.callbackQueue = callbackQueue
+        cancellationError = nil
     }
 
     /// The result, if the future has completed; lock-free.
     @inlinable
     var completedResult: Result<Value, any Error>? {
         completed.load(ordering: .acquiring) ? result : nil
+    }
+
+    /// The result, if the future has completed and a step may run on this thread at once:
+    /// the fast path of the operators, which a bound future never takes.
+    @inlinable
+    var resultForInlineStep: Result<Value, any Error>? {
+        callbackQueue == nil ? completedResult : nil
+    }
+
+    /// Runs continuations released by a completion from outside a chain: here, or on the
+    /// callback queue when the future has one.
+    @inlinable
+    func runReleased(_ callbacks: CallbackList) {
+        guard !callbacks.isEmpty else { return }
+        if let callbackQueue {
+            callbackQueue.async { callbacks.run() }
+        } else {
+            callbacks.run()
+        }
+    }
+
+    /// Completes from outside a chain (a promise, a timer, a cancel).
+    @inlinable
+    @discardableResult
+    func completeAndRun(_ newResult: Result<Value, any Error>) -> Bool {
+        guard let waiting = complete(newResult) else { return false }
+        runReleased(waiting)
+        return true
     }
 
     /// The result of a future known to be complete: only for continuations, which run after it.
@@ -83,7 +134,20 @@ final class FutureStorage<Value: Sendable>: UpstreamCancellable, @unchecked Send
         complete(newResult) ?? CallbackList()
     }
 
-    /// Adds a continuation, or runs it at once on this thread when the result is already there.
+    /// Completes from a continuation of `source`, which runs on `source`'s queue (or thread): the
+    /// released continuations are handed back to run inline when that is where they belong, and
+    /// dispatched to this future's own callback queue otherwise.
+    @inlinable
+    func complete<Source>(_ newResult: Result<Value, any Error>, from source: FutureStorage<Source>) -> CallbackList {
+        if callbackQueue == nil || callbackQueue === source.callbackQueue {
+            return completeReturningCallbacks(newResult)
+        }
+        completeAndRun(newResult)
+        return CallbackList()
+    }
+
+    /// Adds a continuation, or runs it at once when the result is already there: on this thread,
+    /// or on the callback queue when the future has one.
     @inlinable
     func append(_ continuation: @escaping FutureContinuation) {
         if !completed.load(ordering: .acquiring) {
@@ -94,7 +158,11 @@ final class FutureStorage<Value: Sendable>: UpstreamCancellable, @unchecked Send
             }
             if added { return }
         }
-        continuation().run()
+        if let callbackQueue {
+            callbackQueue.async { continuation().run() }
+        } else {
+            continuation().run()
+        }
     }
 
     /// Points cancellation at a new upstream (a `flatMap` step's inner future).
@@ -106,7 +174,7 @@ final class FutureStorage<Value: Sendable>: UpstreamCancellable, @unchecked Send
             upstream = newUpstream
             return false
         }
-        if cancelNow { newUpstream.cancelFromDownstream() }
+        if cancelNow { _ = newUpstream.cancelFromDownstream() }
     }
 
     @usableFromInline
@@ -122,15 +190,12 @@ final class FutureStorage<Value: Sendable>: UpstreamCancellable, @unchecked Send
     }
 
     @usableFromInline
-    func setCancellationError(_ error: any Error) {
-        lock.withLock { _ in cancellationError = error }
-    }
-
-    @usableFromInline
     var isCancelled: Bool {
         lock.withLock { _ in wasCancelled }
     }
 
+    /// Returns `true` if this call is what ended the future.
+    ///
     /// Cancels the work upstream first, so the whole chain fails with the source's own
     /// cancellation error; if this future is still pending after that (its upstream had already
     /// finished, or it has none), it fails with its own cancellation error.
@@ -145,7 +210,7 @@ final class FutureStorage<Value: Sendable>: UpstreamCancellable, @unchecked Send
             return (true, taken)
         }
         guard wasPending else { return false }
-        upstreamToCancel?.cancelFromDownstream()
+        let cancelledUpstream = upstreamToCancel?.cancelFromDownstream() ?? false
 
         let ending = lock.withLock { _ -> (CallbackList, (@Sendable () -> Void)?)? in
             guard result == nil else { return nil }
@@ -158,15 +223,18 @@ final class FutureStorage<Value: Sendable>: UpstreamCancellable, @unchecked Send
             cancellationHandler = nil
             return (waiting, handler)
         }
-        if let (waiting, handler) = ending {
-            handler?()
-            waiting.run()
+        guard let (waiting, handler) = ending else {
+            // Completed meanwhile: by the cancellation this call sent upstream, or by a result
+            // that won the race.
+            return cancelledUpstream
         }
+        handler?()
+        runReleased(waiting)
         return true
     }
 
     @usableFromInline
-    func cancelFromDownstream() {
+    func cancelFromDownstream() -> Bool {
         cancel()
     }
 }

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The producer side of a `Future`: whoever does the work completes the promise once.
 ///
 /// ```swift
@@ -17,16 +19,20 @@ public final class Promise<Value: Sendable>: Sendable {
 
     /// Creates a pending promise.
     ///
-    /// - Parameter cancellationError: the error the future fails with when it is cancelled;
-    ///   `CancellationError()` when `nil`.
+    /// - Parameters:
+    ///   - cancellationError: the error the future, and every future chained from it, fails with
+    ///     when cancelled; `CancellationError()` when `nil`.
+    ///   - callbackQueue: when given, every observer and step of the future, and of the futures
+    ///     chained from it, runs on this queue, whichever thread completes the promise and
+    ///     whenever they are added. Without it they run on the completing thread (or at once,
+    ///     if added after completion).
     @inlinable
-    public init(cancellationError: (any Error)? = nil) {
-        storage = FutureStorage()
-        if let cancellationError { storage.cancellationError = cancellationError }
+    public init(cancellationError: (any Error)? = nil, callbackQueue: DispatchQueue? = nil) {
+        storage = FutureStorage(callbackQueue: callbackQueue, cancellationError: cancellationError)
     }
 
     deinit {
-        storage.complete(.failure(FutureError.promiseAbandoned))?.run()
+        storage.completeAndRun(.failure(FutureError.promiseAbandoned))
     }
 
     /// The future this promise completes.
@@ -49,14 +55,13 @@ public final class Promise<Value: Sendable>: Sendable {
         complete(.failure(error))
     }
 
-    /// Completes the future with a result, running its observers on this thread.
+    /// Completes the future with a result, running its observers on this thread (or on the
+    /// promise's callback queue, if it has one).
     /// - Returns: `false` if the future had already completed.
     @inlinable
     @discardableResult
     public func complete(_ result: Result<Value, any Error>) -> Bool {
-        guard let waiting = storage.complete(result) else { return false }
-        waiting.run()
-        return true
+        storage.completeAndRun(result)
     }
 
     /// Completes this promise with whatever `other` completes with; cancelling this promise's
@@ -64,7 +69,7 @@ public final class Promise<Value: Sendable>: Sendable {
     public func complete(with other: Future<Value>) {
         storage.setUpstream(other.storage)
         other.storage.append { [storage] in
-            storage.completeReturningCallbacks(other.storage.resultOfCompleted)
+            storage.complete(other.storage.resultOfCompleted, from: other.storage)
         }
     }
 

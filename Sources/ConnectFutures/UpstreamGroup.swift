@@ -10,7 +10,9 @@ final class UpstreamGroup: UpstreamCancellable {
     }
 
     @usableFromInline
-    func cancelFromDownstream() {
-        for member in members { member.cancelFromDownstream() }
+    func cancelFromDownstream() -> Bool {
+        var cancelledAny = false
+        for member in members where member.cancelFromDownstream() { cancelledAny = true }
+        return cancelledAny
     }
 }

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 
 @testable import ConnectFutures
@@ -11,14 +10,14 @@ struct TestError: Error, Equatable {
 
 /// A thread-safe log of events, for asserting order and counts.
 final class Recorder<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Locked<[Element]>([])
     func append(_ item: Element) { items.withLock { $0.append(item) } }
     var all: [Element] { items.withLock { $0 } }
 }
 
 /// A thread-safe counter that `#expect` can read.
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = Locked(0)
     @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
     var current: Int { value.withLock { $0 } }
 }
