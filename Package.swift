@@ -32,6 +32,7 @@ let package = Package(
         .target(
             name: "ConnectTestServer",
             dependencies: [
+                "ConnectFutures",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

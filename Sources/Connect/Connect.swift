@@ -1,0 +1,173 @@
+import ConnectFutures
+import Foundation
+
+/// Sends ``Connector`` requests and hands back ``Future``s of their results.
+///
+/// ```swift
+/// Connect.default.request(TodoConnector.get(id: 123), debugResponse: true)
+///     .decoded(toType: Todo.self)
+///     .observe { result in
+///         switch result {
+///         case .success(let todo): print(todo)
+///         case .failure(let error): print(error)
+///         }
+///     }
+/// ```
+/// Use ``default`` or make your own with a middleware, an error handler and a configuration,
+/// each optional: `Connect(errorHandler: MyHandler())`.
+///
+/// A request whose status is in ``ConnectConfiguration/acceptedStatusCodes`` succeeds; any
+/// other goes to the error handler, whose error the future fails with. Results arrive on
+/// ``ConnectConfiguration/callbackQueue``.
+public final class Connect: Sendable {
+    /// A shared instance with the default middleware, error handler and configuration.
+    public static let `default` = Connect()
+
+    /// Adapts each request before it is sent and decides on retries.
+    public let middleware: any ConnectMiddlewareProtocol
+    /// Turns failed responses into errors.
+    public let errorHandler: any ErrorHandlerProtocol
+    /// The settings every request uses.
+    public let configuration: ConnectConfiguration
+    /// What carries the requests.
+    public let transport: any Transport
+
+    private let builder: UncheckedRequestBuilder
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - middleware: adapts requests and decides on retries; by default neither.
+    ///   - errorHandler: turns failed responses into errors; by default ``ErrorHandler``.
+    ///   - configuration: timeouts, queues, limits.
+    ///   - transport: what carries the requests; by default a ``CurlTransport`` made from
+    ///     `configuration`.
+    public init(
+        middleware: any ConnectMiddlewareProtocol = ConnectMiddleware(),
+        errorHandler: any ErrorHandlerProtocol = ErrorHandler(),
+        configuration: ConnectConfiguration = ConnectConfiguration(),
+        transport: (any Transport)? = nil
+    ) {
+        self.middleware = middleware
+        self.errorHandler = errorHandler
+        self.configuration = configuration
+        self.transport = transport ?? CurlTransport(configuration: configuration)
+        builder = UncheckedRequestBuilder(RequestBuilder(jsonEncoder: JSONEncoder(), userAgent: configuration.userAgent))
+    }
+
+    /// Sends the request `connector` describes; the future gives the response body.
+    ///
+    /// - Parameters:
+    ///   - connector: the endpoint and its parameters.
+    ///   - debugResponse: logs the request as a runnable `curl` command and the response
+    ///     (status, headers, time, the start of the body), with secrets redacted.
+    public func request(_ connector: Connector, debugResponse: Bool = false) -> Future<Data> {
+        response(connector, debugResponse: debugResponse).map { $0.body }
+    }
+
+    /// Sends the request `connector` describes; the future gives the whole response, headers
+    /// and timings included.
+    public func response(_ connector: Connector, debugResponse: Bool = false) -> Future<Response> {
+        let request: Request
+        do {
+            request = try builder.builder.build(connector)
+        } catch {
+            return failLater(error)
+        }
+        return send(request, debugResponse: debugResponse)
+    }
+
+    /// Sends a request built by hand, through the same middleware, validation and error handler.
+    public func send(_ request: Request, debugResponse: Bool = false) -> Future<Response> {
+        do {
+            try request.validate()
+        } catch {
+            return failLater(error)
+        }
+        let log = debugResponse ? DebugLog(configuration: configuration) : nil
+        let exchange: Future<Response>
+        let queue = configuration.callbackQueue
+        if middleware is ConnectMiddleware {
+            log?.request(request)
+            exchange = transport.send(request).delivered(on: queue).map { [self] response in try validate(response, of: request) }
+        } else {
+            exchange = Future { [self] in try await sendThroughMiddleware(request, log: log) }.delivered(on: queue)
+        }
+        guard let log else { return exchange }
+        return exchange.always { log.outcome($0, of: request) }
+    }
+
+    /// Cancels every request in flight; each fails with ``ConnectError/cancelled``.
+    public func cancelAllRequests() {
+        transport.cancelAll()
+    }
+
+    private func sendThroughMiddleware(_ original: Request, log: DebugLog?) async throws -> Response {
+        var attempt = 1
+        while true {
+            let request = try await middleware.adapt(original)
+            try request.validate()
+            log?.request(request)
+            var response: Response?
+            do {
+                let received = try await transport.send(request).value
+                response = received
+                return try validate(received, of: request)
+            } catch {
+                if error as? ConnectError == .cancelled || Task.isCancelled { throw error }
+                switch await middleware.retry(request, failedWith: error, response: response, attempt: attempt) {
+                case .doNotRetry:
+                    throw error
+                case .retry:
+                    break
+                case .retryAfter(let delay):
+                    try await Task.sleep(for: delay)
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    /// The response if its status is accepted, else the error handler's verdict.
+    private func validate(_ response: Response, of request: Request) throws -> Response {
+        if configuration.acceptedStatusCodes.contains(response.statusCode) { return response }
+        if let error = errorHandler.handle(failure: FailedResponse(request: request, response: response)) {
+            throw error
+        }
+        return response
+    }
+
+    /// A failed future whose observers run on the callback queue, like every other result's.
+    private func failLater(_ error: any Error) -> Future<Response> {
+        Future(result: .failure(error), callbackQueue: configuration.callbackQueue)
+    }
+}
+
+/// `RequestBuilder` holds a `JSONEncoder`, which is not `Sendable` on every platform; the
+/// builder never mutates it after `Connect.init`, and encoding with one instance from several
+/// threads at once is safe.
+private struct UncheckedRequestBuilder: @unchecked Sendable {
+    let builder: RequestBuilder
+
+    init(_ builder: RequestBuilder) {
+        self.builder = builder
+    }
+}
+
+extension ConnectError: Equatable {
+    /// Compares the case and its plain values; HTTP and decoding failures compare by status
+    /// and description.
+    public static func == (lhs: ConnectError, rhs: ConnectError) -> Bool {
+        switch (lhs, rhs) {
+        case (.cancelled, .cancelled): return true
+        case (.invalidRequest(let a), .invalidRequest(let b)): return a == b
+        case (.timedOut(let a), .timedOut(let b)): return a == b
+        case (.transport(let a, let b, let c), .transport(let d, let e, let f)): return a == d && b == e && c == f
+        case (.tls(let a, let b), .tls(let c, let d)): return a == c && b == d
+        case (.responseTooLarge(let a), .responseTooLarge(let b)): return a == b
+        case (.http(let a), .http(let b)): return a.statusCode == b.statusCode && a.message == b.message
+        case (.decoding(let a), .decoding(let b)): return a.description == b.description
+        default: return false
+        }
+    }
+}

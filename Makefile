@@ -1,0 +1,30 @@
+# The README's quick start: `make demo` and `make test`. Each installs what is missing first.
+SWIFT ?= swift
+
+.PHONY: all deps demo test test-fast test-tsan bench clean
+
+all: test
+
+deps:
+	@./.ci/dependencies
+
+## Runs the demo: real requests against an embedded to-do API on 127.0.0.1.
+demo: deps
+	$(SWIFT) run connect-demo
+
+## Runs every test, then again under ThreadSanitizer.
+test: test-fast test-tsan
+
+test-fast: deps
+	$(SWIFT) test
+
+test-tsan: deps
+	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+## Benchmarks against raw libcurl in C (release builds; needs nginx and wrk, installed if missing).
+bench:
+	@./.ci/dependencies --bench
+	./Benchmarks/run
+
+clean:
+	rm -rf .build .build-tsan Benchmarks/.build

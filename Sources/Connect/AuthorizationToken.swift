@@ -1,0 +1,34 @@
+import Foundation
+
+/// A credential sent as the `Authorization` header of an ``AuthorizedConnector``.
+public enum AuthorizationToken: Hashable, Sendable {
+    /// `Authorization: Bearer <token>`.
+    case bearer(token: String)
+    /// `Authorization: Basic <base64(username:password)>`.
+    case basic(username: String, password: String)
+    /// `Authorization: <token>`, sent exactly as given (e.g. `"Token abc"`).
+    case custom(token: String)
+
+    /// The header this token is sent as.
+    public var header: HTTPHeader {
+        switch self {
+        case .bearer(let token): return .authorization(bearerToken: token)
+        case .basic(let username, let password): return .authorization(username: username, password: password)
+        case .custom(let token): return .authorization(token)
+        }
+    }
+}
+
+/// A ``Connector`` whose route may need credentials.
+///
+/// ```swift
+/// extension ProfileConnector: AuthorizedConnector {
+///     var authorizationToken: AuthorizationToken? { .bearer(token: session.token) }
+/// }
+/// ```
+/// Return `nil` for routes that need none. The token replaces any `Authorization` header the
+/// connector lists itself.
+public protocol AuthorizedConnector {
+    /// The credential for this route, or `nil` for an unauthenticated one.
+    var authorizationToken: AuthorizationToken? { get }
+}

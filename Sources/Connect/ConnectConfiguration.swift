@@ -1,0 +1,31 @@
+import Dispatch
+import Logging
+
+/// Settings shared by every request of one ``Connect``.
+public struct ConnectConfiguration: Sendable {
+    /// The longest a whole exchange may take, redirects included. 60 seconds by default.
+    public var timeout: Duration = .seconds(60)
+    /// The longest connecting (TCP and TLS) may take. 10 seconds by default.
+    public var connectTimeout: Duration = .seconds(10)
+    /// Where observers and the steps after a response run. A global background queue by
+    /// default; never the main queue unless you choose it.
+    public var callbackQueue: DispatchQueue = .global()
+    /// The status codes that count as success; others go to the error handler. `200..<300` by default.
+    public var acceptedStatusCodes: Range<Int> = 200..<300
+    /// The largest response body kept in memory; a larger one fails with
+    /// ``ConnectError/responseTooLarge(limit:)``. 64 MiB by default.
+    public var maximumResponseBodySize: Int = 64 << 20
+    /// How many redirects are followed (http and https only). 10 by default; 0 follows none.
+    public var maximumRedirects: Int = 10
+    /// How many connections are opened to one host at most; further requests wait for one.
+    public var maximumConnectionsPerHost: Int = 64
+    /// Sent as `User-Agent` unless a request sets its own.
+    public var userAgent: String = "Connect/0.1"
+    /// Whether `debugResponse` output shows `Authorization`, `Cookie` and similar values. Off by default.
+    public var logsSecrets: Bool = false
+    /// Where `debugResponse` output goes.
+    public var logger: Logger = Logger(label: "connect")
+
+    /// The default configuration.
+    public init() {}
+}

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Describes one endpoint: where it is, how to call it and with what.
+///
+/// ```swift
+/// enum TodoConnector: Connector {
+///     case get(id: Int)
+///
+///     var baseURL: URL { URL(string: "https://api.example.com")! }
+///     var endpoint: String { "/todos/{id}" }
+///     var method: HTTPMethod { .get }
+///     var parameters: ParametersRepresentable? {
+///         switch self {
+///         case .get(let id): return Parameter.path(key: "id", value: "\(id)")
+///         }
+///     }
+/// }
+/// ```
+/// `endpoint` is appended to `baseURL`'s path; each `{key}` in it is replaced by the
+/// ``Parameter/path(key:value:)`` of that key, percent-encoded as one path segment.
+/// A connector is read once, on the thread that calls ``Connect/request(_:debugResponse:)``;
+/// it need not be `Sendable`.
+public protocol Connector {
+    /// The scheme, host and optional base path, e.g. `https://api.example.com/v2`.
+    var baseURL: URL { get }
+    /// The path below `baseURL`, which may hold `{key}` templates, e.g. `/users/{id}`.
+    var endpoint: String { get }
+    /// The HTTP method.
+    var method: HTTPMethod { get }
+    /// Headers for this endpoint; empty by default.
+    var headers: [HTTPHeader] { get }
+    /// Query, path and body parameters; `nil` by default.
+    var parameters: ParametersRepresentable? { get }
+    /// The longest the whole exchange may take; `nil` (the default) uses the configuration's.
+    var timeout: Duration? { get }
+}
+
+extension Connector {
+    public var headers: [HTTPHeader] { [] }
+    public var parameters: ParametersRepresentable? { nil }
+    public var timeout: Duration? { nil }
+}

@@ -1,0 +1,201 @@
+import CCurl
+import ConnectFutures
+import Foundation
+
+/// One exchange on the transfer thread: the easy handle's options, and the state its C callbacks
+/// fill in (status, headers, body).
+///
+/// `@unchecked Sendable`: created on the caller's thread, then touched only by the transfer
+/// thread (options, callbacks, completion); the promise is itself thread-safe.
+final class CurlTransfer: @unchecked Sendable {
+    let request: Request
+    let promise: Promise<Response>
+    let limits: CurlTransport.Limits
+
+    var statusCode = 0
+    var headers: [HTTPHeader] = []
+    var body = Data()
+    var bodyTooLarge = false
+    var uploadOffset = 0
+    var headerList: UnsafeMutablePointer<curl_slist>?
+
+    init(request: Request, limits: CurlTransport.Limits, callbackQueue: DispatchQueue) {
+        self.request = request
+        self.limits = limits
+        // Bound to the callback queue: the transfer thread completes the promise, and every
+        // observer and step runs on the queue, never on the transfer thread.
+        promise = Promise(cancellationError: ConnectError.cancelled, callbackQueue: callbackQueue)
+    }
+
+    deinit {
+        curl_slist_free_all(headerList)
+    }
+
+    /// Sets every option of this request on `handle`, which is fresh or reset.
+    func configure(_ handle: CurlEasyHandle) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        handle.set(CURLOPT_URL, request.url.absoluteString)
+        handle.set(CURLOPT_PRIVATE, pointer: context)
+        handle.set(CURLOPT_NOSIGNAL, 1)
+        handle.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(handle.errorBuffer))
+        handle.setDataCallback(CURLOPT_WRITEFUNCTION, curlWriteBody)
+        handle.set(CURLOPT_WRITEDATA, pointer: context)
+        handle.setDataCallback(CURLOPT_HEADERFUNCTION, curlReceiveHeader)
+        handle.set(CURLOPT_HEADERDATA, pointer: context)
+        // Every decoder this libcurl was built with (gzip, deflate, br, zstd on Debian).
+        handle.set(CURLOPT_ACCEPT_ENCODING, "")
+        handle.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout ?? limits.timeout))
+        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout))
+        handle.set(CURLOPT_TCP_KEEPALIVE, 1)
+        if limits.maximumRedirects > 0 {
+            handle.set(CURLOPT_FOLLOWLOCATION, 1)
+            handle.set(CURLOPT_MAXREDIRS, limits.maximumRedirects)
+            // libcurl's default also allows FTP; a redirect must not leave HTTP.
+            handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+            // Keep libcurl's rule: Authorization and Cookie are not sent to another host.
+            handle.set(CURLOPT_UNRESTRICTED_AUTH, 0)
+        }
+        handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
+
+        configureMethodAndBody(handle, context: context)
+
+        var list: UnsafeMutablePointer<curl_slist>?
+        for header in request.headers {
+            // libcurl drops a header given as "Name:" and sends "Name;" as an empty one.
+            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+            list = curl_slist_append(list, line)
+        }
+        if request.body != nil, !request.headers.contains(name: "Expect") {
+            // Waiting for "100 Continue" costs a round trip on every upload to servers that never send it.
+            list = curl_slist_append(list, "Expect:")
+        }
+        headerList = list
+        handle.set(CURLOPT_HTTPHEADER, slist: list)
+    }
+
+    private func configureMethodAndBody(_ handle: CurlEasyHandle, context: UnsafeMutableRawPointer) {
+        let method = request.method
+        if let body = request.body {
+            handle.set(CURLOPT_POST, 1)
+            handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(body.count ?? -1))
+            handle.setDataCallback(CURLOPT_READFUNCTION, curlReadBody)
+            handle.set(CURLOPT_READDATA, pointer: context)
+            if method != .post { handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+        } else if method == .head {
+            handle.set(CURLOPT_NOBODY, 1)
+        } else if method == .post {
+            handle.set(CURLOPT_POST, 1)
+            handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
+        } else if method != .get {
+            handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue)
+        }
+    }
+
+    /// The response, or the error, once libcurl reports `code` for this transfer.
+    func outcome(code: CURLcode, handle: CurlEasyHandle) -> Result<Response, any Error> {
+        let requestSent = handle.infoLong(CURLINFO_REQUEST_SIZE) > 0
+        guard code == CURLE_OK else {
+            if bodyTooLarge { return .failure(ConnectError.responseTooLarge(limit: limits.maximumBodySize)) }
+            return .failure(ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent))
+        }
+        let url = handle.infoString(CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? request.url
+        let response = Response(
+            statusCode: statusCode,
+            headers: headers,
+            body: body,
+            url: url,
+            httpVersion: Self.versionName(handle.infoLong(CURLINFO_HTTP_VERSION)),
+            metrics: TransferMetrics(
+                nameLookup: handle.infoDuration(CURLINFO_NAMELOOKUP_TIME_T),
+                connect: handle.infoDuration(CURLINFO_CONNECT_TIME_T),
+                tlsHandshake: handle.infoDuration(CURLINFO_APPCONNECT_TIME_T),
+                firstByte: handle.infoDuration(CURLINFO_STARTTRANSFER_TIME_T),
+                total: handle.infoDuration(CURLINFO_TOTAL_TIME_T),
+                redirectCount: handle.infoLong(CURLINFO_REDIRECT_COUNT),
+                bytesSent: handle.infoLong(CURLINFO_REQUEST_SIZE),
+                bytesReceived: Int(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
+                reusedConnection: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0
+            )
+        )
+        return .success(response)
+    }
+
+    // MARK: Callbacks, on the transfer thread
+
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if body.count + bytes.count > limits.maximumBodySize {
+            bodyTooLarge = true
+            return 0
+        }
+        body.append(contentsOf: bytes)
+        return bytes.count
+    }
+
+    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var length = bytes.count
+        while length > 0, bytes[length - 1] == UInt8(ascii: "\r") || bytes[length - 1] == UInt8(ascii: "\n") { length -= 1 }
+        let line = Substring(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<length]), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            // A new status line: an interim 1xx or a redirect came before; start over.
+            headers.removeAll(keepingCapacity: true)
+            let parts = line.split(separator: " ", maxSplits: 2)
+            statusCode = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            return true
+        }
+        guard let colon = line.firstIndex(of: ":") else { return true }
+        let name = String(line[..<colon])
+        let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        headers.append(HTTPHeader(name: name, value: value))
+        if name.lowercased() == "content-length", let length = Int(value) {
+            if length > limits.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode) {
+                bodyTooLarge = true
+                return false
+            }
+            if body.isEmpty { body.reserveCapacity(length) }
+        }
+        return true
+    }
+
+    func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let data = request.body?.data else { return 0 }
+        let count = min(buffer.count, data.count - uploadOffset)
+        guard count > 0 else { return 0 }
+        data.withUnsafeBytes { source in
+            buffer.baseAddress!.copyMemory(from: source.baseAddress! + uploadOffset, byteCount: count)
+        }
+        uploadOffset += count
+        return count
+    }
+
+    static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        guard seconds < Int64(Int.max / 1000) - 1 else { return 0 }
+        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+
+    static func versionName(_ code: Int) -> String {
+        switch code {
+        case CURL_HTTP_VERSION_1_0: return "1.0"
+        case CURL_HTTP_VERSION_2_0: return "2"
+        case CURL_HTTP_VERSION_3: return "3"
+        default: return "1.1"
+        }
+    }
+}
+
+private func transfer(_ context: UnsafeMutableRawPointer?) -> CurlTransfer {
+    Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
+}
+
+private let curlWriteBody: ccurl_data_callback = { buffer, size, count, context in
+    transfer(context).receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+}
+
+private let curlReceiveHeader: ccurl_data_callback = { buffer, size, count, context in
+    let length = size * count
+    return transfer(context).receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+}
+
+private let curlReadBody: ccurl_data_callback = { buffer, size, count, context in
+    transfer(context).readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+}

@@ -1,0 +1,52 @@
+import ConnectFutures
+import Dispatch
+
+/// The transport that carries requests over libcurl: one multi handle driven by one thread,
+/// with connection reuse (keep-alive and HTTP/2 multiplexing), transparent decompression, and
+/// TLS verification on.
+///
+/// ``Connect`` creates one from its configuration; build one yourself only to share it between
+/// several `Connect` values.
+public final class CurlTransport: Transport {
+    /// The per-transfer limits taken from the configuration.
+    struct Limits: Sendable {
+        var timeout: Duration
+        var connectTimeout: Duration
+        var maximumBodySize: Int
+        var maximumRedirects: Int
+    }
+
+    private let loop: TransferLoop
+    private let limits: Limits
+    private let callbackQueue: DispatchQueue
+
+    /// Creates a transport with its own transfer thread.
+    public init(configuration: ConnectConfiguration = ConnectConfiguration()) {
+        limits = Limits(
+            timeout: configuration.timeout,
+            connectTimeout: configuration.connectTimeout,
+            maximumBodySize: configuration.maximumResponseBodySize,
+            maximumRedirects: configuration.maximumRedirects
+        )
+        callbackQueue = configuration.callbackQueue
+        loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost)
+    }
+
+    deinit {
+        loop.send(.stop)
+    }
+
+    /// Sends `request` once; the future's callbacks run on the configuration's callback queue.
+    public func send(_ request: Request) -> Future<Response> {
+        let transfer = CurlTransfer(request: request, limits: limits, callbackQueue: callbackQueue)
+        let loop = self.loop
+        transfer.promise.onCancel { [transfer] in loop.send(.cancel(transfer)) }
+        loop.send(.start(transfer))
+        return transfer.promise.future
+    }
+
+    /// Stops every transfer in flight; each fails with ``ConnectError/cancelled``.
+    public func cancelAll() {
+        loop.send(.cancelAll)
+    }
+}

@@ -1,0 +1,145 @@
+import CCurl
+import Foundation
+import ConnectFutures
+
+/// The one thread that owns the libcurl multi handle and every easy handle.
+///
+/// Other threads hand it work through `inbox` (a locked queue) and wake it with
+/// `curl_multi_wakeup`, the one libcurl call that is safe from any thread. It sleeps in
+/// `curl_multi_poll` until a socket is ready, a libcurl timer is due, or it is woken: it never
+/// spins and never polls on a timer of its own. Each transfer's promise is bound to the callback
+/// queue, so completing it here hands every observer to that queue: no user code runs here.
+final class TransferLoop: @unchecked Sendable {
+    // @unchecked: `multi` is set once; `inbox` is behind its mutex; everything under
+    // "Transfer thread only" is touched by the loop thread alone.
+    enum Command {
+        case start(CurlTransfer)
+        case cancel(CurlTransfer)
+        case cancelAll
+        case stop
+    }
+
+    private let multi: UnsafeMutableRawPointer
+    private let inbox = Locked<[Command]>([])
+
+    // MARK: Transfer thread only
+    private var active: [UnsafeMutableRawPointer: (transfer: CurlTransfer, handle: CurlEasyHandle)] = [:]
+    private var idleHandles: [CurlEasyHandle] = []
+    private static let maximumIdleHandles = 256
+
+    init(maximumConnectionsPerHost: Int) {
+        CurlGlobal.initialize()
+        multi = curl_multi_init()
+        ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
+        // The connection cache: keep as many idle connections as may be open at once.
+        ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maximumConnectionsPerHost, 16))
+        ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        let thread = Thread { [self] in run() }
+        thread.name = "connect.transfer"
+        thread.start()
+    }
+
+    /// Queues `command` and wakes the loop. Safe from any thread.
+    func send(_ command: Command) {
+        inbox.withLock { $0.append(command) }
+        curl_multi_wakeup(multi)
+    }
+
+    private func run() {
+        var stopping = false
+        var running: Int32 = 0
+        while true {
+            for command in inbox.withLock({ commands -> [Command] in
+                defer { commands.removeAll(keepingCapacity: true) }
+                return commands
+            }) {
+                switch command {
+                case .start(let transfer): start(transfer)
+                case .cancel(let transfer): cancel(transfer)
+                case .cancelAll: cancelAll()
+                case .stop: stopping = true
+                }
+            }
+            if stopping {
+                cancelAll()
+                break
+            }
+            curl_multi_perform(multi, &running)
+            collectFinished()
+            curl_multi_poll(multi, nil, 0, 60_000, nil)
+        }
+        idleHandles.removeAll()
+        curl_multi_cleanup(multi)
+    }
+
+    private func start(_ transfer: CurlTransfer) {
+        // Cancelled while it waited in the inbox: never start it.
+        guard !transfer.promise.isCompleted else { return }
+        guard let handle = idleHandles.popLast() ?? CurlEasyHandle() else {
+            deliver(transfer, .failure(ConnectError.transport(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed", requestSent: false)))
+            return
+        }
+        transfer.configure(handle)
+        active[handle.raw] = (transfer, handle)
+        let code = curl_multi_add_handle(multi, handle.raw)
+        if code != CURLM_OK {
+            active[handle.raw] = nil
+            recycle(handle)
+            let message = String(cString: curl_multi_strerror(code))
+            deliver(transfer, .failure(ConnectError.transport(code: Int(code.rawValue), message: message, requestSent: false)))
+        }
+    }
+
+    private func cancel(_ transfer: CurlTransfer) {
+        guard let entry = active.first(where: { $0.value.transfer === transfer }) else { return }
+        remove(entry.value.handle)
+        // The future has already failed with .cancelled; completing again is a no-op, but makes
+        // sure nothing waits if the cancel came from elsewhere.
+        deliver(transfer, .failure(ConnectError.cancelled))
+    }
+
+    private func cancelAll() {
+        for (_, entry) in active {
+            remove(entry.handle)
+            deliver(entry.transfer, .failure(ConnectError.cancelled))
+        }
+    }
+
+    private func collectFinished() {
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let raw = message.pointee.easy_handle,
+                let entry = active[raw]
+            else { continue }
+            let code = message.pointee.data.result
+            let outcome = entry.transfer.outcome(code: code, handle: entry.handle)
+            remove(entry.handle)
+            deliver(entry.transfer, outcome)
+        }
+    }
+
+    private func remove(_ handle: CurlEasyHandle) {
+        curl_multi_remove_handle(multi, handle.raw)
+        active[handle.raw] = nil
+        recycle(handle)
+    }
+
+    private func recycle(_ handle: CurlEasyHandle) {
+        guard idleHandles.count < Self.maximumIdleHandles else { return }
+        handle.reset()
+        idleHandles.append(handle)
+    }
+
+    private func deliver(_ transfer: CurlTransfer, _ outcome: Result<Response, any Error>) {
+        transfer.promise.complete(outcome)
+    }
+}
+
+/// `curl_global_init` must run once per process before any other thread uses libcurl.
+enum CurlGlobal {
+    private static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+
+    static func initialize() {
+        _ = initialized
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// The default error handler: finds the server's message in the body and returns
+/// ``ConnectError/http(_:)`` carrying it, the status and the whole response.
+///
+/// It looks for these keys, in this order, at the top of a JSON object and inside nested
+/// objects and arrays (`{"error": {"message": …}}`, `{"errors": [{"message": …}]}`):
+/// ``defaultMessageKeys``. A plain-text body of modest size is taken as the message itself.
+/// It never fails on any body: with nothing found, the error still carries the status,
+/// the reason phrase and a preview of the body.
+public struct ErrorHandler: ErrorHandlerProtocol {
+    /// `msg`, `messge` (sic, a misspelling some servers really send), `message`,
+    /// `error_description`, `detail`, `error`, `err`, `title`, `errors`.
+    public static let defaultMessageKeys = ["msg", "messge", "message", "error_description", "detail", "error", "err", "title", "errors"]
+
+    /// The keys looked up, most specific first.
+    public var messageKeys: [String]
+
+    /// Creates a handler that looks up `messageKeys`.
+    public init(messageKeys: [String] = ErrorHandler.defaultMessageKeys) {
+        self.messageKeys = messageKeys
+    }
+
+    /// The message found in `response`, wrapped in ``ServerMessage``; used when a handler is
+    /// called with a dictionary alone.
+    public func handle(response: [String: Any]) -> Error? {
+        ServerMessage(message: message(in: response) ?? "The server reported an error.")
+    }
+
+    public func handle(failure: FailedResponse) -> Error? {
+        ConnectError.http(HTTPFailure(message: message(in: failure), response: failure.response))
+    }
+
+    /// The server's message in a failed response, if one can be found.
+    public func message(in failure: FailedResponse) -> String? {
+        if let json = failure.json {
+            return message(in: json)
+        }
+        return plainTextMessage(failure.response)
+    }
+
+    /// The message in a parsed JSON value, if one can be found.
+    public func message(in json: Any, depth: Int = 0) -> String? {
+        guard depth < 8 else { return nil }
+        switch json {
+        case let object as [String: Any]:
+            for key in messageKeys {
+                guard let value = object[key] else { continue }
+                if let text = message(in: value, depth: depth + 1) { return text }
+            }
+            return nil
+        case let array as [Any]:
+            let messages = array.prefix(10).compactMap { message(in: $0, depth: depth + 1) }
+            return messages.isEmpty ? nil : messages.joined(separator: "; ")
+        case let text as String:
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            return trimmed.isEmpty ? nil : trimmed
+        case let number as NSNumber:
+            return number.stringValue
+        default:
+            return nil
+        }
+    }
+
+    private func plainTextMessage(_ response: Response) -> String? {
+        let contentType = response.header("Content-Type")?.lowercased() ?? ""
+        guard contentType.hasPrefix("text/plain"), response.body.count <= 1024,
+            let text = String(data: response.body, encoding: .utf8)
+        else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}
+
+/// A message a server returned, for handlers called with the body dictionary alone.
+public struct ServerMessage: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The message.
+    public let message: String
+
+    /// Wraps `message`.
+    public init(message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Turns a response with an unaccepted status into the error its observers see.
+///
+/// The simplest handler reads the parsed JSON object, as in SwiftConnect:
+///
+/// ```swift
+/// struct MyHandler: ErrorHandlerProtocol {
+///     func handle(response: [String: Any]) -> Error? {
+///         if response["code"] as? String == "TOKEN_EXPIRED" { return AppError.sessionExpired }
+///         return AppError.server(response["reason"] as? String ?? "unknown")
+///     }
+/// }
+/// let connect = Connect(errorHandler: MyHandler())
+/// ```
+/// Return `nil` to treat the response as a success after all. Handlers that need the status,
+/// headers or a body that is not a JSON object implement ``handle(failure:)`` instead. Handlers
+/// run on the callback queue, never on the transfer thread.
+public protocol ErrorHandlerProtocol: Sendable {
+    /// The error for a failed response whose body is a JSON object, or `nil` to accept it.
+    func handle(response: [String: Any]) -> Error?
+
+    /// The error for any failed response, or `nil` to accept it.
+    ///
+    /// The default implementation calls ``handle(response:)`` when the body is a JSON object, and
+    /// otherwise returns ``ConnectError/http(_:)`` with no message.
+    func handle(failure: FailedResponse) -> Error?
+}
+
+extension ErrorHandlerProtocol {
+    public func handle(failure: FailedResponse) -> Error? {
+        if let object = failure.jsonObject {
+            return handle(response: object)
+        }
+        return ConnectError.http(HTTPFailure(message: nil, response: failure.response))
+    }
+}
+
+/// A response whose status was not accepted, with the request that produced it.
+public struct FailedResponse: Sendable {
+    /// The request as it was sent.
+    public let request: Request
+    /// The response: status, headers, raw body.
+    public let response: Response
+
+    /// Creates a failed response.
+    public init(request: Request, response: Response) {
+        self.request = request
+        self.response = response
+    }
+
+    /// The status code.
+    public var statusCode: Int { response.statusCode }
+
+    /// The body parsed as a JSON object, or `nil` if it is not one.
+    public var jsonObject: [String: Any]? {
+        guard !response.body.isEmpty else { return nil }
+        return (try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed])) as? [String: Any]
+    }
+
+    /// The body parsed as any JSON value (object, array, string, …), or `nil` if it is not JSON.
+    public var json: Any? {
+        guard !response.body.isEmpty else { return nil }
+        return try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed])
+    }
+}

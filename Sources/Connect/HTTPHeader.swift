@@ -1,0 +1,100 @@
+import Foundation
+
+/// One HTTP header field.
+///
+/// ```swift
+/// var headers: [HTTPHeader] {
+///     [.accept("application/json"), HTTPHeader(name: "X-Request-ID", value: id)]
+/// }
+/// ```
+/// Names and values are checked before a request is sent: a name that is not an HTTP token, or
+/// a CR, LF or NUL in either, fails the request with ``ConnectError/invalidRequest(_:)``, so a
+/// value taken from user input can never inject a header or split the request.
+public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
+    /// The field name, as given (HTTP compares names case-insensitively).
+    public let name: String
+    /// The field value.
+    public let value: String
+
+    /// Creates a header field.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    public var description: String { "\(name): \(value)" }
+
+    /// `Authorization: <value>`.
+    public static func authorization(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Authorization", value: value)
+    }
+
+    /// `Authorization: Bearer <token>`.
+    public static func authorization(bearerToken token: String) -> HTTPHeader {
+        authorization("Bearer \(token)")
+    }
+
+    /// `Authorization: Basic <base64(username:password)>`.
+    public static func authorization(username: String, password: String) -> HTTPHeader {
+        authorization("Basic \(Data("\(username):\(password)".utf8).base64EncodedString())")
+    }
+
+    /// `Content-Type: <value>`.
+    public static func contentType(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Content-Type", value: value)
+    }
+
+    /// `Accept: <value>`.
+    public static func accept(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Accept", value: value)
+    }
+
+    /// `User-Agent: <value>`.
+    public static func userAgent(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "User-Agent", value: value)
+    }
+
+    /// Whether this header has the given name, compared as HTTP does (ignoring case).
+    public func hasName(_ other: String) -> Bool {
+        name.utf8.count == other.utf8.count && name.lowercased() == other.lowercased()
+    }
+
+    /// Why this header cannot be sent, or `nil` if it can.
+    var validationProblem: String? {
+        if name.isEmpty { return "a header name is empty" }
+        if !name.utf8.allSatisfy(Self.isTokenCharacter) {
+            return "the header name \(name.debugDescription) is not a valid HTTP token"
+        }
+        if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+            return "the value of header \(name) contains CR, LF or NUL"
+        }
+        return nil
+    }
+
+    /// tchar from RFC 9110 §5.6.2.
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+extension Array where Element == HTTPHeader {
+    /// The value of the first header named `name` (ignoring case).
+    public func value(for name: String) -> String? {
+        first { $0.hasName(name) }?.value
+    }
+
+    /// Whether a header named `name` is present (ignoring case).
+    public func contains(name: String) -> Bool {
+        contains { $0.hasName(name) }
+    }
+}

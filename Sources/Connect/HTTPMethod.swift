@@ -1,0 +1,43 @@
+/// An HTTP request method.
+///
+/// The common methods are static members (`.get`, `.post`, …); any other token works too:
+/// `HTTPMethod(rawValue: "PROPFIND")` or simply `"PROPFIND"` where an `HTTPMethod` is expected.
+/// A method that is not a valid HTTP token fails the request with
+/// ``ConnectError/invalidRequest(_:)`` before anything is sent.
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The method as sent on the wire, e.g. `"GET"`.
+    public let rawValue: String
+
+    /// Creates a method from its wire spelling; methods are case-sensitive.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(rawValue: value)
+    }
+
+    public var description: String { rawValue }
+
+    public static let get = HTTPMethod(rawValue: "GET")
+    public static let post = HTTPMethod(rawValue: "POST")
+    public static let put = HTTPMethod(rawValue: "PUT")
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    public static let options = HTTPMethod(rawValue: "OPTIONS")
+    public static let trace = HTTPMethod(rawValue: "TRACE")
+
+    /// `true` for methods that may be repeated without changing the outcome (RFC 9110 §9.2.2).
+    public var isIdempotent: Bool {
+        switch self {
+        case .get, .head, .put, .delete, .options, .trace: return true
+        default: return false
+        }
+    }
+
+    /// `true` if `rawValue` is a valid HTTP token (RFC 9110 §5.6.2).
+    var isValidToken: Bool {
+        !rawValue.isEmpty && rawValue.utf8.allSatisfy(HTTPHeader.isTokenCharacter)
+    }
+}

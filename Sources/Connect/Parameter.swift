@@ -1,0 +1,64 @@
+import Foundation
+
+/// One parameter of a request.
+///
+/// ```swift
+/// var parameters: ParametersRepresentable? { Parameter.path(key: "id", value: "\(id)") }
+/// ```
+/// Several at once: ``CompositeParameters``.
+public enum Parameter: ParametersRepresentable {
+    /// `key=value` appended to the URL's query, percent-encoded per RFC 3986.
+    case query(key: String, value: String)
+    /// Fills `{key}` in the endpoint with `value`, percent-encoded as one path segment: a `/`,
+    /// `?`, `#`, `%`, space or `..` in `value` cannot change the route.
+    case path(key: String, value: String)
+    /// `value` encoded as JSON and sent as the body, with `Content-Type: application/json`.
+    case jsonObject(value: Encodable)
+
+    public func encode(into parameters: inout EncodedParameters) throws {
+        switch self {
+        case .query(let key, let value):
+            parameters.appendQuery(name: key, value: value)
+        case .path(let key, let value):
+            try parameters.setPathValue(value, for: key)
+        case .jsonObject(let value):
+            let data: Data
+            do {
+                data = try parameters.jsonEncoder.encode(value)
+            } catch {
+                throw ConnectError.invalidRequest("the JSON body could not be encoded: \(error)")
+            }
+            try parameters.setBody(.data(data, contentType: "application/json"))
+        }
+    }
+}
+
+/// Several parameters for one request, in order.
+///
+/// ```swift
+/// CompositeParameters(
+///     .path(key: "userId", value: "1"),
+///     .query(key: "action", value: "update"),
+///     .jsonObject(value: todo)
+/// )
+/// ```
+public struct CompositeParameters: ParametersRepresentable {
+    /// The parameters, applied in order.
+    public var parameters: [ParametersRepresentable]
+
+    /// Combines `parameters`.
+    public init(_ parameters: Parameter...) {
+        self.parameters = parameters
+    }
+
+    /// Combines `parameters`, which may be of any kind.
+    public init(_ parameters: [ParametersRepresentable]) {
+        self.parameters = parameters
+    }
+
+    public func encode(into parameters: inout EncodedParameters) throws {
+        for parameter in self.parameters {
+            try parameter.encode(into: &parameters)
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// A request ready to send: what a ``Connector`` is built into, and what middleware adapts.
+public struct Request: Sendable, CustomStringConvertible {
+    /// The method.
+    public var method: HTTPMethod
+    /// The full URL, query included.
+    public var url: URL
+    /// The headers, in order.
+    public var headers: [HTTPHeader]
+    /// The body, if any.
+    public var body: RequestBody?
+    /// The longest the whole exchange may take; `nil` uses the configuration's.
+    public var timeout: Duration?
+
+    /// Creates a request.
+    public init(method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil, timeout: Duration? = nil) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+
+    public var description: String { "\(method) \(url.absoluteString)" }
+
+    /// Sets a header, replacing any of the same name.
+    public mutating func setHeader(_ header: HTTPHeader) {
+        headers.removeAll { $0.hasName(header.name) }
+        headers.append(header)
+    }
+
+    /// Checks everything that would make the request unsendable or ambiguous on the wire.
+    func validate() throws(ConnectError) {
+        guard method.isValidToken else {
+            throw .invalidRequest("the method \(method.rawValue.debugDescription) is not a valid HTTP token")
+        }
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .invalidRequest("the URL \(url.absoluteString.debugDescription) is not http or https")
+        }
+        guard let host = url.host, !host.isEmpty else {
+            throw .invalidRequest("the URL \(url.absoluteString.debugDescription) has no host")
+        }
+        for header in headers {
+            if let problem = header.validationProblem { throw .invalidRequest(problem) }
+        }
+    }
+}

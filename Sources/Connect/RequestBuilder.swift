@@ -1,0 +1,147 @@
+import Foundation
+
+/// Builds a ``Request`` from a ``Connector``: fills `{key}` templates, appends the query, encodes
+/// the body and checks the result. Pure: no I/O, so every rule here is testable alone.
+struct RequestBuilder {
+    var jsonEncoder: JSONEncoder
+    var userAgent: String
+
+    func build(_ connector: Connector) throws(ConnectError) -> Request {
+        var parameters = EncodedParameters(jsonEncoder: jsonEncoder)
+        if let given = connector.parameters {
+            do {
+                try given.encode(into: &parameters)
+            } catch let error as ConnectError {
+                throw error
+            } catch {
+                throw .invalidRequest("the parameters could not be encoded: \(error)")
+            }
+        }
+
+        let url = try makeURL(base: connector.baseURL, endpoint: connector.endpoint, parameters: parameters)
+
+        var headers = connector.headers
+        for header in parameters.headers where !headers.contains(name: header.name) {
+            headers.append(header)
+        }
+        if let authorized = connector as? AuthorizedConnector, let token = authorized.authorizationToken {
+            headers.removeAll { $0.hasName("Authorization") }
+            headers.append(token.header)
+        }
+        if let contentType = parameters.body?.contentType, !headers.contains(name: "Content-Type") {
+            headers.append(.contentType(contentType))
+        }
+        if !headers.contains(name: "User-Agent") {
+            headers.append(.userAgent(userAgent))
+        }
+
+        let request = Request(method: connector.method, url: url, headers: headers, body: parameters.body, timeout: connector.timeout)
+        try request.validate()
+        return request
+    }
+
+    func makeURL(base: URL, endpoint: String, parameters: EncodedParameters) throws(ConnectError) -> URL {
+        var baseText = base.absoluteString
+        var baseQuery: Substring?
+        if let fragmentStart = baseText.firstIndex(of: "#") { baseText = String(baseText[..<fragmentStart]) }
+        if let queryStart = baseText.firstIndex(of: "?") {
+            baseQuery = baseText[baseText.index(after: queryStart)...]
+            baseText = String(baseText[..<queryStart])
+        }
+
+        var endpointPath = Substring(endpoint)
+        var endpointQuery: Substring?
+        if let queryStart = endpointPath.firstIndex(of: "?") {
+            endpointQuery = endpointPath[endpointPath.index(after: queryStart)...]
+            endpointPath = endpointPath[..<queryStart]
+        }
+        let path = try fillTemplates(in: endpointPath, with: parameters.pathValues)
+
+        var text = baseText
+        if !path.isEmpty {
+            while text.hasSuffix("/") { text.removeLast() }
+            if !path.hasPrefix("/") { text += "/" }
+            text += path
+        }
+
+        var queryParts: [String] = []
+        if let baseQuery, !baseQuery.isEmpty { queryParts.append(String(baseQuery)) }
+        if let endpointQuery, !endpointQuery.isEmpty { queryParts.append(String(endpointQuery)) }
+        for item in parameters.queryItems {
+            var part = Self.percentEncode(item.name)
+            if let value = item.value { part += "=" + Self.percentEncode(value) }
+            queryParts.append(part)
+        }
+        if !queryParts.isEmpty { text += "?" + queryParts.joined(separator: "&") }
+
+        guard let url = URL(string: text), url.host != nil else {
+            throw .invalidRequest("\(text.debugDescription) is not a valid URL")
+        }
+        return url
+    }
+
+    /// Replaces each `{key}` with its value encoded as one path segment. Every template must
+    /// have a value and every value a template, so a typo fails loudly instead of sending
+    /// `/users/{id}` to the server.
+    func fillTemplates(in endpoint: Substring, with values: [String: String]) throws(ConnectError) -> String {
+        var result = ""
+        var used = Set<String>()
+        var rest = endpoint
+        while let open = rest.firstIndex(of: "{") {
+            result += rest[..<open]
+            guard let close = rest[open...].firstIndex(of: "}") else {
+                throw .invalidRequest("the endpoint \(String(endpoint).debugDescription) has a \"{\" without a closing \"}\"")
+            }
+            let key = String(rest[rest.index(after: open)..<close])
+            guard let value = values[key] else {
+                throw .invalidRequest("no path parameter fills {\(key)} in the endpoint \(String(endpoint).debugDescription)")
+            }
+            result += Self.encodePathSegment(value)
+            used.insert(key)
+            rest = rest[rest.index(after: close)...]
+        }
+        result += rest
+        if let unused = values.keys.sorted().first(where: { !used.contains($0) }) {
+            throw .invalidRequest("the path parameter \"\(unused)\" has no {\(unused)} in the endpoint \(String(endpoint).debugDescription)")
+        }
+        return result
+    }
+
+    /// Every byte but RFC 3986's unreserved characters is percent-encoded, and the dot-segments
+    /// `.` and `..` are encoded too, so that no value can add, remove or climb a path segment.
+    static func encodePathSegment(_ value: String) -> String {
+        if value == "." || value == ".." {
+            return String(repeating: "%2E", count: value.utf8.count)
+        }
+        return percentEncode(value)
+    }
+
+    /// RFC 3986 percent-encoding: unreserved characters stay, every other byte of the UTF-8 form
+    /// becomes `%XX` (so a space is `%20` and a `+` is `%2B`).
+    static func percentEncode(_ text: String) -> String {
+        var encoded = [UInt8]()
+        encoded.reserveCapacity(text.utf8.count)
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in text.utf8 {
+            if isUnreserved(byte) {
+                encoded.append(byte)
+            } else {
+                encoded.append(UInt8(ascii: "%"))
+                encoded.append(hex[Int(byte >> 4)])
+                encoded.append(hex[Int(byte & 0x0F)])
+            }
+        }
+        return String(decoding: encoded, as: UTF8.self)
+    }
+
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "_"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+}

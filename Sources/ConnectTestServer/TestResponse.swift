@@ -1,0 +1,75 @@
+import Foundation
+
+/// What the test server does with one request.
+public struct TestResponse: Sendable {
+    /// How the server misbehaves, if at all.
+    public enum Behavior: Sendable {
+        /// Answer normally.
+        case respond
+        /// Answer after waiting.
+        case delay(Duration)
+        /// Close the connection with a TCP reset instead of answering.
+        case reset
+        /// Never answer; keep the connection open.
+        case stall
+        /// Send the head (with the full `Content-Length`) and this many body bytes, then close.
+        case truncate(after: Int)
+        /// Send the head and this many body bytes, then never send the rest.
+        case stallAfter(bytes: Int)
+    }
+
+    public var status: Int
+    public var headers: [(String, String)]
+    public var body: Data
+    public var behavior: Behavior
+
+    public init(status: Int = 200, headers: [(String, String)] = [], body: Data = Data(), behavior: Behavior = .respond) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.behavior = behavior
+    }
+
+    /// A JSON body with `Content-Type: application/json`.
+    public static func json(_ text: String, status: Int = 200, headers: [(String, String)] = []) -> TestResponse {
+        TestResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: Data(text.utf8))
+    }
+
+    /// A plain-text body.
+    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> TestResponse {
+        TestResponse(status: status, headers: [("Content-Type", contentType)], body: Data(text.utf8))
+    }
+
+    /// A redirect to `location`.
+    public static func redirect(to location: String, status: Int = 302) -> TestResponse {
+        TestResponse(status: status, headers: [("Location", location)])
+    }
+}
+
+/// A request as the test server received it.
+public struct RecordedRequest: Sendable {
+    public let method: String
+    /// The request target as sent, e.g. `/users/1?x=2`.
+    public let uri: String
+    public let headers: [(String, String)]
+    public let body: Data
+    /// Which connection carried it; the same number means the connection was reused.
+    public let connectionID: Int
+
+    /// The path part of ``uri``, still percent-encoded.
+    public var path: String { String(uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)[0]) }
+
+    /// The query part of ``uri``, still percent-encoded, or `nil`.
+    public var query: String? {
+        let parts = uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        return parts.count > 1 ? String(parts[1]) : nil
+    }
+
+    /// The first header named `name`, ignoring case.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    /// The body as UTF-8 text.
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}

@@ -1,0 +1,87 @@
+import Connect
+import Foundation
+
+/// The seed's `Todo` model.
+struct Todo: Codable, Sendable, CustomStringConvertible {
+    var userId: Int
+    var id: Int
+    var title: String
+    var completed: Bool
+
+    var description: String { "Todo #\(id) of user \(userId): \"\(title)\"\(completed ? ", done" : "")" }
+}
+
+/// The seed's first connector, pointed at the demo's server.
+enum TodoConnector: Connector {
+    case get(id: Int)
+
+    /// Set once by the demo before any request, from the main task.
+    nonisolated(unsafe) static var baseURL = URL(string: "http://127.0.0.1")!
+
+    var baseURL: URL { Self.baseURL }
+
+    var endpoint: String {
+        switch self {
+        case .get: return "/todos/{id}"
+        }
+    }
+
+    var method: HTTPMethod {
+        switch self {
+        case .get: return .get
+        }
+    }
+
+    var headers: [HTTPHeader] { [] }
+
+    var parameters: ParametersRepresentable? {
+        switch self {
+        case .get(let id): return Parameter.path(key: "id", value: "\(id)")
+        }
+    }
+}
+
+enum TodoAction: String {
+    case update
+}
+
+/// The seed's `CompositeParameters` example.
+enum AdvancedTodoConnector: Connector {
+    case update(userId: Int, todoId: Int, action: TodoAction, object: Encodable)
+
+    var baseURL: URL { TodoConnector.baseURL }
+
+    var endpoint: String {
+        switch self {
+        case .update: return "/users/{userId}/todos/{todoId}"
+        }
+    }
+
+    var method: HTTPMethod {
+        switch self {
+        case .update: return .put
+        }
+    }
+
+    var headers: [HTTPHeader] { [] }
+
+    var parameters: ParametersRepresentable? {
+        switch self {
+        case .update(let userId, let todoId, let action, let object):
+            return CompositeParameters(
+                .path(key: "userId", value: "\(userId)"),
+                .path(key: "todoId", value: "\(todoId)"),
+                .query(key: "action", value: action.rawValue),
+                .jsonObject(value: object)
+            )
+        }
+    }
+}
+
+/// A connector with a mistake: its path parameter has no `{key}` in the endpoint.
+struct BrokenConnector: Connector {
+    var baseURL: URL { TodoConnector.baseURL }
+    var endpoint: String { "/todos" }
+    var method: HTTPMethod { .get }
+    var parameters: ParametersRepresentable? { Parameter.path(key: "id", value: "1") }
+}

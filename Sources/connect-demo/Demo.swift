@@ -1,0 +1,115 @@
+import Connect
+import ConnectFutures
+import Foundation
+import Logging
+
+/// `make demo`: the seed's examples, for real, against an embedded to-do API on 127.0.0.1
+/// (or any server given with `--base-url URL`).
+@main
+struct Demo {
+    static func main() async {
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardOutput(label: label)
+            handler.logLevel = .info
+            return handler
+        }
+        var baseURL: URL?
+        let arguments = CommandLine.arguments.dropFirst()
+        if let flag = arguments.firstIndex(of: "--base-url"), arguments.indices.contains(flag + 1) {
+            baseURL = URL(string: arguments[flag + 1])
+        }
+        var server: AnyObject?
+        if baseURL == nil {
+            do {
+                let api = try TodoAPI.start()
+                server = api
+                baseURL = api.baseURL
+                print("Started the embedded to-do API at \(api.baseURL.absoluteString)\n")
+            } catch {
+                print("Could not start the embedded server: \(error)")
+                exit(1)
+            }
+        }
+        let failures = await run(against: baseURL!)
+        _ = server
+        print(failures == 0 ? "\nAll demo steps behaved as expected." : "\n\(failures) demo step(s) did not behave as expected.")
+        exit(failures == 0 ? 0 : 1)
+    }
+
+    static func run(against baseURL: URL) async -> Int {
+        TodoConnector.baseURL = baseURL
+        var failures = 0
+
+        step("1. TodoConnector.get(id: 1) with debugResponse: true, decoded and observed")
+        let todo: Todo? = await withCheckedContinuation { continuation in
+            Connect.default.request(TodoConnector.get(id: 1), debugResponse: true)
+                .decoded(toType: Todo.self)
+                .observe { result in
+                    switch result {
+                    case .success(let todo):
+                        print("→ \(todo)")
+                        continuation.resume(returning: todo)
+                    case .failure(let error):
+                        print("→ error: \(error)")
+                        continuation.resume(returning: nil)
+                    }
+                }
+        }
+        if todo == nil { failures += 1 }
+
+        step("2. AdvancedTodoConnector.update with CompositeParameters (path, path, query, JSON body)")
+        let edited = Todo(userId: 2, id: 1, title: "Test Todo", completed: false)
+        do {
+            let updated = try await Connect.default
+                .request(AdvancedTodoConnector.update(userId: 1, todoId: 2, action: .update, object: edited), debugResponse: true)
+                .decoded(toType: Todo.self)
+                .value
+            print("→ the server stored \(updated)")
+        } catch {
+            print("→ error: \(error)")
+            failures += 1
+        }
+
+        step("3. A to-do that does not exist: the error handler surfaces the server's message")
+        do {
+            _ = try await Connect.default.request(TodoConnector.get(id: 42)).decoded(toType: Todo.self).value
+            print("→ unexpectedly succeeded")
+            failures += 1
+        } catch let error as ConnectError {
+            print("→ \(error)")
+            if case .http(let failure) = error {
+                print("  status \(failure.statusCode), message: \(failure.message ?? "none")")
+            } else {
+                failures += 1
+            }
+        } catch {
+            print("→ unexpected error type: \(error)")
+            failures += 1
+        }
+
+        step("4. Bad input never reaches the wire: a path key the endpoint lacks")
+        do {
+            _ = try await Connect.default.request(BrokenConnector()).value
+            print("→ unexpectedly succeeded")
+            failures += 1
+        } catch {
+            print("→ \(error)")
+        }
+
+        step("5. Three requests at once, combined with Future.whenAll")
+        do {
+            let todos = try await Future.whenAll((1...3).map { id in
+                Connect.default.request(TodoConnector.get(id: id)).decoded(toType: Todo.self)
+            }).value
+            for todo in todos { print("→ #\(todo.id) \(todo.completed ? "✓" : "·") \(todo.title)") }
+        } catch {
+            print("→ error: \(error)")
+            failures += 1
+        }
+        return failures
+    }
+
+    static func step(_ title: String) {
+        print("\n== \(title)")
+    }
+}

@@ -1,0 +1,113 @@
+import Connect
+import ConnectFutures
+import ConnectTestServer
+import Foundation
+
+/// One client shared by the tests that need no special configuration, as an app would share one.
+let sharedConnect = Connect()
+
+/// The result of a future, for tests.
+func outcome<Value>(_ future: Future<Value>) async -> Result<Value, any Error> {
+    await withCheckedContinuation { continuation in
+        future.observe { continuation.resume(returning: $0) }
+    }
+}
+
+/// The `ConnectError` a future failed with, or `nil`.
+func connectError<Value>(_ future: Future<Value>) async -> ConnectError? {
+    if case .failure(let error) = await outcome(future) { return error as? ConnectError }
+    return nil
+}
+
+/// A connector for tests: any URL, method, headers and parameters.
+struct TestConnector: Connector {
+    var baseURL: URL
+    var endpoint: String = ""
+    var method: HTTPMethod = .get
+    var headers: [HTTPHeader] = []
+    var parameters: ParametersRepresentable?
+    var timeout: Duration?
+
+    init(_ server: TestServer, _ endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [], parameters: ParametersRepresentable? = nil, timeout: Duration? = nil) {
+        baseURL = server.baseURL
+        self.endpoint = endpoint
+        self.method = method
+        self.headers = headers
+        self.parameters = parameters
+        self.timeout = timeout
+    }
+
+    init(url: URL, endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [], parameters: ParametersRepresentable? = nil) {
+        baseURL = url
+        self.endpoint = endpoint
+        self.method = method
+        self.headers = headers
+        self.parameters = parameters
+    }
+}
+
+struct AuthorizedTestConnector: Connector, AuthorizedConnector {
+    var baseURL: URL
+    var endpoint = "/secret"
+    var method: HTTPMethod = .get
+    var headers: [HTTPHeader] = [HTTPHeader(name: "X-Trace", value: "abc")]
+    var authorizationToken: AuthorizationToken?
+}
+
+/// The seed's to-do connectors.
+struct Todo: Codable, Sendable, Equatable {
+    var userId: Int
+    var id: Int
+    var title: String
+    var completed: Bool
+}
+
+enum TodoConnector: Connector {
+    case get(id: Int)
+
+    /// Tests point the seed's connector at their own server with `$server.withValue`.
+    @TaskLocal static var server = URL(string: "http://127.0.0.1:1")!
+
+    var baseURL: URL { Self.server }
+
+    var endpoint: String {
+        switch self {
+        case .get: return "/todos/{id}"
+        }
+    }
+
+    var method: HTTPMethod { .get }
+
+    var headers: [HTTPHeader] { [] }
+
+    var parameters: ParametersRepresentable? {
+        switch self {
+        case .get(let id): return Parameter.path(key: "id", value: "\(id)")
+        }
+    }
+}
+
+enum TodoAction: String {
+    case update
+}
+
+struct AdvancedTodoConnector: Connector {
+    var server: URL
+    var userId: Int
+    var todoId: Int
+    var action: TodoAction
+    var object: Encodable
+
+    var baseURL: URL { server }
+    var endpoint: String { "/users/{userId}/todos/{todoId}" }
+    var method: HTTPMethod { .put }
+    var headers: [HTTPHeader] { [] }
+    var parameters: ParametersRepresentable? {
+        CompositeParameters(
+            .path(key: "userId", value: "\(userId)"),
+            .path(key: "todoId", value: "\(todoId)"),
+            .query(key: "action", value: action.rawValue),
+            .jsonObject(value: object)
+        )
+    }
+}

@@ -1,0 +1,275 @@
+import ConnectFutures
+import ConnectTestServer
+import Foundation
+import Testing
+
+@testable import Connect
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite("Transport behaviour")
+struct TransportTests {
+    @Test func cancellingMidTransferStopsIt() async throws {
+        let server = try TestServer { _ in TestResponse(body: Data(repeating: 7, count: 1 << 20), behavior: .stallAfter(bytes: 64 << 10)) }
+        defer { server.shutdown() }
+        let future = sharedConnect.request(TestConnector(server, "/big"))
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        #expect(future.cancel())
+        #expect(await connectError(future) == .cancelled)
+        // The server never sends the rest: finishing at all proves the transfer was stopped.
+        // (Generous bound: the suite also runs under ThreadSanitizer, which is many times slower.)
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+
+    @Test func cancellingADerivedFutureStopsTheTransfer() async throws {
+        let server = try TestServer { _ in TestResponse(behavior: .stall) }
+        defer { server.shutdown() }
+        let decoded = sharedConnect.request(TestConnector(server, "/slow")).decoded(toType: Todo.self)
+        try await Task.sleep(for: .milliseconds(50))
+        decoded.cancel()
+        #expect(await connectError(decoded) == .cancelled)
+    }
+
+    @Test func cancelAllRequestsFailsEveryOneInFlight() async throws {
+        let server = try TestServer { _ in TestResponse(behavior: .stall) }
+        defer { server.shutdown() }
+        let connect = Connect()
+        let futures = (0..<5).map { _ in connect.request(TestConnector(server, "/slow")) }
+        try await Task.sleep(for: .milliseconds(100))
+        connect.cancelAllRequests()
+        for future in futures {
+            #expect(await connectError(future) == .cancelled)
+        }
+    }
+
+    @Test func totalTimeoutPerRequest() async throws {
+        let server = try TestServer { _ in TestResponse(behavior: .stall) }
+        defer { server.shutdown() }
+        let started = ContinuousClock.now
+        let error = await connectError(sharedConnect.request(TestConnector(server, "/slow", timeout: .milliseconds(300))))
+        guard case .timedOut? = error else {
+            Issue.record("expected timedOut, got \(String(describing: error))")
+            return
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(20))
+    }
+
+    @Test func totalTimeoutFromTheConfiguration() async throws {
+        let server = try TestServer { _ in TestResponse(behavior: .stall) }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.timeout = .milliseconds(200)
+        let error = await connectError(Connect(configuration: configuration).request(TestConnector(server, "/slow")))
+        guard case .timedOut? = error else {
+            Issue.record("expected timedOut, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func connectTimeout() async throws {
+        let listener = try FullBacklogListener()
+        defer { listener.close() }
+        var configuration = ConnectConfiguration()
+        configuration.connectTimeout = .milliseconds(300)
+        let started = ContinuousClock.now
+        let error = await connectError(Connect(configuration: configuration).request(TestConnector(url: listener.url)))
+        guard case .timedOut(let message)? = error else {
+            Issue.record("expected timedOut, got \(String(describing: error))")
+            return
+        }
+        #expect(message.lowercased().contains("connect"))
+        #expect(ContinuousClock.now - started < .seconds(20))
+    }
+
+    @Test func connectionRefused() async throws {
+        let port = try unusedPort()
+        let error = await connectError(sharedConnect.request(TestConnector(url: URL(string: "http://127.0.0.1:\(port)")!)))
+        guard case .transport(let code, let message, let requestSent)? = error else {
+            Issue.record("expected a transport failure, got \(String(describing: error))")
+            return
+        }
+        #expect(code == 7)
+        #expect(!requestSent)
+        #expect(error?.description.contains("before the request was sent") == true)
+        #expect(!message.isEmpty)
+    }
+
+    @Test func resetConnection() async throws {
+        let server = try TestServer { _ in TestResponse(behavior: .reset) }
+        defer { server.shutdown() }
+        let error = await connectError(sharedConnect.request(TestConnector(server, "/reset")))
+        guard case .transport(_, _, let requestSent)? = error else {
+            Issue.record("expected a transport failure, got \(String(describing: error))")
+            return
+        }
+        #expect(requestSent)
+    }
+
+    @Test func truncatedBody() async throws {
+        let server = try TestServer { _ in TestResponse(body: Data(repeating: 1, count: 10_000), behavior: .truncate(after: 4_000)) }
+        defer { server.shutdown() }
+        let error = await connectError(sharedConnect.request(TestConnector(server, "/truncated")))
+        guard case .transport(let code, _, _)? = error else {
+            Issue.record("expected a transport failure, got \(String(describing: error))")
+            return
+        }
+        #expect(code == 18)  // CURLE_PARTIAL_FILE
+    }
+
+    @Test func oversizedBodiesFailInsteadOfFillingMemory() async throws {
+        var configuration = ConnectConfiguration()
+        configuration.maximumResponseBodySize = 1_000
+        let connect = Connect(configuration: configuration)
+        let declared = try TestServer { _ in TestResponse(body: Data(repeating: 1, count: 5_000)) }
+        defer { declared.shutdown() }
+        #expect(await connectError(connect.request(TestConnector(declared, "/big"))) == .responseTooLarge(limit: 1_000))
+        // Chunked: no Content-Length to check up front, so the limit applies as bytes arrive.
+        let chunked = try TestServer { _ in TestResponse(headers: [("Transfer-Encoding", "chunked")], body: Data(repeating: 1, count: 5_000)) }
+        defer { chunked.shutdown() }
+        #expect(await connectError(connect.request(TestConnector(chunked, "/big"))) == .responseTooLarge(limit: 1_000))
+        let fits = try TestServer { _ in TestResponse(body: Data(repeating: 1, count: 1_000)) }
+        defer { fits.shutdown() }
+        #expect(try await connect.request(TestConnector(fits, "/ok")).value.count == 1_000)
+    }
+
+    @Test func sequentialRequestsReuseOneConnection() async throws {
+        let server = try TestServer { request in .text(request.uri) }
+        defer { server.shutdown() }
+        let connect = Connect()
+        for index in 0..<100 {
+            let body = try await connect.request(TestConnector(server, "/n/\(index)")).value
+            #expect(String(decoding: body, as: UTF8.self) == "/n/\(index)")
+        }
+        #expect(server.requests.count == 100)
+        #expect(server.connectionCount == 1)
+        #expect(Set(server.requests.map(\.connectionID)).count == 1)
+    }
+
+    @Test func aThousandConcurrentRequestsAllComplete() async throws {
+        let server = try TestServer { request in .text(request.uri) }
+        defer { server.shutdown() }
+        let connect = Connect()
+        let futures = (0..<1_000).map { connect.request(TestConnector(server, "/c/\($0)")) }
+        let bodies = try await Future.whenAll(futures).value
+        #expect(bodies.enumerated().allSatisfy { String(decoding: $1, as: UTF8.self) == "/c/\($0)" })
+        #expect(server.requests.count == 1_000)
+        #expect(server.connectionCount <= ConnectConfiguration().maximumConnectionsPerHost)
+    }
+
+    @Test func redirectToAnotherHostDropsAuthorization() async throws {
+        let target = try TestServer { _ in .text("landed") }
+        defer { target.shutdown() }
+        let origin = try TestServer { _ in .redirect(to: "http://localhost:\(target.port)/landing") }
+        defer { origin.shutdown() }
+        let connector = AuthorizedTestConnector(baseURL: origin.baseURL, authorizationToken: .bearer(token: "secret"))
+        let response = try await sharedConnect.response(connector).value
+        #expect(String(decoding: response.body, as: UTF8.self) == "landed")
+        #expect(response.metrics.redirectCount == 1)
+        #expect(response.url.absoluteString == "http://localhost:\(target.port)/landing")
+        #expect(origin.requests.first?.header("Authorization") == "Bearer secret")
+        let landed = try #require(target.requests.first)
+        #expect(landed.header("Authorization") == nil)
+        #expect(landed.header("X-Trace") == "abc")
+    }
+
+    @Test func redirectOnTheSameHostKeepsAuthorization() async throws {
+        let server = try TestServer { request in
+            request.uri == "/secret" ? .redirect(to: "/moved", status: 307) : .text("moved")
+        }
+        defer { server.shutdown() }
+        let connector = AuthorizedTestConnector(baseURL: server.baseURL, authorizationToken: .bearer(token: "secret"))
+        _ = try await sharedConnect.request(connector).value
+        #expect(server.requests.map { $0.header("Authorization") } == ["Bearer secret", "Bearer secret"])
+    }
+
+    @Test func redirectsAreLimited() async throws {
+        let server = try TestServer { request in .redirect(to: request.uri + "x") }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.maximumRedirects = 3
+        let error = await connectError(Connect(configuration: configuration).request(TestConnector(server, "/r")))
+        guard case .transport(let code, _, _)? = error else {
+            Issue.record("expected a transport failure, got \(String(describing: error))")
+            return
+        }
+        #expect(code == 47)  // CURLE_TOO_MANY_REDIRECTS
+        #expect(server.requests.count == 4)
+    }
+
+    @Test func redirectsToOtherProtocolsAreRefused() async throws {
+        let server = try TestServer { _ in .redirect(to: "ftp://127.0.0.1/file") }
+        defer { server.shutdown() }
+        let error = await connectError(sharedConnect.request(TestConnector(server, "/r")))
+        #expect(error != nil)
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func postBodiesAreSentWithoutExpectContinue() async throws {
+        let server = try TestServer { request in TestResponse(body: request.body) }
+        defer { server.shutdown() }
+        let payload = Data((0..<200_000).map { UInt8($0 % 251) })
+        struct Blob: ParametersRepresentable {
+            let data: Data
+            func encode(into parameters: inout EncodedParameters) throws {
+                try parameters.setBody(.data(data, contentType: "application/octet-stream"))
+            }
+        }
+        let echoed = try await sharedConnect.request(TestConnector(server, "/echo", method: .post, parameters: Blob(data: payload))).value
+        #expect(echoed == payload)
+        #expect(server.requests.first?.header("Expect") == nil)
+        #expect(server.requests.first?.header("Content-Type") == "application/octet-stream")
+    }
+}
+
+/// A port nothing listens on.
+func unusedPort() throws -> Int {
+    let server = try TestServer { _ in .text("") }
+    let port = server.port
+    server.shutdown()
+    return port
+}
+
+/// A listening socket that never accepts and whose backlog is full, so a new connection's SYN
+/// goes unanswered: the only way to see a connect timeout without a network.
+final class FullBacklogListener {
+    private var descriptors: [Int32] = []
+    let url: URL
+
+    init() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        descriptors.append(listener)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                guard bind(listener, raw, length) == 0, listen(listener, 0) == 0,
+                    getsockname(listener, raw, &length) == 0
+                else { throw POSIXError(.EADDRINUSE) }
+            }
+        }
+        // Fill the accept queue with connections nobody accepts.
+        for _ in 0..<4 {
+            let filler = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            descriptors.append(filler)
+            _ = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, length) }
+            }
+        }
+        usleep(50_000)
+        url = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))/")!
+    }
+
+    func close() {
+        for descriptor in descriptors { _ = Glibc.close(descriptor) }
+        descriptors.removeAll()
+    }
+}
