@@ -42,6 +42,23 @@ let package = Package(
             name: "connect-demo",
             dependencies: ["Connect", "ConnectTestServer"]
         ),
+        // Benchmarks (`make bench`): release builds that print numbers side by side.
+        .target(name: "AllocationCounter", path: "Benchmarks/AllocationCounter"),
+        .executableTarget(
+            name: "FutureBenchmark",
+            dependencies: [
+                "AllocationCounter",
+                "ConnectFutures",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "Benchmarks/FutureBenchmark"
+        ),
+        .executableTarget(
+            name: "HTTPBenchmark",
+            dependencies: ["Connect"],
+            path: "Benchmarks/HTTPBenchmark"
+        ),
         .testTarget(name: "ConnectFuturesTests", dependencies: ["ConnectFutures"]),
         .testTarget(name: "ConnectTests", dependencies: ["Connect", "ConnectTestServer"]),
     ],

@@ -5,7 +5,7 @@ import Testing
 
 @testable import Connect
 
-@Suite("Requests over real sockets")
+@Suite("Requests over real sockets", .timeLimit(.minutes(3)))
 struct RequestTests {
     @Test func seedExampleDecodesATodo() async throws {
         let server = try TestServer { request in

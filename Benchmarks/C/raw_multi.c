@@ -1,0 +1,96 @@
+// The ceiling for Connect: the same GETs with libcurl's multi interface in plain C.
+// usage: raw_multi URL TOTAL INFLIGHT
+// Prints: requests, seconds, requests/s, CPU microseconds per request.
+#include <curl/curl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+typedef struct {
+    char *data;
+    size_t length, capacity;
+} Buffer;
+
+static size_t write_body(char *bytes, size_t size, size_t count, void *context) {
+    Buffer *buffer = context;
+    size_t n = size * count;
+    if (buffer->length + n > buffer->capacity) {
+        buffer->capacity = (buffer->length + n) * 2;
+        buffer->data = realloc(buffer->data, buffer->capacity);
+    }
+    memcpy(buffer->data + buffer->length, bytes, n);
+    buffer->length += n;
+    return n;
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double cpu_seconds(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+static void start(CURLM *multi, CURL *easy, const char *url, Buffer *buffer) {
+    buffer->length = 0;
+    curl_easy_reset(easy);
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, buffer);
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, buffer);
+    curl_multi_add_handle(multi, easy);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s URL TOTAL INFLIGHT\n", argv[0]);
+        return 2;
+    }
+    const char *url = argv[1];
+    long total = atol(argv[2]), inflight = atol(argv[3]);
+    curl_global_init(CURL_GLOBAL_ALL);
+    CURLM *multi = curl_multi_init();
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, inflight);
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, inflight < 16 ? 16 : inflight);
+    CURL **handles = calloc(inflight, sizeof(CURL *));
+    Buffer *buffers = calloc(inflight, sizeof(Buffer));
+    long started = 0, finished = 0, failed = 0;
+    double cpu0 = cpu_seconds(), t0 = now();
+    for (long i = 0; i < inflight && started < total; i++, started++) {
+        handles[i] = curl_easy_init();
+        start(multi, handles[i], url, &buffers[i]);
+    }
+    int running = 1;
+    while (finished < total) {
+        curl_multi_perform(multi, &running);
+        CURLMsg *message;
+        int left;
+        while ((message = curl_multi_info_read(multi, &left))) {
+            if (message->msg != CURLMSG_DONE) continue;
+            CURL *easy = message->easy_handle;
+            long status = 0;
+            curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+            if (message->data.result != CURLE_OK || status != 200) failed++;
+            Buffer *buffer;
+            curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&buffer);
+            curl_multi_remove_handle(multi, easy);
+            finished++;
+            if (started < total) {
+                started++;
+                start(multi, easy, url, buffer);
+            }
+        }
+        if (finished < total) curl_multi_poll(multi, NULL, 0, 1000, NULL);
+    }
+    double elapsed = now() - t0, cpu = cpu_seconds() - cpu0;
+    printf("%ld %.4f %.1f %.2f %ld\n", total, elapsed, total / elapsed, cpu / total * 1e6, failed);
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,90 @@
+import Connect
+import ConnectFutures
+import Dispatch
+import Foundation
+
+/// The same GETs as `Benchmarks/C/raw_multi.c`, through Connect.
+/// usage: HTTPBenchmark URL TOTAL INFLIGHT
+/// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
+@main
+struct HTTPBenchmark {
+    struct Endpoint: Connector {
+        let baseURL: URL
+        var endpoint: String { "" }
+        var method: HTTPMethod { .get }
+    }
+
+    static func main() {
+        let arguments = CommandLine.arguments
+        guard arguments.count >= 4, let url = URL(string: arguments[1]), let total = Int(arguments[2]), let inflight = Int(arguments[3]) else {
+            FileHandle.standardError.write(Data("usage: HTTPBenchmark URL TOTAL INFLIGHT\n".utf8))
+            exit(2)
+        }
+        var configuration = ConnectConfiguration()
+        configuration.maximumConnectionsPerHost = inflight
+        let connect = Connect(configuration: configuration)
+        let endpoint = Endpoint(baseURL: url)
+
+        // Warm up: open the connections once.
+        run(connect, endpoint, total: min(total, inflight * 4), inflight: inflight)
+        let cpuBefore = cpuSeconds()
+        let start = ContinuousClock.now
+        let failures = run(connect, endpoint, total: total, inflight: inflight)
+        let elapsed = ContinuousClock.now - start
+        let cpu = cpuSeconds() - cpuBefore
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(String(format: "%d %.4f %.1f %.2f %d", total, seconds, Double(total) / seconds, cpu / Double(total) * 1e6, failures))
+        exit(failures == 0 ? 0 : 1)
+    }
+
+    /// Keeps `inflight` requests going until `total` have finished; returns the failures.
+    @discardableResult
+    static func run(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int) -> Int {
+        let state = Guarded((started: 0, finished: 0, failures: 0))
+        let done = DispatchSemaphore(value: 0)
+        @Sendable func startNext() {
+            let shouldStart = state.withLock { state -> Bool in
+                guard state.started < total else { return false }
+                state.started += 1
+                return true
+            }
+            guard shouldStart else { return }
+            connect.request(endpoint).observe { result in
+                let finishedAll = state.withLock { state -> Bool in
+                    state.finished += 1
+                    if case .failure = result { state.failures += 1 }
+                    return state.finished == total
+                }
+                if finishedAll { done.signal() } else { startNext() }
+            }
+        }
+        for _ in 0..<min(inflight, total) { startNext() }
+        done.wait()
+        return state.withLock { $0.failures }
+    }
+
+    static func cpuSeconds() -> Double {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    }
+}
+
+/// A small lock for the benchmark's counters.
+final class Guarded<State: Sendable>: @unchecked Sendable {
+    // @unchecked: `state` is only touched under `lock`.
+    private let lock = NSLock()
+    private var state: State
+
+    init(_ state: State) { self.state = state }
+
+    func withLock<Result>(_ body: (inout State) -> Result) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
+}
