@@ -13,26 +13,38 @@ struct FutureBenchmark {
     static let iterations = 200_000
     static let rounds = 7
 
-    static func main() async {
+    static func main() {
+        // `FutureBenchmark --profile NAME` runs one workload for a while, for `perf record`.
+        if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < CommandLine.arguments.count {
+            let workloads: [String: () -> Void] = [
+                "map-completed": connectMapCompleted, "map-pending": connectMapPending, "flatmap": connectFlatMap,
+            ]
+            guard let workload = workloads[CommandLine.arguments[flag + 1]] else { return print("workloads: \(workloads.keys.sorted())") }
+            for _ in 0..<2_000_000 { workload() }
+            return
+        }
+        // Everything runs on the main thread: an EmbeddedEventLoop must stay on the thread that
+        // made it, and each workload is single-threaded anyway.
         let loop = EmbeddedEventLoop()
+        let asyncResult = measureAsyncChainBlocking()
         var rows: [Row] = []
 
         rows.append(Row(workload: "map ×10 on a completed future", results: [
             ("ConnectFutures", measure { connectMapCompleted() }),
             ("NIO EventLoopFuture", measure { nioMapCompleted(loop) }),
-            ("async/await", await measureAsyncChain()),
+            ("async/await", asyncResult),
         ]))
         rows.append(Row(workload: "map ×10 before completion", results: [
             ("ConnectFutures", measure { connectMapPending() }),
             ("NIO EventLoopFuture", measure { nioMapPending(loop) }),
-            ("async/await", await measureAsyncChain()),
+            ("async/await", asyncResult),
         ]))
         rows.append(Row(workload: "flatMap ×10, completed inner", results: [
             ("ConnectFutures", measure { connectFlatMap() }),
             ("NIO EventLoopFuture", measure { nioFlatMap(loop) }),
-            ("async/await", await measureAsyncChain()),
+            ("async/await", asyncResult),
         ]))
-        try? await loop.shutdownGracefully()
+        try? loop.syncShutdownGracefully()
         print(Row.table(rows))
     }
 
@@ -115,6 +127,18 @@ struct FutureBenchmark {
         return samples.sorted { $0.nanosecondsPerStep < $1.nanosecondsPerStep }[rounds / 2]
     }
 
+    /// The async/await reference: one task runs the chain; the same figure serves all three rows.
+    static func measureAsyncChainBlocking() -> Result {
+        let done = DispatchSemaphore(value: 0)
+        let box = ResultBox()
+        Task {
+            box.result = await measureAsyncChain()
+            done.signal()
+        }
+        done.wait()
+        return box.result!
+    }
+
     static func measureAsyncChain() async -> Result {
         for _ in 0..<(iterations / 10) { await asyncChain() }
         var samples: [Result] = []
@@ -135,7 +159,12 @@ func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
 }
 
-struct Result {
+final class ResultBox: @unchecked Sendable {
+    // @unchecked: written by one task before the semaphore is signalled, read after the wait.
+    var result: Result?
+}
+
+struct Result: Sendable {
     let nanosecondsPerStep: Double
     let allocationsPerStep: Double
 

@@ -10,17 +10,20 @@ extension Future where Value == Data {
     /// ```
     /// The type can be left out where Swift infers it: `let todo: Future<Todo> = f.decoded()`.
     /// A body that does not decode fails the future with a ``DecodingFailure`` that names the
-    /// type, the coding path and the start of the body.
+    /// type, the coding path and the start of the body, or with the error the chain's
+    /// ``FutureContext/decodingFailure`` makes of it (`Connect`'s futures: `ConnectError.decoding`).
     public func decoded<Decoded: Decodable & Sendable>(
         toType type: Decoded.Type = Decoded.self,
         decoder: JSONDecoder = JSONDecoder()
     ) -> Future<Decoded> {
         let decoder = UncheckedDecoder(decoder)
+        let report = storage.context?.decodingFailure
         return map { data in
             do {
                 return try decoder.decoder.decode(Decoded.self, from: data)
             } catch let error as DecodingError {
-                throw DecodingFailure(type: Decoded.self, error: error, body: data)
+                let failure = DecodingFailure(type: Decoded.self, error: error, body: data)
+                throw report?(failure) ?? failure
             }
         }
     }

@@ -95,7 +95,7 @@ extension Future {
     func chained<NewValue: Sendable>(
         _ next: @escaping @Sendable (Result<Value, any Error>) -> Result<NewValue, any Error>
     ) -> Future<NewValue> {
-        let child = FutureStorage<NewValue>(following: storage)
+        let child = Future<NewValue>.Storage(following: storage)
         storage.append { [storage] in
             child.completeReturningCallbacks(next(storage.resultOfCompleted))
         }
@@ -107,7 +107,7 @@ extension Future {
     func flatChained<NewValue: Sendable>(
         _ next: @escaping @Sendable (Result<Value, any Error>) -> Future<NewValue>
     ) -> Future<NewValue> {
-        let child = FutureStorage<NewValue>(following: storage)
+        let child = Future<NewValue>.Storage(following: storage)
         storage.append { [storage] in
             let inner = next(storage.resultOfCompleted).storage
             if let result = inner.completedResult {

@@ -30,35 +30,41 @@ import Dispatch
 ///
 /// A `Future` is a cheap handle: copies refer to the same pending result.
 public struct Future<Value: Sendable>: Sendable {
-    @usableFromInline let storage: FutureStorage<Value>
+    @usableFromInline typealias Storage = FutureStorage<Result<Value, any Error>>
+
+    @usableFromInline let storage: Storage
 
     @inlinable
-    init(storage: FutureStorage<Value>) {
+    init(storage: Storage) {
         self.storage = storage
     }
 
     /// A future that has already succeeded with `value`.
     @inlinable
     public init(value: Value) {
-        storage = FutureStorage(result: .success(value))
+        storage = Storage(result: .success(value))
     }
 
     /// A future that has already failed with `error`.
     @inlinable
     public init(error: any Error) {
-        storage = FutureStorage(result: .failure(error))
+        storage = Storage(result: .failure(error))
     }
 
     /// A future that has already completed with `result`.
     @inlinable
     public init(result: Result<Value, any Error>) {
-        storage = FutureStorage(result: result)
+        storage = Storage(result: result)
     }
 
-    /// A future that has already completed with `result`, whose callbacks run on `callbackQueue`.
-    public init(result: Result<Value, any Error>, callbackQueue: DispatchQueue) {
-        storage = FutureStorage(result: result, callbackQueue: callbackQueue)
+    /// A future that has already completed with `result`, in a chain that follows `context`
+    /// (its callbacks run on the context's queue, if it has one).
+    public init(result: Result<Value, any Error>, context: FutureContext) {
+        storage = Storage(result: result, context: context)
     }
+
+    /// The settings this future's chain shares, if its producer gave any.
+    public var context: FutureContext? { storage.context }
 
     /// The queue this future's callbacks run on, if it has one.
     public var callbackQueue: DispatchQueue? { storage.callbackQueue }
@@ -67,7 +73,15 @@ public struct Future<Value: Sendable>: Sendable {
     /// otherwise a future that completes on `queue` like this one. Cancelling it cancels this one.
     public func delivered(on queue: DispatchQueue) -> Future<Value> {
         if storage.callbackQueue === queue { return self }
-        let child = FutureStorage<Value>(upstream: storage, callbackQueue: queue)
+        let current = storage.context
+        return following(FutureContext(callbackQueue: queue, cancellationError: current?.cancellationError, decodingFailure: current?.decodingFailure))
+    }
+
+    /// This future in a chain that follows `context`: itself if it already does, otherwise a
+    /// future that completes like this one under `context`. Cancelling it cancels this one.
+    public func following(_ context: FutureContext) -> Future<Value> {
+        if storage.context === context { return self }
+        let child = Storage(upstream: storage, context: context)
         storage.append { [storage] in
             child.completeAndRun(storage.resultOfCompleted)
             return CallbackList()

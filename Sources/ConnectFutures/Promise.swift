@@ -15,7 +15,7 @@ import Dispatch
 /// ``FutureError/promiseAbandoned``, so observers never wait forever for a result that cannot come,
 /// and nothing they captured is kept alive past that point.
 public final class Promise<Value: Sendable>: Sendable {
-    @usableFromInline let storage: FutureStorage<Value>
+    @usableFromInline let storage: Future<Value>.Storage
 
     /// Creates a pending promise.
     ///
@@ -26,13 +26,24 @@ public final class Promise<Value: Sendable>: Sendable {
     ///     chained from it, runs on this queue, whichever thread completes the promise and
     ///     whenever they are added. Without it they run on the completing thread (or at once,
     ///     if added after completion).
+    public convenience init(cancellationError: (any Error)? = nil, callbackQueue: DispatchQueue? = nil) {
+        let context = cancellationError == nil && callbackQueue == nil
+            ? nil : FutureContext(callbackQueue: callbackQueue, cancellationError: cancellationError)
+        self.init(context: context)
+    }
+
+    /// Creates a pending promise whose future, and every future chained from it, follows
+    /// `context`; share one context between many promises to save an allocation each.
     @inlinable
-    public init(cancellationError: (any Error)? = nil, callbackQueue: DispatchQueue? = nil) {
-        storage = FutureStorage(callbackQueue: callbackQueue, cancellationError: cancellationError)
+    public init(context: FutureContext?) {
+        storage = Future<Value>.Storage(context: context)
     }
 
     deinit {
-        storage.completeAndRun(.failure(FutureError.promiseAbandoned))
+        // Checked first: building the failure boxes an error, which a completed future never needs.
+        if storage.completedResult == nil {
+            storage.completeAndRun(.failure(FutureError.promiseAbandoned))
+        }
     }
 
     /// The future this promise completes.
