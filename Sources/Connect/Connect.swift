@@ -18,7 +18,8 @@ import Foundation
 ///
 /// A request whose status is in ``ConnectConfiguration/acceptedStatusCodes`` succeeds; any
 /// other goes to the error handler, whose error the future fails with. Results arrive on
-/// ``ConnectConfiguration/callbackQueue``.
+/// ``ConnectConfiguration/callbackQueue``. A request in flight keeps what it needs alive: a
+/// `Connect` released before its requests finish does not cancel them.
 public final class Connect: Sendable {
     /// A shared instance with the default middleware, error handler and configuration.
     public static let `default` = Connect()
@@ -33,6 +34,9 @@ public final class Connect: Sendable {
     public let transport: any Transport
 
     private let builder: UncheckedRequestBuilder
+    /// Shared by every future this client returns: the callback queue, `.cancelled` as the
+    /// cancellation error, and decoding failures as `.decoding`.
+    private let context: FutureContext
 
     /// Creates a client.
     ///
@@ -51,7 +55,9 @@ public final class Connect: Sendable {
         self.middleware = middleware
         self.errorHandler = errorHandler
         self.configuration = configuration
-        self.transport = transport ?? CurlTransport(configuration: configuration)
+        let context = FutureContext.connect(callbackQueue: configuration.callbackQueue)
+        self.context = context
+        self.transport = transport ?? CurlTransport(configuration: configuration, context: context)
         builder = UncheckedRequestBuilder(RequestBuilder(jsonEncoder: JSONEncoder(), userAgent: configuration.userAgent))
     }
 
@@ -74,11 +80,34 @@ public final class Connect: Sendable {
         } catch {
             return failLater(error)
         }
-        return send(request, debugResponse: debugResponse)
+        let validation = Validation(
+            acceptedStatusCodes: connector.acceptedStatusCodes ?? configuration.acceptedStatusCodes,
+            errorHandler: connector.errorHandler ?? errorHandler
+        )
+        return send(request, validation: validation, debugResponse: debugResponse)
     }
 
     /// Sends a request built by hand, through the same middleware, validation and error handler.
     public func send(_ request: Request, debugResponse: Bool = false) -> Future<Response> {
+        send(request, validation: Validation(acceptedStatusCodes: configuration.acceptedStatusCodes, errorHandler: errorHandler), debugResponse: debugResponse)
+    }
+
+    /// How a response is judged: which statuses succeed, and who explains the others.
+    private struct Validation: Sendable {
+        let acceptedStatusCodes: AcceptedStatusCodes
+        let errorHandler: any ErrorHandlerProtocol
+
+        /// The response if its status is accepted, else the error handler's verdict.
+        func check(_ response: Response, of request: Request) throws -> Response {
+            if acceptedStatusCodes.contains(response.statusCode) { return response }
+            if let error = errorHandler.handle(failure: FailedResponse(request: request, response: response)) {
+                throw error
+            }
+            return response
+        }
+    }
+
+    private func send(_ request: Request, validation: Validation, debugResponse: Bool) -> Future<Response> {
         do {
             try request.validate()
         } catch {
@@ -86,12 +115,11 @@ public final class Connect: Sendable {
         }
         let log = debugResponse ? DebugLog(configuration: configuration) : nil
         let exchange: Future<Response>
-        let queue = configuration.callbackQueue
         if middleware is ConnectMiddleware {
             log?.request(request)
-            exchange = transport.send(request).delivered(on: queue).map { [self] response in try validate(response, of: request) }
+            exchange = transport.send(request).following(context).map { response in try validation.check(response, of: request) }
         } else {
-            exchange = Future { [self] in try await sendThroughMiddleware(request, log: log) }.delivered(on: queue)
+            exchange = Future { [self] in try await sendThroughMiddleware(request, validation: validation, log: log) }.following(context)
         }
         guard let log else { return exchange }
         return exchange.always { log.outcome($0, of: request) }
@@ -102,7 +130,7 @@ public final class Connect: Sendable {
         transport.cancelAll()
     }
 
-    private func sendThroughMiddleware(_ original: Request, log: DebugLog?) async throws -> Response {
+    private func sendThroughMiddleware(_ original: Request, validation: Validation, log: DebugLog?) async throws -> Response {
         var attempt = 1
         while true {
             let request = try await middleware.adapt(original)
@@ -112,7 +140,7 @@ public final class Connect: Sendable {
             do {
                 let received = try await transport.send(request).value
                 response = received
-                return try validate(received, of: request)
+                return try validation.check(received, of: request)
             } catch {
                 if error as? ConnectError == .cancelled || Task.isCancelled { throw error }
                 switch await middleware.retry(request, failedWith: error, response: response, attempt: attempt) {
@@ -128,18 +156,9 @@ public final class Connect: Sendable {
         }
     }
 
-    /// The response if its status is accepted, else the error handler's verdict.
-    private func validate(_ response: Response, of request: Request) throws -> Response {
-        if configuration.acceptedStatusCodes.contains(response.statusCode) { return response }
-        if let error = errorHandler.handle(failure: FailedResponse(request: request, response: response)) {
-            throw error
-        }
-        return response
-    }
-
     /// A failed future whose observers run on the callback queue, like every other result's.
     private func failLater(_ error: any Error) -> Future<Response> {
-        Future(result: .failure(error), callbackQueue: configuration.callbackQueue)
+        Future(result: .failure(error), context: context)
     }
 }
 

@@ -10,8 +10,9 @@ public struct ConnectConfiguration: Sendable {
     /// Where observers and the steps after a response run. A global background queue by
     /// default; never the main queue unless you choose it.
     public var callbackQueue: DispatchQueue = .global()
-    /// The status codes that count as success; others go to the error handler. `200..<300` by default.
-    public var acceptedStatusCodes: Range<Int> = 200..<300
+    /// The status codes that count as success; others go to the error handler.
+    /// ``AcceptedStatusCodes/successful`` (200–299) by default; a connector can set its own.
+    public var acceptedStatusCodes: AcceptedStatusCodes = .successful
     /// The largest response body kept in memory; a larger one fails with
     /// ``ConnectError/responseTooLarge(limit:)``. 64 MiB by default.
     public var maximumResponseBodySize: Int = 64 << 20

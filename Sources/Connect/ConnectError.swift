@@ -30,7 +30,8 @@ public enum ConnectError: Error, Sendable, CustomStringConvertible {
     case http(HTTPFailure)
     /// The response body was larger than the configured maximum.
     case responseTooLarge(limit: Int)
-    /// The body could not be decoded; see ``DecodingFailure``.
+    /// The body could not be decoded: `decoded(toType:)` on a future from `Connect` fails with
+    /// this, carrying the type, the coding path and the start of the body.
     case decoding(DecodingFailure)
 
     public var description: String {
@@ -59,6 +60,13 @@ public enum ConnectError: Error, Sendable, CustomStringConvertible {
     public var statusCode: Int? {
         if case .http(let failure) = self { return failure.statusCode }
         return nil
+    }
+}
+
+extension FutureContext {
+    /// The context of every future a `Connect` returns.
+    static func connect(callbackQueue: DispatchQueue) -> FutureContext {
+        FutureContext(callbackQueue: callbackQueue, cancellationError: ConnectError.cancelled) { ConnectError.decoding($0) }
     }
 }
 

@@ -33,10 +33,18 @@ public protocol Connector {
     var parameters: ParametersRepresentable? { get }
     /// The longest the whole exchange may take; `nil` (the default) uses the configuration's.
     var timeout: Duration? { get }
+    /// The status codes that count as success for this endpoint; `nil` (the default) uses the
+    /// configuration's.
+    var acceptedStatusCodes: AcceptedStatusCodes? { get }
+    /// The error handler for this endpoint's failed responses; `nil` (the default) uses the one
+    /// `Connect` was made with.
+    var errorHandler: ErrorHandlerProtocol? { get }
 }
 
 extension Connector {
     public var headers: [HTTPHeader] { [] }
     public var parameters: ParametersRepresentable? { nil }
     public var timeout: Duration? { nil }
+    public var acceptedStatusCodes: AcceptedStatusCodes? { nil }
+    public var errorHandler: ErrorHandlerProtocol? { nil }
 }

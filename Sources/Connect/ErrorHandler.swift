@@ -56,6 +56,8 @@ public struct ErrorHandler: ErrorHandlerProtocol {
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
             return trimmed.isEmpty ? nil : trimmed
         case let number as NSNumber:
+            // `{"error": true}` says that, not what: a boolean is never the message.
+            if String(cString: number.objCType) == "c" { return nil }
             return number.stringValue
         default:
             return nil

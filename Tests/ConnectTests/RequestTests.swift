@@ -180,9 +180,9 @@ struct RequestTests {
     @Test func decodingFailureNamesThePath() async throws {
         let server = try TestServer { _ in .json(#"{"userId":1,"id":"oops","title":"t","completed":false}"#) }
         defer { server.shutdown() }
-        let result = await outcome(sharedConnect.request(TestConnector(server, "/todos/1")).decoded(toType: Todo.self))
-        guard case .failure(let error) = result, let failure = error as? DecodingFailure else {
-            Issue.record("expected a DecodingFailure, got \(result)")
+        let error = await connectError(sharedConnect.request(TestConnector(server, "/todos/1")).decoded(toType: Todo.self))
+        guard case .decoding(let failure)? = error else {
+            Issue.record("expected ConnectError.decoding, got \(String(describing: error))")
             return
         }
         #expect(failure.codingPath == "id")

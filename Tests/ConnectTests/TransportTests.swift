@@ -45,6 +45,13 @@ struct TransportTests {
         }
     }
 
+    @Test func aReleasedClientStillFinishesItsRequests() async throws {
+        let server = try TestServer { _ in TestResponse(body: Data("late".utf8), behavior: .delay(.milliseconds(100))) }
+        defer { server.shutdown() }
+        let future = Connect().request(TestConnector(server, "/later"))  // the client is released at once
+        #expect(try await future.value == Data("late".utf8))
+    }
+
     @Test func totalTimeoutPerRequest() async throws {
         let server = try TestServer { _ in TestResponse(behavior: .stall) }
         defer { server.shutdown() }

@@ -18,13 +18,16 @@ final class CurlTransfer: @unchecked Sendable {
     var bodyTooLarge = false
     var uploadOffset = 0
     var headerList: UnsafeMutablePointer<curl_slist>?
+    /// Keeps the transport (and so its thread) alive while this transfer is in flight, so that
+    /// releasing the last reference to a `Connect` never cancels the requests it started.
+    var owner: CurlTransport?
 
-    init(request: Request, limits: CurlTransport.Limits, callbackQueue: DispatchQueue) {
+    init(request: Request, limits: CurlTransport.Limits, context: FutureContext) {
         self.request = request
         self.limits = limits
-        // Bound to the callback queue: the transfer thread completes the promise, and every
-        // observer and step runs on the queue, never on the transfer thread.
-        promise = Promise(cancellationError: ConnectError.cancelled, callbackQueue: callbackQueue)
+        // The context binds the future to the callback queue: the transfer thread completes the
+        // promise, and every observer and step runs on the queue, never on the transfer thread.
+        promise = Promise(context: context)
     }
 
     deinit {

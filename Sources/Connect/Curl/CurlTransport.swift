@@ -18,17 +18,21 @@ public final class CurlTransport: Transport {
 
     private let loop: TransferLoop
     private let limits: Limits
-    private let callbackQueue: DispatchQueue
+    let context: FutureContext
 
     /// Creates a transport with its own transfer thread.
-    public init(configuration: ConnectConfiguration = ConnectConfiguration()) {
+    public convenience init(configuration: ConnectConfiguration = ConnectConfiguration()) {
+        self.init(configuration: configuration, context: .connect(callbackQueue: configuration.callbackQueue))
+    }
+
+    init(configuration: ConnectConfiguration, context: FutureContext) {
         limits = Limits(
             timeout: configuration.timeout,
             connectTimeout: configuration.connectTimeout,
             maximumBodySize: configuration.maximumResponseBodySize,
             maximumRedirects: configuration.maximumRedirects
         )
-        callbackQueue = configuration.callbackQueue
+        self.context = context
         loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost)
     }
 
@@ -38,8 +42,9 @@ public final class CurlTransport: Transport {
 
     /// Sends `request` once; the future's callbacks run on the configuration's callback queue.
     public func send(_ request: Request) -> Future<Response> {
-        let transfer = CurlTransfer(request: request, limits: limits, callbackQueue: callbackQueue)
+        let transfer = CurlTransfer(request: request, limits: limits, context: context)
         let loop = self.loop
+        transfer.owner = self
         transfer.promise.onCancel { [transfer] in loop.send(.cancel(transfer)) }
         loop.send(.start(transfer))
         return transfer.promise.future

@@ -74,7 +74,10 @@ final class TransferLoop: @unchecked Sendable {
 
     private func start(_ transfer: CurlTransfer) {
         // Cancelled while it waited in the inbox: never start it.
-        guard !transfer.promise.isCompleted else { return }
+        guard !transfer.promise.isCompleted else {
+            transfer.owner = nil
+            return
+        }
         guard let handle = idleHandles.popLast() ?? CurlEasyHandle() else {
             deliver(transfer, .failure(ConnectError.transport(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed", requestSent: false)))
             return
@@ -132,6 +135,8 @@ final class TransferLoop: @unchecked Sendable {
 
     private func deliver(_ transfer: CurlTransfer, _ outcome: Result<Response, any Error>) {
         transfer.promise.complete(outcome)
+        // May release the last reference to the transport; its deinit only queues a stop.
+        transfer.owner = nil
     }
 }
 

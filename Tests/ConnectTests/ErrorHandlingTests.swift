@@ -1,0 +1,228 @@
+import ConnectFutures
+import ConnectTestServer
+import Foundation
+import Testing
+
+@testable import Connect
+
+enum AppError: Error, Equatable {
+    case sessionExpired
+    case server(String)
+}
+
+/// A plugin as an app would write it: the seed's one-method form.
+struct AppErrorHandler: ErrorHandlerProtocol {
+    func handle(response: [String: Any]) -> Error? {
+        if response["code"] as? String == "TOKEN_EXPIRED" { return AppError.sessionExpired }
+        if response["code"] as? String == "IGNORE" { return nil }
+        return AppError.server(response["reason"] as? String ?? "unknown")
+    }
+}
+
+/// A handler that needs more than the dictionary.
+struct StatusAwareHandler: ErrorHandlerProtocol {
+    func handle(response: [String: Any]) -> Error? { nil }
+
+    func handle(failure: FailedResponse) -> Error? {
+        AppError.server("\(failure.request.method) \(failure.statusCode) \(failure.response.header("X-Request-ID") ?? "-") \(failure.response.body.count)")
+    }
+}
+
+/// The HTTP failure a body produces with the default handler, from a real server.
+func httpFailure(status: Int = 400, body: Data, contentType: String = "application/json") async throws -> HTTPFailure? {
+    let server = try TestServer { _ in TestResponse(status: status, headers: [("Content-Type", contentType)], body: body) }
+    defer { server.shutdown() }
+    let error = await connectError(sharedConnect.request(TestConnector(server, "/fails")))
+    guard case .http(let failure)? = error else {
+        Issue.record("expected an HTTP failure, got \(String(describing: error))")
+        return nil
+    }
+    return failure
+}
+
+@Suite("Error handling", .timeLimit(.minutes(3)))
+struct ErrorHandlingTests {
+    @Test(arguments: ["msg", "messge", "message", "error_description", "detail", "error", "err", "title"])
+    func defaultHandlerFindsEachKey(key: String) async throws {
+        let failure = try await httpFailure(body: Data(#"{"\#(key)":"Quota exceeded","other":"x"}"#.utf8))
+        #expect(failure?.message == "Quota exceeded")
+        #expect(failure?.statusCode == 400)
+        #expect(failure?.description == "HTTP 400 Bad Request: Quota exceeded")
+    }
+
+    @Test(arguments: [
+        (#"{"error":{"message":"Nested message","code":7}}"#, "Nested message"),
+        (#"{"errors":[{"message":"First"},{"message":"Second"}]}"#, "First; Second"),
+        (#"{"error":"invalid_grant","error_description":"The code expired"}"#, "The code expired"),
+        (#"{"error":{"details":"x","msg":"Deep"}}"#, "Deep"),
+        (#"{"message":404}"#, "404"),
+        (#"{"error":true,"message":"Real reason"}"#, "Real reason"),
+        (#"["Name is required","Email is invalid"]"#, "Name is required; Email is invalid"),
+        (#"[{"message":"In an array"}]"#, "In an array"),
+        (#""A bare JSON string""#, "A bare JSON string"),
+    ])
+    func defaultHandlerFindsNestedForms(body: String, expected: String) async throws {
+        let failure = try await httpFailure(body: Data(body.utf8))
+        #expect(failure?.message == expected)
+    }
+
+    @Test(arguments: [#"{"error":true}"#, #"{"code":17}"#, #"{}"#, "[]", "null", #"{"message":""}"#])
+    func noMessageStillGivesStatusAndBody(body: String) async throws {
+        let failure = try await httpFailure(status: 503, body: Data(body.utf8))
+        #expect(failure?.message == nil)
+        #expect(failure?.description == "HTTP 503 Service Unavailable. Body starts: \(body)")
+    }
+
+    @Test func htmlAndPlainTextBodies() async throws {
+        let html = try await httpFailure(status: 502, body: Data("<html><body>Bad gateway</body></html>".utf8), contentType: "text/html")
+        #expect(html?.message == nil)
+        #expect(html?.description == "HTTP 502 Bad Gateway. Body starts: <html><body>Bad gateway</body></html>")
+        let text = try await httpFailure(status: 429, body: Data("Slow down, please.\n".utf8), contentType: "text/plain")
+        #expect(text?.message == "Slow down, please.")
+    }
+
+    @Test func emptyBody() async throws {
+        let failure = try await httpFailure(status: 500, body: Data())
+        #expect(failure?.message == nil)
+        #expect(failure?.description == "HTTP 500 Internal Server Error")
+    }
+
+    @Test func hugeBodyGivesABoundedPreview() async throws {
+        let huge = Data(repeating: UInt8(ascii: "x"), count: 10 << 20)
+        let failure = try await httpFailure(status: 500, body: huge, contentType: "text/html")
+        #expect(failure?.response.body.count == 10 << 20)
+        #expect(failure?.bodyPreview.count == HTTPFailure.previewLength + 1)  // and an ellipsis
+        #expect((failure?.description.count ?? .max) < 700)
+    }
+
+    @Test func invalidUTF8NeverCrashes() async throws {
+        let bytes = Data([0x7B, 0x22, 0xFF, 0xFE, 0x22, 0x3A, 0xC3, 0x28, 0x7D])
+        let failure = try await httpFailure(status: 400, body: bytes, contentType: "text/plain")
+        #expect(failure?.message == nil)
+        #expect(failure?.description.hasPrefix("HTTP 400 Bad Request. Body starts: {\"") == true)
+    }
+
+    @Test func noContentAndNotModified() async throws {
+        let server = try TestServer { request in TestResponse(status: request.path == "/empty" ? 204 : 304) }
+        defer { server.shutdown() }
+        let empty = try await sharedConnect.response(TestConnector(server, "/empty")).value
+        #expect(empty.statusCode == 204 && empty.body.isEmpty)
+        // 304 is outside 200–299: an error by default…
+        #expect(await connectError(sharedConnect.request(TestConnector(server, "/cached")))?.statusCode == 304)
+        // …accepted when the configuration says so…
+        var configuration = ConnectConfiguration()
+        configuration.acceptedStatusCodes = .successful + [304]
+        #expect(try await Connect(configuration: configuration).response(TestConnector(server, "/cached")).value.statusCode == 304)
+        // …or when the connector does.
+        struct Cached: Connector {
+            let baseURL: URL
+            var endpoint: String { "/cached" }
+            var method: HTTPMethod { .get }
+            var acceptedStatusCodes: AcceptedStatusCodes? { [304] }
+        }
+        #expect(try await sharedConnect.response(Cached(baseURL: server.baseURL)).value.statusCode == 304)
+    }
+
+    @Test func customPluginErrorsArriveUnchanged() async throws {
+        let server = try TestServer { request in
+            switch request.path {
+            case "/expired": return .json(#"{"code":"TOKEN_EXPIRED"}"#, status: 401)
+            case "/ignored": return .json(#"{"code":"IGNORE","data":1}"#, status: 418)
+            default: return .json(#"{"code":"OTHER","reason":"Out of stock"}"#, status: 409)
+            }
+        }
+        defer { server.shutdown() }
+        let connect = Connect(errorHandler: AppErrorHandler())
+        let expired = await outcome(connect.request(TestConnector(server, "/expired")))
+        guard case .failure(let error) = expired else { Issue.record("expected a failure"); return }
+        #expect(error as? AppError == .sessionExpired)
+        let other = await outcome(connect.request(TestConnector(server, "/other")).decoded(toType: Todo.self))
+        guard case .failure(let otherError) = other else { Issue.record("expected a failure"); return }
+        #expect(otherError as? AppError == .server("Out of stock"))
+        // A handler returning nil accepts the response, as the seed allows.
+        let accepted = try await connect.response(TestConnector(server, "/ignored")).value
+        #expect(accepted.statusCode == 418)
+    }
+
+    @Test func aRichHandlerSeesStatusHeadersBodyAndRequest() async throws {
+        let server = try TestServer { _ in TestResponse(status: 422, headers: [("X-Request-ID", "r-9")], body: Data("nope".utf8)) }
+        defer { server.shutdown() }
+        let result = await outcome(Connect(errorHandler: StatusAwareHandler()).request(TestConnector(server, "/x", method: .patch)))
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error as? AppError == .server("PATCH 422 r-9 4"))
+    }
+
+    @Test func aConnectorCanOverrideTheHandler() async throws {
+        let server = try TestServer { _ in .json(#"{"code":"TOKEN_EXPIRED"}"#, status: 401) }
+        defer { server.shutdown() }
+        struct Guarded: Connector {
+            let baseURL: URL
+            var endpoint: String { "/me" }
+            var method: HTTPMethod { .get }
+            var errorHandler: ErrorHandlerProtocol? { AppErrorHandler() }
+        }
+        let result = await outcome(sharedConnect.request(Guarded(baseURL: server.baseURL)))
+        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        #expect(error as? AppError == .sessionExpired)
+    }
+
+    @Test func theSeedsDictionaryFormOnTheDefaultHandler() {
+        let error = ErrorHandler().handle(response: ["messge": "Spelled the old way"])
+        #expect((error as? ServerMessage)?.message == "Spelled the old way")
+        #expect(ErrorHandler(messageKeys: ["reason"]).message(in: ["reason": "Custom key", "message": "ignored"]) == "Custom key")
+    }
+
+    /// Every case of ConnectError, each from a real situation, with its description.
+    @Test func everyCaseFromARealSituation() async throws {
+        let server = try TestServer { request in
+            switch request.path {
+            case "/slow": return TestResponse(behavior: .stall)
+            case "/big": return TestResponse(body: Data(count: 4_096))
+            case "/todo": return .json(#"{"userId":1,"id":1,"title":7,"completed":false}"#)
+            default: return .json(#"{"message":"Nope"}"#, status: 403)
+            }
+        }
+        defer { server.shutdown() }
+        var small = ConnectConfiguration()
+        small.maximumResponseBodySize = 1_024
+        let limited = Connect(configuration: small)
+
+        let invalid = await connectError(sharedConnect.request(TestConnector(server, "/users/{id}")))
+        #expect(invalid?.description == #"Invalid request: no path parameter fills {id} in the endpoint "/users/{id}"."#)
+
+        let refused = await connectError(sharedConnect.request(TestConnector(url: URL(string: "http://127.0.0.1:\(try unusedPort())")!)))
+        #expect(refused?.description.hasPrefix("Transport failure before the request was sent: Failed to connect to 127.0.0.1") == true)
+        #expect(refused?.description.hasSuffix("(curl error 7).") == true)
+
+        let timedOut = await connectError(sharedConnect.request(TestConnector(server, "/slow", timeout: .milliseconds(200))))
+        #expect(timedOut?.description.hasPrefix("Timed out: Operation timed out after") == true)
+
+        let slow = sharedConnect.request(TestConnector(server, "/slow"))
+        slow.cancel()
+        #expect(await connectError(slow)?.description == "The request was cancelled.")
+
+        // TLS spoken to a plain-HTTP server: the handshake fails.
+        let tls = await connectError(sharedConnect.request(TestConnector(url: URL(string: "https://127.0.0.1:\(server.port)/")!)))
+        guard case .tls(let code, _)? = tls else {
+            Issue.record("expected a TLS failure, got \(String(describing: tls))")
+            return
+        }
+        #expect(code == 35)
+        #expect(tls?.description.hasPrefix("TLS failure: ") == true)
+
+        let http = await connectError(sharedConnect.request(TestConnector(server, "/forbidden")))
+        #expect(http?.description == "HTTP 403 Forbidden: Nope")
+
+        let tooLarge = await connectError(limited.request(TestConnector(server, "/big")))
+        #expect(tooLarge?.description == "The response body is larger than the limit of 1024 bytes.")
+
+        let decoding = await connectError(sharedConnect.request(TestConnector(server, "/todo")).decoded(toType: Todo.self))
+        guard case .decoding(let failure)? = decoding else {
+            Issue.record("expected a decoding failure, got \(String(describing: decoding))")
+            return
+        }
+        #expect(failure.codingPath == "title")
+        #expect(decoding?.description.hasPrefix("Could not decode ConnectTests.Todo at `title`: expected String") == true)
+        #expect(decoding?.description.contains(#"Body starts: {"userId":1"#) == true)
+    }
+}
