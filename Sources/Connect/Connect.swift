@@ -84,12 +84,12 @@ public final class Connect: Sendable {
             acceptedStatusCodes: connector.acceptedStatusCodes ?? configuration.acceptedStatusCodes,
             errorHandler: connector.errorHandler ?? errorHandler
         )
-        return send(request, validation: validation, debugResponse: debugResponse)
+        return send(request, validation: validation, debugResponse: debugResponse, alreadyValidated: true)
     }
 
     /// Sends a request built by hand, through the same middleware, validation and error handler.
     public func send(_ request: Request, debugResponse: Bool = false) -> Future<Response> {
-        send(request, validation: Validation(acceptedStatusCodes: configuration.acceptedStatusCodes, errorHandler: errorHandler), debugResponse: debugResponse)
+        send(request, validation: Validation(acceptedStatusCodes: configuration.acceptedStatusCodes, errorHandler: errorHandler), debugResponse: debugResponse, alreadyValidated: false)
     }
 
     /// How a response is judged: which statuses succeed, and who explains the others.
@@ -107,11 +107,13 @@ public final class Connect: Sendable {
         }
     }
 
-    private func send(_ request: Request, validation: Validation, debugResponse: Bool) -> Future<Response> {
-        do {
-            try request.validate()
-        } catch {
-            return failLater(error)
+    private func send(_ request: Request, validation: Validation, debugResponse: Bool, alreadyValidated: Bool) -> Future<Response> {
+        if !alreadyValidated {
+            do {
+                try request.validate()
+            } catch {
+                return failLater(error)
+            }
         }
         let log = debugResponse ? DebugLog(configuration: configuration) : nil
         let exchange: Future<Response>

@@ -75,6 +75,16 @@ public final class Promise<Value: Sendable>: Sendable {
         storage.completeAndRun(result)
     }
 
+    /// Completes the future and runs its observers right here, even when the future has a
+    /// callback queue: for producers that are already running on that queue (Connect's transfer
+    /// loop hands completed transfers to the queue in batches). Same package only.
+    @discardableResult
+    package func completeOnCallbackQueue(_ result: Result<Value, any Error>) -> Bool {
+        guard let waiting = storage.complete(result) else { return false }
+        waiting.run()
+        return true
+    }
+
     /// Completes this promise with whatever `other` completes with; cancelling this promise's
     /// future cancels `other`.
     public func complete(with other: Future<Value>) {

@@ -33,7 +33,7 @@ public final class CurlTransport: Transport {
             maximumRedirects: configuration.maximumRedirects
         )
         self.context = context
-        loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost)
+        loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: configuration.callbackQueue)
     }
 
     deinit {

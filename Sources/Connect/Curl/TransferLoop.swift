@@ -21,15 +21,19 @@ final class TransferLoop: @unchecked Sendable {
 
     private let multi: UnsafeMutableRawPointer
     private let inbox = Locked<[Command]>([])
+    private let callbackQueue: DispatchQueue
 
     // MARK: Transfer thread only
     private var active: [UnsafeMutableRawPointer: (transfer: CurlTransfer, handle: CurlEasyHandle)] = [:]
     private var idleHandles: [CurlEasyHandle] = []
+    /// Transfers finished in this pass of the loop, handed to the callback queue together.
+    private var finished: [(CurlTransfer, Result<Response, any Error>)] = []
     private static let maximumIdleHandles = 256
 
-    init(maximumConnectionsPerHost: Int) {
+    init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue) {
         CurlGlobal.initialize()
         multi = curl_multi_init()
+        self.callbackQueue = callbackQueue
         ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
         // The connection cache: keep as many idle connections as may be open at once.
         ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maximumConnectionsPerHost, 16))
@@ -40,9 +44,15 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     /// Queues `command` and wakes the loop. Safe from any thread.
+    ///
+    /// Only the command that finds the inbox empty wakes the loop (a syscall): the loop drains
+    /// the whole inbox when it wakes, so later commands ride on the wakeup already pending.
     func send(_ command: Command) {
-        inbox.withLock { $0.append(command) }
-        curl_multi_wakeup(multi)
+        let wasEmpty = inbox.withLock { commands -> Bool in
+            commands.append(command)
+            return commands.count == 1
+        }
+        if wasEmpty { curl_multi_wakeup(multi) }
     }
 
     private func run() {
@@ -62,10 +72,12 @@ final class TransferLoop: @unchecked Sendable {
             }
             if stopping {
                 cancelAll()
+                deliverFinished()
                 break
             }
             curl_multi_perform(multi, &running)
             collectFinished()
+            deliverFinished()
             curl_multi_poll(multi, nil, 0, 60_000, nil)
         }
         idleHandles.removeAll()
@@ -134,9 +146,22 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func deliver(_ transfer: CurlTransfer, _ outcome: Result<Response, any Error>) {
-        transfer.promise.complete(outcome)
-        // May release the last reference to the transport; its deinit only queues a stop.
-        transfer.owner = nil
+        finished.append((transfer, outcome))
+    }
+
+    /// One dispatch for everything that finished in this pass: with many transfers in flight,
+    /// waking a callback thread per transfer cost more than the callbacks themselves.
+    private func deliverFinished() {
+        guard !finished.isEmpty else { return }
+        let batch = finished
+        finished.removeAll(keepingCapacity: true)
+        callbackQueue.async {
+            for (transfer, outcome) in batch {
+                transfer.promise.completeOnCallbackQueue(outcome)
+                // May release the last reference to the transport; its deinit only queues a stop.
+                transfer.owner = nil
+            }
+        }
     }
 }
 
