@@ -102,3 +102,8 @@ public struct HTTPFailure: Sendable, CustomStringConvertible {
         return text
     }
 }
+
+extension ConnectError: LocalizedError {
+    /// The same text as ``description``, for code that shows `localizedDescription`.
+    public var errorDescription: String? { description }
+}

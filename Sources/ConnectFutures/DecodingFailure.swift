@@ -73,3 +73,8 @@ public struct DecodingFailure: Error, CustomStringConvertible, @unchecked Sendab
         return body.count > previewLength ? text + "…" : text
     }
 }
+
+extension DecodingFailure: LocalizedError {
+    /// The same text as ``description``, for code that shows `localizedDescription`.
+    public var errorDescription: String? { description }
+}

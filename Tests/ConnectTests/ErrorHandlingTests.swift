@@ -212,6 +212,8 @@ struct ErrorHandlingTests {
 
         let http = await connectError(sharedConnect.request(TestConnector(server, "/forbidden")))
         #expect(http?.description == "HTTP 403 Forbidden: Nope")
+        #expect(http?.errorDescription == "HTTP 403 Forbidden: Nope")
+        #expect(http?.localizedDescription == "HTTP 403 Forbidden: Nope")
 
         let tooLarge = await connectError(limited.request(TestConnector(server, "/big")))
         #expect(tooLarge?.description == "The response body is larger than the limit of 1024 bytes.")
