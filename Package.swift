@@ -60,7 +60,10 @@ let package = Package(
             path: "Benchmarks/HTTPBenchmark"
         ),
         .testTarget(name: "ConnectFuturesTests", dependencies: ["ConnectFutures"]),
-        .testTarget(name: "ConnectTests", dependencies: ["Connect", "ConnectTestServer"]),
+        .testTarget(
+            name: "ConnectTests",
+            dependencies: ["Connect", "ConnectTestServer", .product(name: "Logging", package: "swift-log")]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -36,7 +36,7 @@ public final class Connect: Sendable {
     private let builder: UncheckedRequestBuilder
     /// Shared by every future this client returns: the callback queue, `.cancelled` as the
     /// cancellation error, and decoding failures as `.decoding`.
-    private let context: FutureContext
+    let context: FutureContext
 
     /// Creates a client.
     ///
@@ -92,21 +92,6 @@ public final class Connect: Sendable {
         send(request, validation: Validation(acceptedStatusCodes: configuration.acceptedStatusCodes, errorHandler: errorHandler), debugResponse: debugResponse, alreadyValidated: false)
     }
 
-    /// How a response is judged: which statuses succeed, and who explains the others.
-    private struct Validation: Sendable {
-        let acceptedStatusCodes: AcceptedStatusCodes
-        let errorHandler: any ErrorHandlerProtocol
-
-        /// The response if its status is accepted, else the error handler's verdict.
-        func check(_ response: Response, of request: Request) throws -> Response {
-            if acceptedStatusCodes.contains(response.statusCode) { return response }
-            if let error = errorHandler.handle(failure: FailedResponse(request: request, response: response)) {
-                throw error
-            }
-            return response
-        }
-    }
-
     private func send(_ request: Request, validation: Validation, debugResponse: Bool, alreadyValidated: Bool) -> Future<Response> {
         if !alreadyValidated {
             do {
@@ -117,46 +102,28 @@ public final class Connect: Sendable {
         }
         let log = debugResponse ? DebugLog(configuration: configuration) : nil
         let exchange: Future<Response>
-        if middleware is ConnectMiddleware {
+        if (middleware as? ConnectMiddleware)?.isPassthrough == true {
             log?.request(request)
             exchange = transport.send(request).following(context).map { response in try validation.check(response, of: request) }
         } else {
-            exchange = Future { [self] in try await sendThroughMiddleware(request, validation: validation, log: log) }.following(context)
+            exchange = sendThroughMiddleware(request, validation: validation, log: log)
         }
         guard let log else { return exchange }
         return exchange.always { log.outcome($0, of: request) }
     }
 
-    /// Cancels every request in flight; each fails with ``ConnectError/cancelled``.
+    /// Cancels every request in flight, including those waiting for a retry or a token
+    /// refresh; each fails with ``ConnectError/cancelled``.
     public func cancelAllRequests() {
+        for request in inFlight.withLock({ Array($0.requests.values) }) {
+            request.cancel()
+        }
         transport.cancelAll()
     }
 
-    private func sendThroughMiddleware(_ original: Request, validation: Validation, log: DebugLog?) async throws -> Response {
-        var attempt = 1
-        while true {
-            let request = try await middleware.adapt(original)
-            try request.validate()
-            log?.request(request)
-            var response: Response?
-            do {
-                let received = try await transport.send(request).value
-                response = received
-                return try validation.check(received, of: request)
-            } catch {
-                if error as? ConnectError == .cancelled || Task.isCancelled { throw error }
-                switch await middleware.retry(request, failedWith: error, response: response, attempt: attempt) {
-                case .doNotRetry:
-                    throw error
-                case .retry:
-                    break
-                case .retryAfter(let delay):
-                    try await Task.sleep(for: delay)
-                }
-                attempt += 1
-            }
-        }
-    }
+    /// Requests on the middleware path, which can be between transfers (adapting, backing off,
+    /// waiting for a refresh) where the transport cannot see them.
+    let inFlight = Locked<(nextID: UInt64, requests: [UInt64: Future<Response>])>((0, [:]))
 
     /// A failed future whose observers run on the callback queue, like every other result's.
     private func failLater(_ error: any Error) -> Future<Response> {

@@ -39,6 +39,9 @@ public protocol Connector {
     /// The error handler for this endpoint's failed responses; `nil` (the default) uses the one
     /// `Connect` was made with.
     var errorHandler: ErrorHandlerProtocol? { get }
+    /// Whether retriers may repeat this request after it reached the server; `nil` (the
+    /// default) decides by the method. Return `true` for a POST that is safe to repeat.
+    var allowsRetry: Bool? { get }
 }
 
 extension Connector {
@@ -47,4 +50,5 @@ extension Connector {
     public var timeout: Duration? { nil }
     public var acceptedStatusCodes: AcceptedStatusCodes? { nil }
     public var errorHandler: ErrorHandlerProtocol? { nil }
+    public var allowsRetry: Bool? { nil }
 }

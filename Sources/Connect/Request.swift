@@ -12,14 +12,18 @@ public struct Request: Sendable, CustomStringConvertible {
     public var body: RequestBody?
     /// The longest the whole exchange may take; `nil` uses the configuration's.
     public var timeout: Duration?
+    /// Whether retriers may send this request again after it reached the server: `nil` decides
+    /// by the method (idempotent ones may be repeated), `true` opts a POST or PATCH in.
+    public var allowsRetry: Bool?
 
     /// Creates a request.
-    public init(method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil, timeout: Duration? = nil) {
+    public init(method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil, timeout: Duration? = nil, allowsRetry: Bool? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
         self.timeout = timeout
+        self.allowsRetry = allowsRetry
     }
 
     public var description: String { "\(method) \(url.absoluteString)" }

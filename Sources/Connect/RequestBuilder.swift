@@ -35,7 +35,7 @@ struct RequestBuilder {
             headers.append(.userAgent(userAgent))
         }
 
-        let request = Request(method: connector.method, url: url, headers: headers, body: parameters.body, timeout: connector.timeout)
+        let request = Request(method: connector.method, url: url, headers: headers, body: parameters.body, timeout: connector.timeout, allowsRetry: connector.allowsRetry)
         try request.validate()
         return request
     }

@@ -1,0 +1,49 @@
+import Logging
+
+/// A monitor that logs each request's life to a swift-log `Logger`:
+///
+/// ```
+/// → GET https://api.example.com/todos/1 (attempt 1)
+/// ← 503 Service Unavailable for GET https://api.example.com/todos/1 in 12.4 ms, 31 bytes
+/// ↻ GET https://api.example.com/todos/1 again in 200 ms after: HTTP 503 Service Unavailable
+/// ✗ GET https://api.example.com/todos/1 failed after 3 attempts: HTTP 503 Service Unavailable
+/// ```
+/// Request and response lines log at `level` (`.info` by default); failures at `.warning` or
+/// above. URLs are logged without their query, which often carries keys and tokens.
+public struct LoggingMonitor: ConnectMonitor {
+    /// Where the lines go.
+    public let logger: Logger
+    /// The level of request, response and retry lines.
+    public let level: Logger.Level
+
+    /// Logs to `logger` at `level`.
+    public init(logger: Logger = Logger(label: "connect"), level: Logger.Level = .info) {
+        self.logger = logger
+        self.level = level
+    }
+
+    public func requestStarted(_ request: Request, attempt: Int) {
+        logger.log(level: level, "→ \(Self.describe(request)) (attempt \(attempt))")
+    }
+
+    public func responseReceived(_ response: Response, for request: Request, attempt: Int) {
+        let milliseconds = Double(response.metrics.total.components.attoseconds) / 1e15 + Double(response.metrics.total.components.seconds) * 1000
+        let time = (milliseconds * 10).rounded() / 10
+        logger.log(level: level, "← \(response.statusCode) \(response.reasonPhrase) for \(Self.describe(request)) in \(time) ms, \(response.body.count) bytes")
+    }
+
+    public func retryScheduled(for request: Request, after error: any Error, delay: Duration, attempt: Int) {
+        let milliseconds = Int(delay.components.seconds) * 1000 + Int(delay.components.attoseconds / 1_000_000_000_000_000)
+        logger.log(level: level, "↻ \(Self.describe(request)) again in \(milliseconds) ms after: \(error)")
+    }
+
+    public func requestFailed(_ request: Request, error: any Error, attempts: Int) {
+        logger.log(level: max(level, .warning), "✗ \(Self.describe(request)) failed after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(error)")
+    }
+
+    static func describe(_ request: Request) -> String {
+        var text = request.url.absoluteString
+        if let query = text.utf8.firstIndex(of: UInt8(ascii: "?")) { text = String(text[..<query]) }
+        return "\(request.method) \(text)"
+    }
+}

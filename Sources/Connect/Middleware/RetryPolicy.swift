@@ -1,0 +1,114 @@
+import Foundation
+
+/// A ready retrier: exponential backoff with jitter for transient failures.
+///
+/// ```swift
+/// let connect = Connect(middleware: ConnectMiddleware(retrier: RetryPolicy(maximumAttempts: 4)))
+/// ```
+/// What it retries:
+/// - statuses in ``retryableStatusCodes`` (408, 429, 500, 502, 503, 504) and timeouts and
+///   transport failures, for idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, TRACE) and
+///   requests opted in with ``Request/allowsRetry`` (or ``retriesNonIdempotentRequests``);
+/// - for every request, a transport failure that happened before any byte was sent (the server
+///   never saw it, so repeating it is safe);
+/// - never a cancelled request, a request that could not be built, or a TLS failure.
+///
+/// The n-th retry waits `baseDelay × 2ⁿ⁻¹`, at most ``maximumDelay``, less up to ``jitter`` of
+/// it at random (so clients that failed together do not retry together). A `Retry-After`
+/// header on 429 or 503 (seconds or an HTTP date) is obeyed instead. No retry starts once
+/// ``deadline`` has passed since the first attempt, or would start after it.
+public struct RetryPolicy: RequestRetrier {
+    /// Attempts in all, the first included.
+    public var maximumAttempts: Int
+    /// The wait before the first retry.
+    public var baseDelay: Duration
+    /// The longest wait between two attempts from backoff.
+    public var maximumDelay: Duration
+    /// No retry starts later than this after the first attempt; `nil` for no limit.
+    public var deadline: Duration?
+    /// The share of each wait taken off at random, from 0 (none) to 1.
+    public var jitter: Double
+    /// Statuses worth another try.
+    public var retryableStatusCodes: Set<Int>
+    /// Retry POST and PATCH like idempotent requests.
+    public var retriesNonIdempotentRequests: Bool
+
+    /// Creates a policy.
+    public init(
+        maximumAttempts: Int = 3,
+        baseDelay: Duration = .milliseconds(200),
+        maximumDelay: Duration = .seconds(10),
+        deadline: Duration? = .seconds(60),
+        jitter: Double = 0.5,
+        retryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504],
+        retriesNonIdempotentRequests: Bool = false
+    ) {
+        self.maximumAttempts = maximumAttempts
+        self.baseDelay = baseDelay
+        self.maximumDelay = maximumDelay
+        self.deadline = deadline
+        self.jitter = min(max(jitter, 0), 1)
+        self.retryableStatusCodes = retryableStatusCodes
+        self.retriesNonIdempotentRequests = retriesNonIdempotentRequests
+    }
+
+    public func retry(_ attempt: FailedAttempt) async -> RetryDecision {
+        guard attempt.number < maximumAttempts, isWorthRetrying(attempt) else { return .doNotRetry }
+        let delay = serverRequestedDelay(attempt.response) ?? backoff(afterAttempt: attempt.number)
+        if let deadline, attempt.elapsed + delay > deadline { return .doNotRetry }
+        return delay <= .zero ? .retry : .retryAfter(delay)
+    }
+
+    /// Whether the failure is transient and repeating the request is safe.
+    public func isWorthRetrying(_ attempt: FailedAttempt) -> Bool {
+        let repeatable = attempt.request.allowsRetry ?? (attempt.request.method.isIdempotent || retriesNonIdempotentRequests)
+        if let status = attempt.response?.statusCode {
+            return repeatable && retryableStatusCodes.contains(status)
+        }
+        switch attempt.error as? ConnectError {
+        case .transport(_, _, let requestSent)?:
+            return repeatable || !requestSent
+        case .timedOut?:
+            return repeatable
+        default:
+            return false
+        }
+    }
+
+    /// The backoff before the retry that follows attempt `number`, jitter included.
+    public func backoff(afterAttempt number: Int) -> Duration {
+        var generator = SystemRandomNumberGenerator()
+        return backoff(afterAttempt: number, using: &generator)
+    }
+
+    /// The backoff before the retry that follows attempt `number`, with a given source of
+    /// randomness (for tests).
+    public func backoff(afterAttempt number: Int, using generator: inout some RandomNumberGenerator) -> Duration {
+        let exponent = min(max(number - 1, 0), 30)
+        let uncapped = baseDelay * (1 << exponent)
+        let capped = min(uncapped, maximumDelay)
+        guard jitter > 0 else { return capped }
+        let keep = 1 - jitter * Double.random(in: 0...1, using: &generator)
+        return capped * keep
+    }
+
+    /// The wait a 429 or 503 asks for in `Retry-After`, as seconds or an HTTP date.
+    public func serverRequestedDelay(_ response: Response?) -> Duration? {
+        guard let response, response.statusCode == 429 || response.statusCode == 503,
+            let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces)
+        else { return nil }
+        if let seconds = Int(value) { return .seconds(max(seconds, 0)) }
+        guard let date = Self.httpDate(value) else { return nil }
+        let seconds = date.timeIntervalSinceNow
+        return seconds > 0 ? .milliseconds(Int(seconds * 1000)) : .zero
+    }
+
+    /// An IMF-fixdate (RFC 9110 §5.6.7), e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
+    static func httpDate(_ text: String) -> Date? {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.date(from: text)
+    }
+}

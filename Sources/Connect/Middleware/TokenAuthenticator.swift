@@ -1,0 +1,140 @@
+import ConnectFutures
+
+/// Adds a token to every request and, on a 401, refreshes it once for everyone.
+///
+/// ```swift
+/// let authenticator = TokenAuthenticator(token: storedToken) {
+///     try await authService.refreshAccessToken()          // runs once, however many requests hit 401
+/// }
+/// let connect = Connect(middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]))
+/// ```
+/// When requests fail with 401 at the same time, the first starts a refresh and the others wait
+/// for that same refresh; requests started meanwhile wait for it before they are sent. Each then
+/// retries with the new token. A request whose token was already replaced retries without a new
+/// refresh. If the refresh fails, every waiting request fails with the refresh's error, and so
+/// does every later 401 that carries the same token, without another refresh (a revoked refresh
+/// token must not be hammered), until ``setToken(_:)`` gives a new one, e.g. after signing in
+/// again. A request is refreshed for at most ``maximumRefreshes`` times, so nothing loops forever.
+/// Cancelling a waiting request ends its wait at once; the refresh goes on for the others.
+public final class TokenAuthenticator: RequestAdapter, RequestRetrier {
+    /// How many times one request may trigger or wait for a refresh.
+    public let maximumRefreshes: Int
+    private let store: TokenStore
+    private let header: @Sendable (String) -> HTTPHeader
+
+    /// Creates an authenticator.
+    ///
+    /// - Parameters:
+    ///   - token: the current token; `nil` sends requests without one until the first refresh.
+    ///   - maximumRefreshes: per request.
+    ///   - header: how a token is sent; `Authorization: Bearer <token>` by default.
+    ///   - refresh: fetches a new token; called once per round of 401s.
+    public init(
+        token: String?,
+        maximumRefreshes: Int = 1,
+        header: @escaping @Sendable (String) -> HTTPHeader = { .authorization(bearerToken: $0) },
+        refresh: @escaping @Sendable () async throws -> String
+    ) {
+        self.maximumRefreshes = maximumRefreshes
+        self.header = header
+        store = TokenStore(token: token, refresh: refresh)
+    }
+
+    /// The token requests are sent with now.
+    public var token: String? {
+        get async { await store.token }
+    }
+
+    /// Replaces the token, e.g. after the user signs in again; forgets a failed refresh.
+    public func setToken(_ token: String?) async {
+        await store.replace(with: token)
+    }
+
+    public func adapt(_ request: Request) async throws -> Request {
+        guard let token = try await store.currentToken() else { return request }
+        var request = request
+        request.setHeader(header(token))
+        return request
+    }
+
+    public func retry(_ attempt: FailedAttempt) async -> RetryDecision {
+        guard attempt.response?.statusCode == 401, attempt.number <= maximumRefreshes else { return .doNotRetry }
+        let sentHeader = attempt.request.headers.value(for: header("").name)
+        do {
+            try await store.refresh(unlessReplacing: sentHeader, header: header)
+            return .retry
+        } catch is CancellationError {
+            return .fail(ConnectError.cancelled)
+        } catch {
+            return .fail(error)
+        }
+    }
+}
+
+/// The token and the one refresh in flight, if any.
+actor TokenStore {
+    private(set) var token: String?
+    private var refreshing: Task<String, any Error>?
+    /// The last refresh's failure, for the token it tried to replace.
+    private var failedRefresh: (token: String?, error: any Error)?
+    private let refresh: @Sendable () async throws -> String
+
+    init(token: String?, refresh: @escaping @Sendable () async throws -> String) {
+        self.token = token
+        self.refresh = refresh
+    }
+
+    /// The token to send; waits for a refresh in flight.
+    func currentToken() async throws -> String? {
+        if let refreshing { return try await waitCancellably(for: refreshing) }
+        return token
+    }
+
+    /// Starts a refresh, or joins the one in flight; does nothing if the token the failed
+    /// request carried (`sentHeader`) has already been replaced.
+    func refresh(unlessReplacing sentHeader: String?, header: (String) -> HTTPHeader) async throws {
+        if let refreshing {
+            _ = try await waitCancellably(for: refreshing)
+            return
+        }
+        if let token, sentHeader != header(token).value { return }
+        if let failedRefresh, failedRefresh.token == token { throw failedRefresh.error }
+        let replaced = token
+        // Runs on this actor (it inherits the isolation), so it stores the token directly.
+        let task = Task { [refresh] in
+            do {
+                let newToken = try await refresh()
+                // Stored before the task finishes, so every waiter sees the new token at once.
+                self.finishRefresh(with: newToken)
+                return newToken
+            } catch {
+                self.finishRefresh(with: nil, failure: (replaced, error))
+                throw error
+            }
+        }
+        refreshing = task
+        _ = try await waitCancellably(for: task)
+    }
+
+    private func finishRefresh(with newToken: String?, failure: (token: String?, error: any Error)? = nil) {
+        if let newToken { token = newToken }
+        failedRefresh = failure
+        refreshing = nil
+    }
+
+    func replace(with newToken: String?) {
+        token = newToken
+        failedRefresh = nil
+    }
+}
+
+/// Waits for `task`, but stops waiting (with `CancellationError`) as soon as the waiting task is
+/// cancelled; `task` itself goes on for whoever else waits.
+func waitCancellably<Value: Sendable>(for task: Task<Value, any Error>) async throws -> Value {
+    let waiter = Promise<Value>()
+    Task {
+        do { waiter.succeed(try await task.value) } catch { waiter.fail(error) }
+    }
+    // Awaiting a future is cancellable: cancelling this task fails `waiter` at once.
+    return try await waiter.future.value
+}

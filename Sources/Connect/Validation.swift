@@ -1,0 +1,14 @@
+/// How a response is judged: which statuses succeed, and who explains the others.
+struct Validation: Sendable {
+    let acceptedStatusCodes: AcceptedStatusCodes
+    let errorHandler: any ErrorHandlerProtocol
+
+    /// The response if its status is accepted, else the error handler's verdict.
+    func check(_ response: Response, of request: Request) throws -> Response {
+        if acceptedStatusCodes.contains(response.statusCode) { return response }
+        if let error = errorHandler.handle(failure: FailedResponse(request: request, response: response)) {
+            throw error
+        }
+        return response
+    }
+}
