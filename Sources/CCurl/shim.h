@@ -34,6 +34,12 @@ typedef size_t (*ccurl_data_callback)(char *buffer, size_t size, size_t count, v
 typedef int (*ccurl_progress_callback)(void *context, curl_off_t download_total, curl_off_t download_now,
                                        curl_off_t upload_total, curl_off_t upload_now);
 typedef int (*ccurl_seek_callback)(void *context, curl_off_t offset, int origin);
+typedef void (*ccurl_free_callback)(void *context);
+
+static inline CURLcode ccurl_mime_data_cb(curl_mimepart *part, curl_off_t size, ccurl_data_callback read,
+                                          ccurl_seek_callback seek, ccurl_free_callback release, void *context) {
+    return curl_mime_data_cb(part, size, read, seek, release, context);
+}
 
 static inline CURLcode ccurl_easy_setopt_data_callback(CURL *handle, CURLoption option, ccurl_data_callback value) {
     return curl_easy_setopt(handle, option, value);

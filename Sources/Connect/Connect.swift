@@ -80,11 +80,52 @@ public final class Connect: Sendable {
         } catch {
             return failLater(error)
         }
-        let validation = Validation(
+        return send(request, validation: validation(for: connector), debugResponse: debugResponse, alreadyValidated: true)
+    }
+
+    /// Uploads `files` as `multipart/form-data` to the endpoint `connector` describes, as in
+    /// SwiftConnect; the future gives the response body.
+    ///
+    /// ```swift
+    /// connect.upload(files: [File(name: "me.jpg", key: "avatar", mimeType: .jpg, data: jpeg)], to: ProfileConnector.avatar)
+    /// ```
+    /// The connector's path parameters fill its endpoint; its query parameters become form fields
+    /// and a JSON object a part named `json`. Files on disk are streamed, never loaded whole.
+    public func upload(files: [File]?, to connector: Connector, debugResponse: Bool = false) -> Future<Data> {
+        let request: Request
+        do {
+            request = try builder.builder.buildUpload(connector, files: files ?? [])
+        } catch {
+            return failLater(error).map { $0.body }
+        }
+        return send(request, validation: validation(for: connector), debugResponse: debugResponse, alreadyValidated: true).map { $0.body }
+    }
+
+    /// Sends the file at `fileURL` as the whole body (e.g. a PUT to object storage), streamed
+    /// from disk; the connector's own parameters apply as usual (a JSON object among them is an
+    /// error: the request has one body).
+    public func upload(fileAt fileURL: URL, contentType: String = "application/octet-stream", to connector: Connector, debugResponse: Bool = false) -> Future<Data> {
+        let request: Request
+        do {
+            var built = try builder.builder.build(connector)
+            guard built.body == nil else {
+                throw ConnectError.invalidRequest("the connector already has a body; a file upload replaces it")
+            }
+            built.body = try RequestBody.file(fileURL, contentType: contentType)
+            built.headers.removeAll { $0.hasName("Content-Type") }
+            built.headers.append(.contentType(contentType))
+            request = built
+        } catch {
+            return failLater(error).map { $0.body }
+        }
+        return send(request, validation: validation(for: connector), debugResponse: debugResponse, alreadyValidated: true).map { $0.body }
+    }
+
+    func validation(for connector: Connector) -> Validation {
+        Validation(
             acceptedStatusCodes: connector.acceptedStatusCodes ?? configuration.acceptedStatusCodes,
             errorHandler: connector.errorHandler ?? errorHandler
         )
-        return send(request, validation: validation, debugResponse: debugResponse, alreadyValidated: true)
     }
 
     /// Sends a request built by hand, through the same middleware, validation and error handler.

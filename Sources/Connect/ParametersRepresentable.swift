@@ -49,6 +49,12 @@ public struct EncodedParameters {
         queryItems.append(QueryItem(name: name, value: value))
     }
 
+    /// Replaces the query items and body with a form body (an upload turns them into fields).
+    mutating func replaceQueryAndBody(with form: RequestBody) {
+        queryItems = []
+        body = form
+    }
+
     /// Sets the body; a request has at most one.
     public mutating func setBody(_ newBody: RequestBody) throws {
         guard body == nil else {

@@ -6,7 +6,29 @@ struct RequestBuilder {
     var jsonEncoder: JSONEncoder
     var userAgent: String
 
+    /// A multipart upload of `files` to `connector`: its path parameters fill the endpoint as
+    /// usual, its query parameters become form fields, and a JSON object becomes a part named
+    /// `json` (`application/json`).
+    func buildUpload(_ connector: Connector, files: [File]) throws(ConnectError) -> Request {
+        let parameters = try encodeParameters(of: connector)
+        var parts = parameters.queryItems.map { FormPart.field($0.name, $0.value ?? "") }
+        if let json = parameters.body?.data {
+            parts.append(.field("json", data: json, mimeType: .json))
+        }
+        parts += files.map(FormPart.file)
+        for part in parts {
+            if let problem = part.validationProblem { throw .invalidRequest(problem) }
+        }
+        var formParameters = parameters
+        formParameters.replaceQueryAndBody(with: .multipart(parts))
+        return try build(connector, parameters: formParameters)
+    }
+
     func build(_ connector: Connector) throws(ConnectError) -> Request {
+        try build(connector, parameters: encodeParameters(of: connector))
+    }
+
+    private func encodeParameters(of connector: Connector) throws(ConnectError) -> EncodedParameters {
         var parameters = EncodedParameters(jsonEncoder: jsonEncoder)
         if let given = connector.parameters {
             do {
@@ -17,7 +39,10 @@ struct RequestBuilder {
                 throw .invalidRequest("the parameters could not be encoded: \(error)")
             }
         }
+        return parameters
+    }
 
+    private func build(_ connector: Connector, parameters: EncodedParameters) throws(ConnectError) -> Request {
         let url = try makeURL(base: connector.baseURL, endpoint: connector.endpoint, parameters: parameters)
 
         var headers = connector.headers

@@ -16,8 +16,11 @@ final class CurlTransfer: @unchecked Sendable {
     var headers: [HTTPHeader] = []
     var body = Data()
     var bodyTooLarge = false
-    var uploadOffset = 0
     var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The request body's bytes, from memory or disk.
+    var bodyReader: BodyReader?
+    /// A multipart body, built with libcurl's MIME API on the easy handle.
+    var mime: OpaquePointer?
     /// Keeps the transport (and so its thread) alive while this transfer is in flight, so that
     /// releasing the last reference to a `Connect` never cancels the requests it started.
     var owner: CurlTransport?
@@ -32,10 +35,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     deinit {
         curl_slist_free_all(headerList)
+        curl_mime_free(mime)
     }
 
     /// Sets every option of this request on `handle`, which is fresh or reset.
-    func configure(_ handle: CurlEasyHandle) {
+    func configure(_ handle: CurlEasyHandle) throws(ConnectError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         handle.set(CURLOPT_URL, request.url.absoluteString)
         handle.set(CURLOPT_PRIVATE, pointer: context)
@@ -60,7 +64,7 @@ final class CurlTransfer: @unchecked Sendable {
         }
         handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
 
-        configureMethodAndBody(handle, context: context)
+        try configureMethodAndBody(handle)
 
         var list: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
@@ -76,13 +80,20 @@ final class CurlTransfer: @unchecked Sendable {
         handle.set(CURLOPT_HTTPHEADER, slist: list)
     }
 
-    private func configureMethodAndBody(_ handle: CurlEasyHandle, context: UnsafeMutableRawPointer) {
+    private func configureMethodAndBody(_ handle: CurlEasyHandle) throws(ConnectError) {
         let method = request.method
         if let body = request.body {
-            handle.set(CURLOPT_POST, 1)
-            handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(body.count ?? -1))
-            handle.setDataCallback(CURLOPT_READFUNCTION, curlReadBody)
-            handle.set(CURLOPT_READDATA, pointer: context)
+            switch body.content {
+            case .data(let data):
+                try streamBody(from: BodyReader(data: data), size: Int64(data.count), handle)
+            case .file(let url, let size):
+                guard let reader = BodyReader(fileAt: url) else {
+                    throw .invalidRequest("the file \(url.path.debugDescription) cannot be read")
+                }
+                try streamBody(from: reader, size: size, handle)
+            case .multipart(let parts):
+                try attachMultipart(parts, handle)
+            }
             if method != .post { handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
         } else if method == .head {
             handle.set(CURLOPT_NOBODY, 1)
@@ -92,6 +103,58 @@ final class CurlTransfer: @unchecked Sendable {
         } else if method != .get {
             handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue)
         }
+    }
+
+    /// A body libcurl pulls through the read callback: a POST of known size, rewindable.
+    private func streamBody(from reader: BodyReader, size: Int64, _ handle: CurlEasyHandle) throws(ConnectError) {
+        bodyReader = reader
+        let context = Unmanaged.passUnretained(reader).toOpaque()
+        handle.set(CURLOPT_POST, 1)
+        handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(size))
+        handle.setDataCallback(CURLOPT_READFUNCTION, curlReadBody)
+        handle.set(CURLOPT_READDATA, pointer: context)
+        ccurl_easy_setopt_seek_callback(handle.raw, curlSeekBody)
+        handle.set(CURLOPT_SEEKDATA, pointer: context)
+    }
+
+    /// A `multipart/form-data` body built by libcurl: it writes the boundary, the part headers
+    /// (escaping quotes, CR and LF in names) and streams file parts from disk.
+    private func attachMultipart(_ parts: [FormPart], _ handle: CurlEasyHandle) throws(ConnectError) {
+        guard let mime = curl_mime_init(handle.raw) else {
+            throw .transport(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_mime_init failed", requestSent: false)
+        }
+        self.mime = mime
+        for formPart in parts {
+            if let problem = formPart.validationProblem { throw .invalidRequest(problem) }
+            let part = curl_mime_addpart(mime)
+            curl_mime_name(part, formPart.name)
+            switch formPart.value {
+            case .text(let text):
+                let utf8 = Array(text.utf8)
+                utf8.withUnsafeBufferPointer { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { _ = curl_mime_data(part, $0.baseAddress, bytes.count) }
+                }
+            case .typed(let data, let mimeType):
+                let reader = Unmanaged.passRetained(BodyReader(data: data)).toOpaque()
+                ccurl_mime_data_cb(part, curl_off_t(data.count), curlReadBody, curlSeekBody, curlReleaseReader, reader)
+                curl_mime_type(part, mimeType.rawValue)
+            case .file(let file):
+                switch file.source {
+                case .data(let data):
+                    // Read through a callback rather than copied into libcurl: a large in-memory
+                    // file is not duplicated.
+                    let reader = Unmanaged.passRetained(BodyReader(data: data)).toOpaque()
+                    ccurl_mime_data_cb(part, curl_off_t(data.count), curlReadBody, curlSeekBody, curlReleaseReader, reader)
+                case .disk(let url):
+                    guard curl_mime_filedata(part, url.path) == CURLE_OK else {
+                        throw .invalidRequest("the file \(url.path.debugDescription) cannot be read")
+                    }
+                }
+                curl_mime_filename(part, file.name)
+                curl_mime_type(part, file.mimeType.rawValue)
+            }
+        }
+        ccurl_easy_setopt_mime(handle.raw, CURLOPT_MIMEPOST, mime)
     }
 
     /// The response, or the error, once libcurl reports `code` for this transfer.
@@ -200,17 +263,6 @@ final class CurlTransfer: @unchecked Sendable {
         return value
     }
 
-    func readBody(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard let data = request.body?.data else { return 0 }
-        let count = min(buffer.count, data.count - uploadOffset)
-        guard count > 0 else { return 0 }
-        data.withUnsafeBytes { source in
-            buffer.baseAddress!.copyMemory(from: source.baseAddress! + uploadOffset, byteCount: count)
-        }
-        uploadOffset += count
-        return count
-    }
-
     static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         guard seconds < Int64(Int.max / 1000) - 1 else { return 0 }
@@ -240,6 +292,3 @@ private let curlReceiveHeader: ccurl_data_callback = { buffer, size, count, cont
     return transfer(context).receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
 }
 
-private let curlReadBody: ccurl_data_callback = { buffer, size, count, context in
-    transfer(context).readBody(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
-}

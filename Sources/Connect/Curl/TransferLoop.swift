@@ -94,7 +94,13 @@ final class TransferLoop: @unchecked Sendable {
             deliver(transfer, .failure(ConnectError.transport(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed", requestSent: false)))
             return
         }
-        transfer.configure(handle)
+        do {
+            try transfer.configure(handle)
+        } catch {
+            recycle(handle)
+            deliver(transfer, .failure(error))
+            return
+        }
         active[handle.raw] = (transfer, handle)
         let code = curl_multi_add_handle(multi, handle.raw)
         if code != CURLM_OK {
