@@ -33,7 +33,7 @@ public final class Connect: Sendable {
     /// What carries the requests.
     public let transport: any Transport
 
-    private let builder: UncheckedRequestBuilder
+    let builder: UncheckedRequestBuilder
     /// Shared by every future this client returns: the callback queue, `.cancelled` as the
     /// cancellation error, and decoding failures as `.decoding`.
     let context: FutureContext
@@ -83,44 +83,6 @@ public final class Connect: Sendable {
         return send(request, validation: validation(for: connector), debugResponse: debugResponse, alreadyValidated: true)
     }
 
-    /// Uploads `files` as `multipart/form-data` to the endpoint `connector` describes, as in
-    /// SwiftConnect; the future gives the response body.
-    ///
-    /// ```swift
-    /// connect.upload(files: [File(name: "me.jpg", key: "avatar", mimeType: .jpg, data: jpeg)], to: ProfileConnector.avatar)
-    /// ```
-    /// The connector's path parameters fill its endpoint; its query parameters become form fields
-    /// and a JSON object a part named `json`. Files on disk are streamed, never loaded whole.
-    public func upload(files: [File]?, to connector: Connector, debugResponse: Bool = false) -> Future<Data> {
-        let request: Request
-        do {
-            request = try builder.builder.buildUpload(connector, files: files ?? [])
-        } catch {
-            return failLater(error).map { $0.body }
-        }
-        return send(request, validation: validation(for: connector), debugResponse: debugResponse, alreadyValidated: true).map { $0.body }
-    }
-
-    /// Sends the file at `fileURL` as the whole body (e.g. a PUT to object storage), streamed
-    /// from disk; the connector's own parameters apply as usual (a JSON object among them is an
-    /// error: the request has one body).
-    public func upload(fileAt fileURL: URL, contentType: String = "application/octet-stream", to connector: Connector, debugResponse: Bool = false) -> Future<Data> {
-        let request: Request
-        do {
-            var built = try builder.builder.build(connector)
-            guard built.body == nil else {
-                throw ConnectError.invalidRequest("the connector already has a body; a file upload replaces it")
-            }
-            built.body = try RequestBody.file(fileURL, contentType: contentType)
-            built.headers.removeAll { $0.hasName("Content-Type") }
-            built.headers.append(.contentType(contentType))
-            request = built
-        } catch {
-            return failLater(error).map { $0.body }
-        }
-        return send(request, validation: validation(for: connector), debugResponse: debugResponse, alreadyValidated: true).map { $0.body }
-    }
-
     func validation(for connector: Connector) -> Validation {
         Validation(
             acceptedStatusCodes: connector.acceptedStatusCodes ?? configuration.acceptedStatusCodes,
@@ -133,7 +95,7 @@ public final class Connect: Sendable {
         send(request, validation: Validation(acceptedStatusCodes: configuration.acceptedStatusCodes, errorHandler: errorHandler), debugResponse: debugResponse, alreadyValidated: false)
     }
 
-    private func send(_ request: Request, validation: Validation, debugResponse: Bool, alreadyValidated: Bool) -> Future<Response> {
+    func send(_ request: Request, validation: Validation, debugResponse: Bool, alreadyValidated: Bool) -> Future<Response> {
         if !alreadyValidated {
             do {
                 try request.validate()
@@ -167,7 +129,7 @@ public final class Connect: Sendable {
     let inFlight = Locked<(nextID: UInt64, requests: [UInt64: Future<Response>])>((0, [:]))
 
     /// A failed future whose observers run on the callback queue, like every other result's.
-    private func failLater(_ error: any Error) -> Future<Response> {
+    func failLater(_ error: any Error) -> Future<Response> {
         Future(result: .failure(error), context: context)
     }
 }
@@ -175,7 +137,7 @@ public final class Connect: Sendable {
 /// `RequestBuilder` holds a `JSONEncoder`, which is not `Sendable` on every platform; the
 /// builder never mutates it after `Connect.init`, and encoding with one instance from several
 /// threads at once is safe.
-private struct UncheckedRequestBuilder: @unchecked Sendable {
+struct UncheckedRequestBuilder: @unchecked Sendable {
     let builder: RequestBuilder
 
     init(_ builder: RequestBuilder) {

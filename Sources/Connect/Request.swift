@@ -15,6 +15,10 @@ public struct Request: Sendable, CustomStringConvertible {
     /// Whether retriers may send this request again after it reached the server: `nil` decides
     /// by the method (idempotent ones may be repeated), `true` opts a POST or PATCH in.
     public var allowsRetry: Bool?
+    /// Where the response body goes: memory (the default) or a file.
+    public var destination: ResponseDestination = .memory
+    /// Receives upload and download progress, if set.
+    public var progress: ProgressHandler?
 
     /// Creates a request.
     public init(method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil, timeout: Duration? = nil, allowsRetry: Bool? = nil) {

@@ -14,15 +14,22 @@ public struct Response: Sendable, CustomStringConvertible {
     public let httpVersion: String
     /// Where the time went.
     public let metrics: TransferMetrics
+    /// The file the body was written to, for requests with a file ``Request/destination``.
+    public let fileURL: URL?
+    /// Whether the body continued a partial file (a 206 to a resumed download).
+    public let resumed: Bool
 
     /// Creates a response; transports and mocks build these.
-    public init(statusCode: Int, headers: [HTTPHeader] = [], body: Data = Data(), url: URL, httpVersion: String = "1.1", metrics: TransferMetrics = TransferMetrics()) {
+    public init(statusCode: Int, headers: [HTTPHeader] = [], body: Data = Data(), url: URL, httpVersion: String = "1.1",
+                metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false) {
         self.statusCode = statusCode
         self.headers = headers
         self.body = body
         self.url = url
         self.httpVersion = httpVersion
         self.metrics = metrics
+        self.fileURL = fileURL
+        self.resumed = resumed
     }
 
     /// The value of the first header named `name`, ignoring case.

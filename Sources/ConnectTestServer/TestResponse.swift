@@ -16,6 +16,8 @@ public struct TestResponse: Sendable {
         case truncate(after: Int)
         /// Send the head and this many body bytes, then never send the rest.
         case stallAfter(bytes: Int)
+        /// Send the body slowly: `chunk` bytes every `interval`.
+        case trickle(chunk: Int, every: Duration)
     }
 
     public var status: Int

@@ -181,6 +181,27 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             writeHead(response, context: context)
             writePart(of: response.body, count: count, context: context)
             context.flush()
+        case .trickle(let chunk, let interval):
+            writeHead(response, context: context)
+            context.flush()
+            trickle(response.body, from: 0, chunk: max(chunk, 1), every: interval, context: context)
+        }
+    }
+
+    private func trickle(_ body: Data, from offset: Int, chunk: Int, every interval: Duration, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        guard offset < body.count else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return
+        }
+        let end = min(offset + chunk, body.count)
+        let buffer = context.channel.allocator.buffer(bytes: body[offset..<end])
+        context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let nanoseconds = Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
+        context.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+            let (handler, context) = loopBound.value
+            handler.trickle(body, from: end, chunk: chunk, every: interval, context: context)
         }
     }
 

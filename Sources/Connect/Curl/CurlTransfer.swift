@@ -1,6 +1,13 @@
 import CCurl
 import ConnectFutures
+import Dispatch
 import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// One exchange on the transfer thread: the easy handle's options, and the state its C callbacks
 /// fill in (status, headers, body).
@@ -21,6 +28,15 @@ final class CurlTransfer: @unchecked Sendable {
     var bodyReader: BodyReader?
     /// A multipart body, built with libcurl's MIME API on the easy handle.
     var mime: OpaquePointer?
+    /// Where a 2xx body is written, for file destinations.
+    var sink: FileSink?
+    /// Bytes already on disk that a resumed download continues from.
+    var resumeOffset: Int64 = 0
+    /// Progress reporting, for requests with a handler: updates go to this serial queue (which
+    /// targets the callback queue) so they arrive in order.
+    var progressQueue: DispatchQueue?
+    var lastProgressReport: UInt64 = 0
+    var latestProgress = TransferProgress()
     /// Keeps the transport (and so its thread) alive while this transfer is in flight, so that
     /// releasing the last reference to a `Connect` never cancels the requests it started.
     var owner: CurlTransport?
@@ -31,6 +47,9 @@ final class CurlTransfer: @unchecked Sendable {
         // The context binds the future to the callback queue: the transfer thread completes the
         // promise, and every observer and step runs on the queue, never on the transfer thread.
         promise = Promise(context: context)
+        if request.progress != nil {
+            progressQueue = DispatchQueue(label: "connect.progress", target: context.callbackQueue)
+        }
     }
 
     deinit {
@@ -65,6 +84,20 @@ final class CurlTransfer: @unchecked Sendable {
         handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
 
         try configureMethodAndBody(handle)
+        if case .file(let url, let resuming) = request.destination {
+            sink = FileSink(destination: url, resuming: resuming)
+            if resuming, let size = FileSink.sizeOfFile(at: url), size > 0 {
+                resumeOffset = size
+                // A plain Range header rather than CURLOPT_RESUME_FROM_LARGE, which fails the
+                // transfer when the server answers 200; here that starts the file over instead.
+                handle.set(CURLOPT_RANGE, "\(size)-")
+            }
+        }
+        if request.progress != nil {
+            handle.set(CURLOPT_NOPROGRESS, 0)
+            ccurl_easy_setopt_progress_callback(handle.raw, curlReportProgress)
+            handle.set(CURLOPT_XFERINFODATA, pointer: context)
+        }
 
         var list: UnsafeMutablePointer<curl_slist>?
         for header in request.headers {
@@ -160,9 +193,20 @@ final class CurlTransfer: @unchecked Sendable {
     /// The response, or the error, once libcurl reports `code` for this transfer.
     func outcome(code: CURLcode, handle: CurlEasyHandle) -> Result<Response, any Error> {
         let requestSent = handle.infoLong(CURLINFO_REQUEST_SIZE) > 0
+        updateFinalProgress(handle)
         guard code == CURLE_OK else {
+            let sinkError = sink?.error
+            finishSink(succeeded: false)
+            if let sinkError { return .failure(sinkError) }
             if bodyTooLarge { return .failure(ConnectError.responseTooLarge(limit: limits.maximumBodySize)) }
             return .failure(ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent))
+        }
+        var fileURL: URL?
+        if let sink, (200..<300).contains(statusCode) {
+            if let error = sink.finish(succeeded: true) { return .failure(error) }
+            fileURL = sink.destination
+        } else {
+            finishSink(succeeded: false)
         }
         let redirects = handle.infoLong(CURLINFO_REDIRECT_COUNT)
         // Parsing a URL costs microseconds; only a redirect can make it differ from the request's.
@@ -183,7 +227,9 @@ final class CurlTransfer: @unchecked Sendable {
                 bytesSent: handle.infoLong(CURLINFO_REQUEST_SIZE),
                 bytesReceived: Int(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
                 reusedConnection: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0
-            )
+            ),
+            fileURL: fileURL,
+            resumed: sink?.resumed ?? false
         )
         return .success(response)
     }
@@ -191,6 +237,10 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: Callbacks, on the transfer thread
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if let sink, (200..<300).contains(statusCode) {
+            // Only a success goes to the file: an error page stays in memory for the error handler.
+            return sink.write(bytes, status: statusCode, contentRange: headers.value(for: "Content-Range"), resumeOffset: resumeOffset) ? bytes.count : 0
+        }
         if body.count + bytes.count > limits.maximumBodySize {
             bodyTooLarge = true
             return 0
@@ -222,7 +272,7 @@ final class CurlTransfer: @unchecked Sendable {
         let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[..<colon])
         let valueBytes = UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd])
         headers.append(HTTPHeader(name: String(decoding: nameBytes, as: UTF8.self), value: String(decoding: valueBytes, as: UTF8.self)))
-        if Self.equalsIgnoringCase(nameBytes, "content-length"), let length = Self.decimal(valueBytes) {
+        if sink == nil, Self.equalsIgnoringCase(nameBytes, "content-length"), let length = Self.decimal(valueBytes) {
             if length > limits.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode) {
                 bodyTooLarge = true
                 return false
@@ -263,6 +313,39 @@ final class CurlTransfer: @unchecked Sendable {
         return value
     }
 
+    /// Closes the file and, unless the download succeeded, removes what it wrote (or keeps it
+    /// for resuming). Also called for cancelled transfers.
+    func finishSink(succeeded: Bool) {
+        _ = sink?.finish(succeeded: succeeded)
+    }
+
+    /// libcurl's progress callback: throttled to about ten reports a second.
+    func reportProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) {
+        let offset = statusCode == 206 ? resumeOffset : 0
+        latestProgress = TransferProgress(
+            bytesSent: uploaded,
+            totalBytesToSend: uploadTotal > 0 ? uploadTotal : request.body?.count.map(Int64.init),
+            bytesReceived: downloaded + offset,
+            totalBytesToReceive: downloadTotal > 0 ? downloadTotal + offset : nil
+        )
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - lastProgressReport >= 100_000_000, let handler = request.progress, let progressQueue else { return }
+        lastProgressReport = now
+        let progress = latestProgress
+        progressQueue.async { handler.report(progress) }
+    }
+
+    /// The figures when the transfer ended, for the last progress report.
+    private func updateFinalProgress(_ handle: CurlEasyHandle) {
+        guard request.progress != nil else { return }
+        let offset = statusCode == 206 ? resumeOffset : 0
+        let length = Int64(handle.infoOffset(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T))
+        let received = Int64(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T))
+        latestProgress.bytesReceived = received + offset
+        latestProgress.bytesSent = Int64(handle.infoOffset(CURLINFO_SIZE_UPLOAD_T))
+        if length >= 0 { latestProgress.totalBytesToReceive = length + offset }
+    }
+
     static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         guard seconds < Int64(Int.max / 1000) - 1 else { return 0 }
@@ -292,3 +375,8 @@ private let curlReceiveHeader: ccurl_data_callback = { buffer, size, count, cont
     return transfer(context).receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
 }
 
+
+private let curlReportProgress: ccurl_progress_callback = { context, downloadTotal, downloaded, uploadTotal, uploaded in
+    transfer(context).reportProgress(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
+    return 0
+}

@@ -98,6 +98,7 @@ final class TransferLoop: @unchecked Sendable {
             try transfer.configure(handle)
         } catch {
             recycle(handle)
+            transfer.finishSink(succeeded: false)
             deliver(transfer, .failure(error))
             return
         }
@@ -114,6 +115,7 @@ final class TransferLoop: @unchecked Sendable {
     private func cancel(_ transfer: CurlTransfer) {
         guard let entry = active.first(where: { $0.value.transfer === transfer }) else { return }
         remove(entry.value.handle)
+        transfer.finishSink(succeeded: false)
         // The future has already failed with .cancelled; completing again is a no-op, but makes
         // sure nothing waits if the cancel came from elsewhere.
         deliver(transfer, .failure(ConnectError.cancelled))
@@ -122,6 +124,7 @@ final class TransferLoop: @unchecked Sendable {
     private func cancelAll() {
         for (_, entry) in active {
             remove(entry.handle)
+            entry.transfer.finishSink(succeeded: false)
             deliver(entry.transfer, .failure(ConnectError.cancelled))
         }
     }
@@ -159,9 +162,24 @@ final class TransferLoop: @unchecked Sendable {
     /// waking a callback thread per transfer cost more than the callbacks themselves.
     private func deliverFinished() {
         guard !finished.isEmpty else { return }
-        let batch = finished
+        var batch: [(CurlTransfer, Result<Response, any Error>)] = []
+        batch.reserveCapacity(finished.count)
+        for (transfer, outcome) in finished {
+            guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else {
+                batch.append((transfer, outcome))
+                continue
+            }
+            // Behind its progress updates: the last report, then the future.
+            let final = transfer.latestProgress
+            progressQueue.async {
+                handler.report(final)
+                transfer.promise.completeOnCallbackQueue(outcome)
+                transfer.owner = nil
+            }
+        }
         finished.removeAll(keepingCapacity: true)
-        callbackQueue.async {
+        guard !batch.isEmpty else { return }
+        callbackQueue.async { [batch] in
             for (transfer, outcome) in batch {
                 transfer.promise.completeOnCallbackQueue(outcome)
                 // May release the last reference to the transport; its deinit only queues a stop.

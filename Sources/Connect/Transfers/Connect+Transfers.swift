@@ -1,0 +1,88 @@
+import ConnectFutures
+import Foundation
+
+extension Connect {
+    /// Uploads `files` as `multipart/form-data` to the endpoint `connector` describes, as in
+    /// SwiftConnect; the future gives the response body.
+    ///
+    /// ```swift
+    /// connect.upload(files: [File(name: "me.jpg", key: "avatar", mimeType: .jpg, data: jpeg)], to: ProfileConnector.avatar)
+    /// ```
+    /// The connector's path parameters fill its endpoint; its query parameters become form fields
+    /// and a JSON object a part named `json`. Files on disk are streamed, never loaded whole.
+    public func upload(files: [File]?, to connector: Connector, progress: ProgressHandler? = nil, debugResponse: Bool = false) -> Future<Data> {
+        send(debugResponse: debugResponse, validation: validation(for: connector), progress: progress) {
+            var request = try builder.builder.buildUpload(connector, files: files ?? [])
+            request.progress = progress
+            return request
+        }.map { $0.body }
+    }
+
+    /// Sends the file at `fileURL` as the whole body (e.g. a PUT to object storage), streamed
+    /// from disk; the connector's own parameters apply as usual (a JSON object among them is an
+    /// error: the request has one body).
+    public func upload(
+        fileAt fileURL: URL,
+        contentType: String = "application/octet-stream",
+        to connector: Connector,
+        progress: ProgressHandler? = nil,
+        debugResponse: Bool = false
+    ) -> Future<Data> {
+        send(debugResponse: debugResponse, validation: validation(for: connector), progress: progress) {
+            var request = try builder.builder.build(connector)
+            guard request.body == nil else {
+                throw ConnectError.invalidRequest("the connector already has a body; a file upload replaces it")
+            }
+            request.body = try RequestBody.file(fileURL, contentType: contentType)
+            request.setHeader(.contentType(contentType))
+            request.progress = progress
+            return request
+        }.map { $0.body }
+    }
+
+    /// Downloads the body of the response to `connector` straight to a file, as it arrives;
+    /// memory does not grow with the file.
+    ///
+    /// ```swift
+    /// let (updates, progress) = TransferProgress.stream()
+    /// let download = connect.download(VideoConnector.episode(3), to: videoURL, resuming: true, progress: progress)
+    /// ```
+    /// - Parameters:
+    ///   - destination: where the file goes (replaced if it exists); a new temporary file when `nil`.
+    ///   - resuming: continue a partial file at `destination` with a Range request, and keep the
+    ///     partial file if this download fails or is cancelled. If the server ignores the Range
+    ///     (answers 200, not 206), the file is started over.
+    ///   - progress: receives progress on the callback queue.
+    /// A failed or cancelled download that is not resumable leaves no file behind. An error
+    /// status never touches the file: its body goes to the error handler as usual.
+    public func download(
+        _ connector: Connector,
+        to destination: URL? = nil,
+        resuming: Bool = false,
+        progress: ProgressHandler? = nil,
+        debugResponse: Bool = false
+    ) -> Future<DownloadedFile> {
+        let location = destination ?? FileManager.default.temporaryDirectory.appendingPathComponent("connect-download-\(UUID().uuidString)")
+        return send(debugResponse: debugResponse, validation: validation(for: connector), progress: progress) {
+            var request = try builder.builder.build(connector)
+            request.destination = .file(location, resuming: resuming)
+            request.progress = progress
+            return request
+        }.map { response in
+            DownloadedFile(location: response.fileURL ?? location, response: response, resumed: response.resumed)
+        }
+    }
+
+    /// Builds a request (failing the future, on the callback queue, if it cannot be built) and
+    /// sends it; a progress stream ends when the request does, retries included.
+    private func send(debugResponse: Bool, validation: Validation, progress: ProgressHandler?, _ build: () throws -> Request) -> Future<Response> {
+        let sent: Future<Response>
+        do {
+            sent = send(try build(), validation: validation, debugResponse: debugResponse, alreadyValidated: true)
+        } catch {
+            sent = failLater(error)
+        }
+        guard let progress else { return sent }
+        return sent.always { _ in progress.finish() }
+    }
+}

@@ -1,0 +1,158 @@
+import ConnectFutures
+import ConnectTestServer
+import Foundation
+import Testing
+
+@testable import Connect
+
+/// A body of `count` bytes that differs from its own shifted copy, so a wrong offset shows.
+func pattern(_ count: Int) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) })
+}
+
+func scratchDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("connect-downloads-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// Serves `body`, honouring `Range: bytes=N-` with a 206 unless `ignoreRange`.
+func rangeServer(_ body: Data, ignoreRange: Bool = false, behavior: @escaping @Sendable (Int) -> TestResponse.Behavior = { _ in .respond }) throws -> TestServer {
+    let hits = Hits()
+    return try TestServer { request in
+        let hit = hits.next()
+        if !ignoreRange, let range = request.header("Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
+            let start = Int(range.dropFirst(6).dropLast()), start < body.count
+        {
+            return TestResponse(status: 206, headers: [("Content-Range", "bytes \(start)-\(body.count - 1)/\(body.count)")],
+                                body: body.suffix(from: start), behavior: behavior(hit))
+        }
+        return TestResponse(body: body, behavior: behavior(hit))
+    }
+}
+
+@Suite("Downloads", .timeLimit(.minutes(3)))
+struct DownloadTests {
+    @Test func downloadsToAFileWithMonotonicCompleteProgress() async throws {
+        let body = pattern(600_000)
+        let server = try TestServer { _ in TestResponse(body: body, behavior: .trickle(chunk: 60_000, every: .milliseconds(40))) }
+        defer { server.shutdown() }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("video.bin")
+        let reports = Recorder()
+        let seen = Locked<[TransferProgress]>([])
+        let file = try await sharedConnect.download(TestConnector(server, "/video"), to: destination, progress: ProgressHandler { progress in
+            seen.withLock { $0.append(progress) }
+            reports.append("\(progress.bytesReceived)")
+        }).value
+        #expect(file.location == destination)
+        #expect(file.response.body.isEmpty && file.response.fileURL == destination)
+        #expect(try Data(contentsOf: destination) == body)
+        let progress = seen.withLock { $0 }
+        #expect(progress.count >= 3)  // throttled, but a slow body reports along the way
+        #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.bytesReceived <= $1.bytesReceived })
+        #expect(progress.last?.bytesReceived == Int64(body.count))
+        #expect(progress.last?.totalBytesToReceive == Int64(body.count))
+        #expect(progress.last?.fractionCompleted == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["video.bin"])
+    }
+
+    @Test func progressAsAnAsyncSequence() async throws {
+        let body = pattern(300_000)
+        let server = try TestServer { _ in TestResponse(body: body, behavior: .trickle(chunk: 50_000, every: .milliseconds(30))) }
+        defer { server.shutdown() }
+        let (updates, handler) = TransferProgress.stream()
+        let download = sharedConnect.download(TestConnector(server, "/file"), progress: handler)
+        var last: TransferProgress?
+        for await update in updates { last = update }  // ends when the download does
+        let file = try await download.value
+        defer { try? FileManager.default.removeItem(at: file.location) }
+        #expect(last?.bytesReceived == Int64(body.count))
+        #expect(try Data(contentsOf: file.location) == body)
+    }
+
+    @Test func cancellingMidDownloadLeavesNoFile() async throws {
+        let server = try TestServer { _ in TestResponse(body: pattern(1_000_000), behavior: .trickle(chunk: 10_000, every: .milliseconds(20))) }
+        defer { server.shutdown() }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let received = Locked<Int64>(0)
+        let download = sharedConnect.download(TestConnector(server, "/big"), to: directory.appendingPathComponent("big.bin"),
+                                              progress: ProgressHandler { progress in received.withLock { $0 = progress.bytesReceived } })
+        #expect(await eventually { received.withLock { $0 } > 0 })
+        download.cancel()
+        #expect(await connectError(download) == .cancelled)
+        #expect(await eventually { (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty == true })
+    }
+
+    @Test func resumesAfterTheServerDropsTheConnectionHalfway() async throws {
+        let body = pattern(400_000)
+        let server = try rangeServer(body) { hit in hit == 1 ? .truncate(after: 150_000) : .respond }
+        defer { server.shutdown() }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("episode.mp4")
+
+        let first = await connectError(sharedConnect.download(TestConnector(server, "/episode"), to: destination, resuming: true))
+        guard case .transport? = first else { Issue.record("expected the first try to fail, got \(String(describing: first))"); return }
+        let partial = try Data(contentsOf: destination)
+        #expect(partial.count == 150_000 && partial == body.prefix(150_000))
+
+        let file = try await sharedConnect.download(TestConnector(server, "/episode"), to: destination, resuming: true).value
+        #expect(file.resumed)
+        #expect(file.response.statusCode == 206)
+        #expect(server.requests.last?.header("Range") == "bytes=150000-")
+        #expect(try Data(contentsOf: destination) == body)
+    }
+
+    @Test func startsOverWhenTheServerIgnoresTheRange() async throws {
+        let body = pattern(200_000)
+        let server = try rangeServer(body, ignoreRange: true)
+        defer { server.shutdown() }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("data.bin")
+        try Data(repeating: 0xEE, count: 50_000).write(to: destination)  // a partial file from elsewhere
+
+        let file = try await sharedConnect.download(TestConnector(server, "/data"), to: destination, resuming: true).value
+        #expect(server.requests.first?.header("Range") == "bytes=50000-")
+        #expect(!file.resumed && file.response.statusCode == 200)
+        #expect(try Data(contentsOf: destination) == body)
+    }
+
+    @Test func anErrorStatusNeverTouchesTheFile() async throws {
+        let server = try TestServer { _ in .json(#"{"message":"No such episode"}"#, status: 404) }
+        defer { server.shutdown() }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("keep.txt")
+        try Data("precious".utf8).write(to: destination)
+        let error = await connectError(sharedConnect.download(TestConnector(server, "/missing"), to: destination))
+        #expect(error?.description == "HTTP 404 Not Found: No such episode")
+        #expect(try Data(contentsOf: destination) == Data("precious".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["keep.txt"])
+    }
+
+    @Test func anEmptyBodyMakesAnEmptyFile() async throws {
+        let server = try TestServer { _ in TestResponse(status: 200) }
+        defer { server.shutdown() }
+        let file = try await sharedConnect.download(TestConnector(server, "/empty")).value
+        defer { try? FileManager.default.removeItem(at: file.location) }
+        #expect(try Data(contentsOf: file.location).isEmpty)
+    }
+
+    @Test func uploadProgressReachesTheWholeSize() async throws {
+        let server = try TestServer { request in .text("\(request.body.count)") }
+        defer { server.shutdown() }
+        let contents = pattern(2_000_000)
+        let fileURL = try temporaryFile(contents)
+        defer { try? FileManager.default.removeItem(at: fileURL) }
+        let last = Locked<TransferProgress?>(nil)
+        let body = try await sharedConnect.upload(fileAt: fileURL, to: TestConnector(server, "/up", method: .put),
+                                                  progress: ProgressHandler { progress in last.withLock { $0 = progress } }).value
+        #expect(String(decoding: body, as: UTF8.self) == "2000000")
+        #expect(last.withLock { $0 }?.bytesSent == 2_000_000)
+        #expect(last.withLock { $0 }?.totalBytesToSend == 2_000_000)
+    }
+}
