@@ -73,4 +73,8 @@ static inline CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption optio
     return curl_multi_setopt(handle, option, value);
 }
 
+/// CURL_WRITEFUNC_PAUSE and CURLPAUSE_CONT are macros Swift does not import.
+static const size_t ccurl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+static const int ccurl_pause_continue = CURLPAUSE_CONT;
+
 #endif

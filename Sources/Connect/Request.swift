@@ -19,6 +19,8 @@ public struct Request: Sendable, CustomStringConvertible {
     public var destination: ResponseDestination = .memory
     /// Receives upload and download progress, if set.
     public var progress: ProgressHandler?
+    /// For ``Connect/stream(_:bufferSize:)``: where a 2xx body goes, chunk by chunk.
+    var streamBuffer: StreamBuffer?
 
     /// Creates a request.
     public init(method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil, timeout: Duration? = nil, allowsRetry: Bool? = nil) {

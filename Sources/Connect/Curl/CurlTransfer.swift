@@ -237,6 +237,12 @@ final class CurlTransfer: @unchecked Sendable {
     // MARK: Callbacks, on the transfer thread
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        if let stream = request.streamBuffer, (200..<300).contains(statusCode) {
+            let accepted = stream.offer(bytes, head: Response(statusCode: statusCode, headers: headers, url: request.url))
+            // A full buffer pauses the transfer: libcurl keeps these bytes and stops reading
+            // the socket until the consumer asks for more.
+            return accepted ? bytes.count : ccurl_writefunc_pause
+        }
         if let sink, (200..<300).contains(statusCode) {
             // Only a success goes to the file: an error page stays in memory for the error handler.
             return sink.write(bytes, status: statusCode, contentRange: headers.value(for: "Content-Range"), resumeOffset: resumeOffset) ? bytes.count : 0
@@ -272,7 +278,7 @@ final class CurlTransfer: @unchecked Sendable {
         let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[..<colon])
         let valueBytes = UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd])
         headers.append(HTTPHeader(name: String(decoding: nameBytes, as: UTF8.self), value: String(decoding: valueBytes, as: UTF8.self)))
-        if sink == nil, Self.equalsIgnoringCase(nameBytes, "content-length"), let length = Self.decimal(valueBytes) {
+        if sink == nil, request.streamBuffer == nil, Self.equalsIgnoringCase(nameBytes, "content-length"), let length = Self.decimal(valueBytes) {
             if length > limits.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode) {
                 bodyTooLarge = true
                 return false

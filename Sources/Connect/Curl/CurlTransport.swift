@@ -46,6 +46,10 @@ public final class CurlTransport: Transport {
         let loop = self.loop
         transfer.owner = self
         transfer.promise.onCancel { [transfer] in loop.send(.cancel(transfer)) }
+        // Weak: the buffer outlives the transfer in the consumer's hands.
+        request.streamBuffer?.setResumer { [weak transfer] in
+            if let transfer { loop.send(.resume(transfer)) }
+        }
         loop.send(.start(transfer))
         return transfer.promise.future
     }

@@ -15,6 +15,8 @@ final class TransferLoop: @unchecked Sendable {
     enum Command {
         case start(CurlTransfer)
         case cancel(CurlTransfer)
+        /// Unpause a transfer whose stream consumer caught up.
+        case resume(CurlTransfer)
         case cancelAll
         case stop
     }
@@ -66,6 +68,7 @@ final class TransferLoop: @unchecked Sendable {
                 switch command {
                 case .start(let transfer): start(transfer)
                 case .cancel(let transfer): cancel(transfer)
+                case .resume(let transfer): resume(transfer)
                 case .cancelAll: cancelAll()
                 case .stop: stopping = true
                 }
@@ -119,6 +122,11 @@ final class TransferLoop: @unchecked Sendable {
         // The future has already failed with .cancelled; completing again is a no-op, but makes
         // sure nothing waits if the cancel came from elsewhere.
         deliver(transfer, .failure(ConnectError.cancelled))
+    }
+
+    private func resume(_ transfer: CurlTransfer) {
+        guard let entry = active.first(where: { $0.value.transfer === transfer }) else { return }
+        curl_easy_pause(entry.value.handle.raw, ccurl_pause_continue)
     }
 
     private func cancelAll() {

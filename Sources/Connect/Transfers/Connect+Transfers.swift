@@ -73,6 +73,21 @@ extension Connect {
         }
     }
 
+    /// The response to `connector`, its body read as it arrives; see ``ResponseStream``.
+    ///
+    /// - Parameter bufferSize: how many bytes may wait unread before the transfer pauses
+    ///   (1 MiB by default).
+    public func stream(_ connector: Connector, bufferSize: Int = 1 << 20, debugResponse: Bool = false) -> ResponseStream {
+        let buffer = StreamBuffer(limit: bufferSize, context: context)
+        let exchange = send(debugResponse: debugResponse, validation: validation(for: connector), progress: nil) {
+            var request = try builder.builder.build(connector)
+            request.streamBuffer = buffer
+            return request
+        }
+        exchange.observe { buffer.finish($0) }
+        return ResponseStream(buffer: buffer, exchange: exchange)
+    }
+
     /// Builds a request (failing the future, on the callback queue, if it cannot be built) and
     /// sends it; a progress stream ends when the request does, retries included.
     private func send(debugResponse: Bool, validation: Validation, progress: ProgressHandler?, _ build: () throws -> Request) -> Future<Response> {

@@ -1,0 +1,156 @@
+import ConnectFutures
+import Foundation
+
+/// A response body read as it arrives, for large or endless responses.
+///
+/// ```swift
+/// let events = connect.stream(FeedConnector.live)
+/// let head = try await events.response            // status and headers
+/// for try await chunk in events {                  // Data, in order
+///     parser.feed(chunk)
+/// }
+/// ```
+/// At most ``bufferSize`` bytes wait unread: when the buffer is full, libcurl stops reading the
+/// socket until the consumer catches up, so a slow reader slows the server instead of filling
+/// memory. An error status goes to the error handler as usual; then ``response`` and the
+/// iteration throw its error. Iterate once. Cancel with ``cancel()`` or by cancelling the task
+/// that iterates.
+public struct ResponseStream: AsyncSequence, Sendable {
+    public typealias Element = Data
+
+    let buffer: StreamBuffer
+    let exchange: Future<Response>
+
+    /// The bytes that may wait unread before the transfer pauses.
+    public var bufferSize: Int { buffer.limit }
+
+    /// The status and headers, once they are in (the body is empty: it is the stream).
+    public var response: Response {
+        get async throws { try await buffer.head.future.value }
+    }
+
+    /// Stops the transfer; the iteration throws ``ConnectError/cancelled``.
+    public func cancel() {
+        exchange.cancel()
+    }
+
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(buffer: buffer, exchange: exchange)
+    }
+
+    /// Hands out the chunks in order.
+    public struct Iterator: AsyncIteratorProtocol {
+        let buffer: StreamBuffer
+        let exchange: Future<Response>
+
+        public mutating func next() async throws -> Data? {
+            let buffer = self.buffer
+            let exchange = self.exchange
+            return try await withTaskCancellationHandler {
+                try await buffer.next()
+            } onCancel: {
+                exchange.cancel()
+            }
+        }
+    }
+}
+
+/// The chunks between the transfer thread (which offers them) and the consumer (which takes
+/// them), bounded by `limit` bytes.
+final class StreamBuffer: Sendable {
+    private struct State {
+        var chunks: [Data] = []
+        var first = 0
+        var buffered = 0
+        var paused = false
+        var end: Result<Void, any Error>?
+        var waiter: CheckedContinuation<Data?, any Error>?
+        var peak = 0
+    }
+
+    let limit: Int
+    /// Completed with the status and headers at the first chunk, or with the outcome at the end.
+    let head: Promise<Response>
+    private let state = Locked(State())
+    /// Asks the transfer thread to unpause the transfer; set when the transfer is sent.
+    private let resumer = Locked<(@Sendable () -> Void)?>(nil)
+
+    init(limit: Int, context: FutureContext) {
+        self.limit = max(limit, 16 << 10)
+        head = Promise(context: context)
+    }
+
+    /// The most bytes that ever waited unread (for tests of the bound).
+    var peakBuffered: Int { state.withLock { $0.peak } }
+
+    func setResumer(_ resume: @escaping @Sendable () -> Void) {
+        resumer.withLock { $0 = resume }
+    }
+
+    /// On the transfer thread: keeps `bytes`, or answers `false` when the buffer is full (the
+    /// transfer then pauses and libcurl offers the same bytes again after it resumes).
+    func offer(_ bytes: UnsafeRawBufferPointer, head response: @autoclosure () -> Response) -> Bool {
+        if head.future.result == nil { head.succeed(response()) }
+        let chunk = Data(bytes)
+        let (accepted, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Data?, any Error>?) in
+            if state.buffered >= limit {
+                state.paused = true
+                return (false, nil)
+            }
+            if let waiter = state.waiter {
+                state.waiter = nil
+                return (true, waiter)
+            }
+            state.chunks.append(chunk)
+            state.buffered += chunk.count
+            state.peak = max(state.peak, state.buffered)
+            return (true, nil)
+        }
+        waiter?.resume(returning: chunk)
+        return accepted
+    }
+
+    /// The transfer ended; a failure is thrown to the consumer after the chunks already in.
+    func finish(_ outcome: Result<Response, any Error>) {
+        head.complete(outcome.map { Response(statusCode: $0.statusCode, headers: $0.headers, url: $0.url, httpVersion: $0.httpVersion, metrics: $0.metrics) })
+        let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
+            guard state.end == nil else { return nil }
+            state.end = outcome.map { _ in () }
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        switch outcome {
+        case .success: waiter?.resume(returning: nil)
+        case .failure(let error): waiter?.resume(throwing: error)
+        }
+    }
+
+    /// The next chunk, `nil` at the end; waits while the buffer is empty.
+    func next() async throws -> Data? {
+        try await withCheckedThrowingContinuation { continuation in
+            let (ready, resume): (Result<Data?, any Error>?, Bool) = state.withLock { state in
+                if state.first < state.chunks.count {
+                    let chunk = state.chunks[state.first]
+                    state.first += 1
+                    state.buffered -= chunk.count
+                    if state.first == state.chunks.count {
+                        state.chunks.removeAll(keepingCapacity: true)
+                        state.first = 0
+                    }
+                    let resume = state.paused && state.buffered < limit / 2
+                    if resume { state.paused = false }
+                    return (.success(chunk), resume)
+                }
+                if let end = state.end {
+                    return (end.map { nil }, false)
+                }
+                let resume = state.paused
+                state.paused = false
+                state.waiter = continuation
+                return (nil, resume)
+            }
+            if resume { resumer.withLock { $0 }?() }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+}
