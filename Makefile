@@ -1,7 +1,7 @@
 # The README's quick start: `make demo` and `make test`. Each installs what is missing first.
 SWIFT ?= swift
 
-.PHONY: all deps demo test test-fast test-tsan bench clean
+.PHONY: all deps demo test test-fast test-tsan bench bench-transfers clean
 
 all: test
 
@@ -25,6 +25,11 @@ test-tsan: deps
 bench:
 	@./.ci/dependencies --bench
 	./Benchmarks/run
+
+## A 1 GiB download and upload: MB/s next to the curl command, and Connect's peak memory.
+bench-transfers:
+	@./.ci/dependencies --bench
+	./Benchmarks/transfers
 
 clean:
 	rm -rf .build .build-tsan Benchmarks/.build

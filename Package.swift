@@ -59,6 +59,11 @@ let package = Package(
             dependencies: ["Connect"],
             path: "Benchmarks/HTTPBenchmark"
         ),
+        .executableTarget(
+            name: "TransferBenchmark",
+            dependencies: ["Connect"],
+            path: "Benchmarks/TransferBenchmark"
+        ),
         .testTarget(name: "ConnectFuturesTests", dependencies: ["ConnectFutures"]),
         .testTarget(
             name: "ConnectTests",
