@@ -58,7 +58,7 @@ public final class Connect: Sendable {
         let context = FutureContext.connect(callbackQueue: configuration.callbackQueue)
         self.context = context
         self.transport = transport ?? CurlTransport(configuration: configuration, context: context)
-        builder = UncheckedRequestBuilder(RequestBuilder(jsonEncoder: JSONEncoder(), userAgent: configuration.userAgent))
+        builder = UncheckedRequestBuilder(RequestBuilder(configuration: configuration))
     }
 
     /// Sends the request `connector` describes; the future gives the response body.
@@ -103,7 +103,7 @@ public final class Connect: Sendable {
                 return failLater(error)
             }
         }
-        let log = debugResponse ? DebugLog(configuration: configuration) : nil
+        let log = debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
         let exchange: Future<Response>
         if (middleware as? ConnectMiddleware)?.isPassthrough == true {
             log?.request(request)

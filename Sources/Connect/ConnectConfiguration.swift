@@ -1,8 +1,27 @@
 import Dispatch
+import Foundation
 import Logging
 
-/// Settings shared by every request of one ``Connect``.
+/// Settings shared by every request of one ``Connect`` (NetworkingService's `ApiNetworkConfig`).
+///
+/// ```swift
+/// var configuration = ConnectConfiguration()
+/// configuration.environment = .custom(URL(string: "https://staging.example.com")!)
+/// configuration.defaultHeaders = [.accept("application/json"), HTTPHeader(name: "X-App", value: "demo")]
+/// configuration.defaultQueryItems = [QueryItem(name: "locale", value: "en")]
+/// configuration.timeout = .seconds(20)
+/// let connect = Connect(configuration: configuration)
+/// ```
 public struct ConnectConfiguration: Sendable {
+    /// Which server requests go to; ``ConnectEnvironment/production`` (each connector's own base
+    /// URL) by default.
+    public var environment: ConnectEnvironment = .production
+    /// Headers sent with every request, unless the request has one of the same name.
+    public var defaultHeaders: [HTTPHeader] = []
+    /// Query items added to every request before its own, unless it has one of the same name.
+    public var defaultQueryItems: [QueryItem] = []
+    /// Encodes ``Parameter/jsonObject(value:)`` bodies (dates, key strategies…).
+    public var jsonEncoder = JSONEncoder()
     /// The longest a whole exchange may take, redirects included. 60 seconds by default.
     public var timeout: Duration = .seconds(60)
     /// The longest connecting (TCP and TLS) may take. 10 seconds by default.

@@ -5,6 +5,22 @@ import Foundation
 struct RequestBuilder {
     var jsonEncoder: JSONEncoder
     var userAgent: String
+    var environment = ConnectEnvironment.production
+    var defaultHeaders: [HTTPHeader] = []
+    var defaultQueryItems: [QueryItem] = []
+
+    init(jsonEncoder: JSONEncoder = JSONEncoder(), userAgent: String = "Connect") {
+        self.jsonEncoder = jsonEncoder
+        self.userAgent = userAgent
+    }
+
+    init(configuration: ConnectConfiguration) {
+        jsonEncoder = configuration.jsonEncoder
+        userAgent = configuration.userAgent
+        environment = configuration.environment
+        defaultHeaders = configuration.defaultHeaders
+        defaultQueryItems = configuration.defaultQueryItems
+    }
 
     /// A multipart upload of `files` to `connector`: its path parameters fill the endpoint as
     /// usual, its query parameters become form fields, and a JSON object becomes a part named
@@ -43,9 +59,12 @@ struct RequestBuilder {
     }
 
     private func build(_ connector: Connector, parameters: EncodedParameters) throws(ConnectError) -> Request {
-        let url = try makeURL(base: connector.baseURL, endpoint: connector.endpoint, parameters: parameters)
+        let url = try makeURL(base: environment.baseURL(for: connector.baseURL), endpoint: connector.endpoint, parameters: parameters)
 
         var headers = connector.headers
+        for header in defaultHeaders where !headers.contains(name: header.name) {
+            headers.append(header)
+        }
         for header in parameters.headers where !headers.contains(name: header.name) {
             headers.append(header)
         }
@@ -94,6 +113,12 @@ struct RequestBuilder {
         var queryParts: [String] = []
         if let baseQuery, !baseQuery.isEmpty { queryParts.append(String(baseQuery)) }
         if let endpointQuery, !endpointQuery.isEmpty { queryParts.append(String(endpointQuery)) }
+        let ownNames = Set(parameters.queryItems.map(\.name))
+        for item in defaultQueryItems where !ownNames.contains(item.name) {
+            var part = Self.percentEncode(item.name)
+            if let value = item.value { part += "=" + Self.percentEncode(value) }
+            queryParts.append(part)
+        }
         for item in parameters.queryItems {
             var part = Self.percentEncode(item.name)
             if let value = item.value { part += "=" + Self.percentEncode(value) }

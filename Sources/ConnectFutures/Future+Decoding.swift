@@ -19,6 +19,9 @@ extension Future where Value == Data {
         let decoder = UncheckedDecoder(decoder)
         let report = storage.context?.decodingFailure
         return map { data in
+            if data.isEmpty, let empty = Decoded.self as? any EmptyDecodable.Type {
+                return empty.init() as! Decoded
+            }
             do {
                 return try decoder.decoder.decode(Decoded.self, from: data)
             } catch let error as DecodingError {

@@ -1,0 +1,15 @@
+/// A type decodable from an empty body, for endpoints that answer `204 No Content`:
+/// `connect.request(DeleteConnector.todo(1)).decoded(toType: EmptyResponse.self)`.
+///
+/// `decoded(toType:)` gives an `EmptyResponse` for an empty body without asking the decoder
+/// (JSON has no empty document), and decodes any JSON body as usual, ignoring its contents.
+public struct EmptyResponse: EmptyDecodable, Hashable, Sendable {
+    public init() {}
+    public init(from decoder: any Decoder) throws {}
+}
+
+/// A `Decodable` type that also stands for an empty body; see ``EmptyResponse``.
+public protocol EmptyDecodable: Decodable {
+    /// The value an empty body decodes to.
+    init()
+}
