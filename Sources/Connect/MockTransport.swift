@@ -1,0 +1,180 @@
+import ConnectFutures
+import Dispatch
+import Foundation
+
+/// A transport that answers from canned responses, for tests and previews (NetworkKit's mocks).
+///
+/// ```swift
+/// let mock = MockTransport()
+/// mock.register(.json(#"{"userId":1,"id":1,"title":"Mocked","completed":false}"#), for: TodoConnector.get(id: 1))
+/// mock.register(.status(503), .json("{}"), when: { $0.url.path == "/health" })   // 503, then 200s
+/// let connect = Connect(transport: mock)
+/// let todo = try await connect.request(TodoConnector.get(id: 1)).decoded(toType: Todo.self).value
+/// #expect(mock.requests.count == 1)
+/// ```
+/// Everything above the transport runs unchanged: adapters, retries, the error handler,
+/// decoding, downloads to files, streams. A request with no registered response fails with
+/// ``NoMockResponse`` (it never crashes).
+public final class MockTransport: Transport {
+    /// How responses arrive, unless a response sets its own ``MockResponse/delay``.
+    public enum Behavior: Sendable, Hashable {
+        /// At once.
+        case immediate
+        /// After `Duration`; cancelling the request during the wait fails it at once.
+        case delayed(Duration)
+    }
+
+    private struct Registration {
+        let matches: @Sendable (Request) -> Bool
+        var responses: [MockResponse]
+    }
+
+    private let behavior: Behavior
+    private let state = Locked<(registrations: [Registration], requests: [Request])>(([], []))
+
+    /// Creates a mock that answers with `behavior`.
+    public init(behavior: Behavior = .immediate) {
+        self.behavior = behavior
+    }
+
+    /// Every request received so far, in order, as it reached the transport (after adapters).
+    public var requests: [Request] {
+        state.withLock { $0.requests }
+    }
+
+    /// Answers requests with `connector`'s method and path (as built without any environment):
+    /// with `responses` in order, the last one again once they run out.
+    public func register(_ responses: MockResponse..., for connector: Connector) {
+        let method = connector.method
+        let path = (try? RequestBuilder().build(connector).url.path) ?? connector.endpoint
+        register(responses) { $0.method == method && $0.url.path == path }
+    }
+
+    /// Answers the requests `matches` accepts: with `responses` in order, the last one again once
+    /// they run out. Registrations are tried in the order they were made.
+    public func register(_ responses: MockResponse..., when matches: @escaping @Sendable (Request) -> Bool) {
+        register(responses, matches)
+    }
+
+    /// Forgets every registration and recorded request.
+    public func reset() {
+        state.withLock { $0 = ([], []) }
+    }
+
+    private func register(_ responses: [MockResponse], _ matches: @escaping @Sendable (Request) -> Bool) {
+        guard !responses.isEmpty else { return }
+        state.withLock { $0.registrations.append(Registration(matches: matches, responses: responses)) }
+    }
+
+    public func send(_ request: Request) -> Future<Response> {
+        let mock = state.withLock { state -> MockResponse? in
+            state.requests.append(request)
+            guard let index = state.registrations.firstIndex(where: { $0.matches(request) }) else { return nil }
+            let responses = state.registrations[index].responses
+            if responses.count > 1 { state.registrations[index].responses.removeFirst() }
+            return responses[0]
+        }
+        let promise = Promise<Response>(cancellationError: ConnectError.cancelled)
+        guard let mock else {
+            promise.fail(NoMockResponse(request: request))
+            return promise.future
+        }
+        let delay: Duration? = mock.delay ?? {
+            if case .delayed(let duration) = behavior { return duration }
+            return nil
+        }()
+        guard let delay, delay > .zero else {
+            promise.complete(Self.outcome(of: mock, for: request))
+            return promise.future
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000))) {
+            guard !promise.isCompleted else { return }
+            promise.complete(Self.outcome(of: mock, for: request))
+        }
+        return promise.future
+    }
+
+    /// Mocks have nothing in flight to stop; pending delayed responses fail with `.cancelled`
+    /// when their futures are cancelled.
+    public func cancelAll() {}
+
+    /// The response, delivered where the request asked (memory, a file, a stream).
+    private static func outcome(of mock: MockResponse, for request: Request) -> Result<Response, any Error> {
+        switch mock.outcome {
+        case .failure(let error):
+            return .failure(error)
+        case .response(let status, let headers, let body):
+            var fileURL: URL?
+            var memoryBody = body
+            let success = (200..<300).contains(status)
+            if success, case .file(let url, _) = request.destination {
+                do {
+                    try body.write(to: url, options: .atomic)
+                } catch {
+                    return .failure(ConnectError.transport(code: 23, message: "could not write to \(url.path): \(error)", requestSent: true))
+                }
+                fileURL = url
+                memoryBody = Data()
+            }
+            let response = Response(statusCode: status, headers: headers, body: memoryBody, url: request.url, fileURL: fileURL)
+            if success, let stream = request.streamBuffer, !body.isEmpty {
+                body.withUnsafeBytes { _ = stream.offer($0, head: response) }
+                return .success(Response(statusCode: status, headers: headers, url: request.url))
+            }
+            if let progress = request.progress {
+                progress.report(TransferProgress(bytesSent: Int64(request.body?.count ?? 0), totalBytesToSend: request.body?.count.map(Int64.init),
+                                                 bytesReceived: Int64(body.count), totalBytesToReceive: Int64(body.count)))
+            }
+            return .success(response)
+        }
+    }
+}
+
+/// A canned answer of a ``MockTransport``.
+public struct MockResponse: Sendable {
+    enum Outcome: Sendable {
+        case response(status: Int, headers: [HTTPHeader], body: Data)
+        case failure(any Error)
+    }
+
+    let outcome: Outcome
+    /// How long it takes to arrive; `nil` follows the transport's ``MockTransport/Behavior``.
+    public var delay: Duration?
+
+    /// A response with a status, headers and a body.
+    public static func status(_ code: Int, headers: [HTTPHeader] = [], body: Data = Data()) -> MockResponse {
+        MockResponse(outcome: .response(status: code, headers: headers, body: body))
+    }
+
+    /// A JSON body, with `Content-Type: application/json`.
+    public static func json(_ text: String, status: Int = 200) -> MockResponse {
+        .status(status, headers: [.contentType("application/json")], body: Data(text.utf8))
+    }
+
+    /// An `Encodable` as a JSON body.
+    public static func json<Value: Encodable>(encoding value: Value, status: Int = 200, encoder: JSONEncoder = JSONEncoder()) throws -> MockResponse {
+        .status(status, headers: [.contentType("application/json")], body: try encoder.encode(value))
+    }
+
+    /// A failure instead of a response, e.g. `ConnectError.timedOut("…")`.
+    public static func failure(_ error: any Error) -> MockResponse {
+        MockResponse(outcome: .failure(error))
+    }
+
+    /// The same answer, arriving after `delay`.
+    public func delayed(by delay: Duration) -> MockResponse {
+        var copy = self
+        copy.delay = delay
+        return copy
+    }
+}
+
+/// A ``MockTransport`` received a request it has no response for.
+public struct NoMockResponse: Error, CustomStringConvertible, Sendable {
+    /// The request.
+    public let request: Request
+
+    public var description: String {
+        "MockTransport has no response for \(request.method) \(request.url.absoluteString); register one with register(_:for:) or register(_:when:)."
+    }
+}
