@@ -80,22 +80,32 @@ public final class Connect: Sendable {
         } catch {
             return failLater(error)
         }
-        return send(request, validation: validation(for: connector), debugResponse: debugResponse, alreadyValidated: true)
+        return send(request, policy: policy(for: connector), debugResponse: debugResponse, alreadyValidated: true)
     }
 
-    func validation(for connector: Connector) -> Validation {
-        Validation(
+    func policy(for connector: Connector) -> ExchangePolicy {
+        ExchangePolicy(
             acceptedStatusCodes: connector.acceptedStatusCodes ?? configuration.acceptedStatusCodes,
-            errorHandler: connector.errorHandler ?? errorHandler
+            errorHandler: connector.errorHandler ?? errorHandler,
+            redirects: redirectFollower(handler: connector.redirectHandler ?? configuration.redirectHandler)
         )
+    }
+
+    func redirectFollower(handler: (any RedirectHandler)?) -> RedirectFollower {
+        RedirectFollower(transport: transport, maximumRedirects: configuration.maximumRedirects, handler: handler)
     }
 
     /// Sends a request built by hand, through the same middleware, validation and error handler.
     public func send(_ request: Request, debugResponse: Bool = false) -> Future<Response> {
-        send(request, validation: Validation(acceptedStatusCodes: configuration.acceptedStatusCodes, errorHandler: errorHandler), debugResponse: debugResponse, alreadyValidated: false)
+        let policy = ExchangePolicy(
+            acceptedStatusCodes: configuration.acceptedStatusCodes,
+            errorHandler: errorHandler,
+            redirects: redirectFollower(handler: configuration.redirectHandler)
+        )
+        return send(request, policy: policy, debugResponse: debugResponse, alreadyValidated: false)
     }
 
-    func send(_ request: Request, validation: Validation, debugResponse: Bool, alreadyValidated: Bool) -> Future<Response> {
+    func send(_ request: Request, policy: ExchangePolicy, debugResponse: Bool, alreadyValidated: Bool) -> Future<Response> {
         if !alreadyValidated {
             do {
                 try request.validate()
@@ -107,9 +117,9 @@ public final class Connect: Sendable {
         let exchange: Future<Response>
         if (middleware as? ConnectMiddleware)?.isPassthrough == true {
             log?.request(request)
-            exchange = transport.send(request).following(context).map { response in try validation.check(response, of: request) }
+            exchange = policy.redirects.send(request).following(context).map { response in try policy.check(response, of: request) }
         } else {
-            exchange = sendThroughMiddleware(request, validation: validation, log: log)
+            exchange = sendThroughMiddleware(request, policy: policy, log: log)
         }
         guard let log else { return exchange }
         return exchange.always { log.outcome($0, of: request) }

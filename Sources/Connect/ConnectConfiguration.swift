@@ -37,6 +37,9 @@ public struct ConnectConfiguration: Sendable {
     public var maximumResponseBodySize: Int = 64 << 20
     /// How many redirects are followed (http and https only). 10 by default; 0 follows none.
     public var maximumRedirects: Int = 10
+    /// Decides about each redirect (follow, refuse, or follow a modified request); `nil`
+    /// follows them all, within ``maximumRedirects``. See ``RedirectHandler``.
+    public var redirectHandler: (any RedirectHandler)?
     /// How many connections are opened to one host at most; further requests wait for one.
     public var maximumConnectionsPerHost: Int = 64
     /// Sent as `User-Agent` unless a request sets its own.

@@ -42,6 +42,8 @@ public protocol Connector {
     /// Whether retriers may repeat this request after it reached the server; `nil` (the
     /// default) decides by the method. Return `true` for a POST that is safe to repeat.
     var allowsRetry: Bool? { get }
+    /// Decides about this endpoint's redirects; `nil` (the default) uses the configuration's.
+    var redirectHandler: RedirectHandler? { get }
 }
 
 extension Connector {
@@ -51,4 +53,5 @@ extension Connector {
     public var acceptedStatusCodes: AcceptedStatusCodes? { nil }
     public var errorHandler: ErrorHandlerProtocol? { nil }
     public var allowsRetry: Bool? { nil }
+    public var redirectHandler: RedirectHandler? { nil }
 }

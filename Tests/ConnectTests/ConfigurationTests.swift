@@ -85,8 +85,8 @@ struct ConfigurationTests {
         let server = try TestServer { request in .text(request.bodyText) }
         defer { server.shutdown() }
         struct Event: Encodable { let startsAt = Date(timeIntervalSince1970: 86_400) }
-        var configuration = ConnectConfiguration()
-        configuration.jsonEncoder.dateEncodingStrategy = .iso8601
+        let configuration = ConnectConfiguration()
+        configuration.jsonEncoder.dateEncodingStrategy = .iso8601  // JSONEncoder is a class
         let body = try await Connect(configuration: configuration).request(TestConnector(server, "/e", method: .post, parameters: Parameter.jsonObject(value: Event()))).value
         #expect(String(decoding: body, as: UTF8.self) == #"{"startsAt":"1970-01-02T00:00:00Z"}"#)
     }

@@ -37,8 +37,8 @@ struct CapturingLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String, function: String, line: UInt) {
-        lines.append("\(level): \(message)")
+    func log(event: LogEvent) {
+        lines.append("\(event.level): \(event.message)")
     }
 }
 

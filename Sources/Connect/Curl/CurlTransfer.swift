@@ -73,14 +73,9 @@ final class CurlTransfer: @unchecked Sendable {
         handle.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout ?? limits.timeout))
         handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout))
         handle.set(CURLOPT_TCP_KEEPALIVE, 1)
-        if limits.maximumRedirects > 0 {
-            handle.set(CURLOPT_FOLLOWLOCATION, 1)
-            handle.set(CURLOPT_MAXREDIRS, limits.maximumRedirects)
-            // libcurl's default also allows FTP; a redirect must not leave HTTP.
-            handle.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-            // Keep libcurl's rule: Authorization and Cookie are not sent to another host.
-            handle.set(CURLOPT_UNRESTRICTED_AUTH, 0)
-        }
+        // Redirects are followed above the transport (see RedirectFollower), hop by hop, so that
+        // every hop gets the same checks, TLS pins included; libcurl must not follow them itself.
+        handle.set(CURLOPT_FOLLOWLOCATION, 0)
         handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
 
         try configureMethodAndBody(handle)
@@ -218,9 +213,8 @@ final class CurlTransfer: @unchecked Sendable {
         } else {
             finishSink(succeeded: false)
         }
-        let redirects = handle.infoLong(CURLINFO_REDIRECT_COUNT)
-        // Parsing a URL costs microseconds; only a redirect can make it differ from the request's.
-        let url = redirects == 0 ? request.url : handle.infoString(CURLINFO_EFFECTIVE_URL).flatMap(URL.init(string:)) ?? request.url
+        // libcurl follows no redirects (see RedirectFollower), so the URL is the request's.
+        let url = request.url
         let response = Response(
             statusCode: statusCode,
             headers: headers,
@@ -233,7 +227,7 @@ final class CurlTransfer: @unchecked Sendable {
                 tlsHandshake: handle.infoDuration(CURLINFO_APPCONNECT_TIME_T),
                 firstByte: handle.infoDuration(CURLINFO_STARTTRANSFER_TIME_T),
                 total: handle.infoDuration(CURLINFO_TOTAL_TIME_T),
-                redirectCount: redirects,
+                redirectCount: 0,
                 bytesSent: handle.infoLong(CURLINFO_REQUEST_SIZE),
                 bytesReceived: Int(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
                 reusedConnection: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0

@@ -13,7 +13,6 @@ public final class CurlTransport: Transport {
         var timeout: Duration
         var connectTimeout: Duration
         var maximumBodySize: Int
-        var maximumRedirects: Int
     }
 
     private let loop: TransferLoop
@@ -29,8 +28,7 @@ public final class CurlTransport: Transport {
         limits = Limits(
             timeout: configuration.timeout,
             connectTimeout: configuration.connectTimeout,
-            maximumBodySize: configuration.maximumResponseBodySize,
-            maximumRedirects: configuration.maximumRedirects
+            maximumBodySize: configuration.maximumResponseBodySize
         )
         self.context = context
         loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: configuration.callbackQueue)

@@ -5,7 +5,7 @@ extension Connect {
     /// retry while the retriers say so. It runs in a task behind a promise that shares this
     /// client's context, so cancelling the future cancels the task (ending a backoff or a wait
     /// for a token refresh at once) and fails with `.cancelled`.
-    func sendThroughMiddleware(_ request: Request, validation: Validation, log: DebugLog?) -> Future<Response> {
+    func sendThroughMiddleware(_ request: Request, policy: ExchangePolicy, log: DebugLog?) -> Future<Response> {
         let promise = Promise<Response>(context: context)
         let id = inFlight.withLock { state -> UInt64 in
             state.nextID += 1
@@ -14,7 +14,7 @@ extension Connect {
         }
         let task = Task { [self] in
             do {
-                promise.succeed(try await runAttempts(of: request, validation: validation, log: log))
+                promise.succeed(try await runAttempts(of: request, policy: policy, log: log))
             } catch {
                 promise.fail(Self.isCancellation(error) ? ConnectError.cancelled : error)
             }
@@ -24,7 +24,7 @@ extension Connect {
         return promise.future
     }
 
-    private func runAttempts(of original: Request, validation: Validation, log: DebugLog?) async throws -> Response {
+    private func runAttempts(of original: Request, policy: ExchangePolicy, log: DebugLog?) async throws -> Response {
         let clock = ContinuousClock()
         let start = clock.now
         let monitors = middleware.monitors
@@ -43,10 +43,10 @@ extension Connect {
                 var response: Response?
                 var result: Result<Response, any Error>
                 do {
-                    let received = try await transport.send(request).value
+                    let received = try await policy.redirects.send(request).value
                     response = received
                     for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }
-                    result = Result { try validation.check(received, of: request) }
+                    result = Result { try policy.check(received, of: request) }
                 } catch {
                     result = .failure(error)
                 }

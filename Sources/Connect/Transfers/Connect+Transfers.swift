@@ -11,7 +11,7 @@ extension Connect {
     /// The connector's path parameters fill its endpoint; its query parameters become form fields
     /// and a JSON object a part named `json`. Files on disk are streamed, never loaded whole.
     public func upload(files: [File]?, to connector: Connector, progress: ProgressHandler? = nil, debugResponse: Bool = false) -> Future<Data> {
-        send(debugResponse: debugResponse, validation: validation(for: connector), progress: progress) {
+        send(debugResponse: debugResponse, policy: policy(for: connector), progress: progress) {
             var request = try builder.builder.buildUpload(connector, files: files ?? [])
             request.progress = progress
             return request
@@ -28,7 +28,7 @@ extension Connect {
         progress: ProgressHandler? = nil,
         debugResponse: Bool = false
     ) -> Future<Data> {
-        send(debugResponse: debugResponse, validation: validation(for: connector), progress: progress) {
+        send(debugResponse: debugResponse, policy: policy(for: connector), progress: progress) {
             var request = try builder.builder.build(connector)
             guard request.body == nil else {
                 throw ConnectError.invalidRequest("the connector already has a body; a file upload replaces it")
@@ -63,7 +63,7 @@ extension Connect {
         debugResponse: Bool = false
     ) -> Future<DownloadedFile> {
         let location = destination ?? FileManager.default.temporaryDirectory.appendingPathComponent("connect-download-\(UUID().uuidString)")
-        return send(debugResponse: debugResponse, validation: validation(for: connector), progress: progress) {
+        return send(debugResponse: debugResponse, policy: policy(for: connector), progress: progress) {
             var request = try builder.builder.build(connector)
             request.destination = .file(location, resuming: resuming)
             request.progress = progress
@@ -79,7 +79,7 @@ extension Connect {
     ///   (1 MiB by default).
     public func stream(_ connector: Connector, bufferSize: Int = 1 << 20, debugResponse: Bool = false) -> ResponseStream {
         let buffer = StreamBuffer(limit: bufferSize, context: context)
-        let exchange = send(debugResponse: debugResponse, validation: validation(for: connector), progress: nil) {
+        let exchange = send(debugResponse: debugResponse, policy: policy(for: connector), progress: nil) {
             var request = try builder.builder.build(connector)
             request.streamBuffer = buffer
             return request
@@ -90,10 +90,10 @@ extension Connect {
 
     /// Builds a request (failing the future, on the callback queue, if it cannot be built) and
     /// sends it; a progress stream ends when the request does, retries included.
-    private func send(debugResponse: Bool, validation: Validation, progress: ProgressHandler?, _ build: () throws -> Request) -> Future<Response> {
+    private func send(debugResponse: Bool, policy: ExchangePolicy, progress: ProgressHandler?, _ build: () throws -> Request) -> Future<Response> {
         let sent: Future<Response>
         do {
-            sent = send(try build(), validation: validation, debugResponse: debugResponse, alreadyValidated: true)
+            sent = send(try build(), policy: policy, debugResponse: debugResponse, alreadyValidated: true)
         } catch {
             sent = failLater(error)
         }

@@ -1,7 +1,9 @@
-/// How a response is judged: which statuses succeed, and who explains the others.
-struct Validation: Sendable {
+/// The per-request rules above the transport: how redirects are followed, which statuses
+/// succeed, and who explains the others. From the configuration, overridden by the connector.
+struct ExchangePolicy: Sendable {
     let acceptedStatusCodes: AcceptedStatusCodes
     let errorHandler: any ErrorHandlerProtocol
+    let redirects: RedirectFollower
 
     /// The response if its status is accepted, else the error handler's verdict.
     func check(_ response: Response, of request: Request) throws -> Response {

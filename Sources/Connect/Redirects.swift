@@ -1,0 +1,109 @@
+import ConnectFutures
+import Foundation
+
+/// What to do with one redirect.
+public enum RedirectDecision: Sendable {
+    /// Follow it with the proposed request.
+    case follow
+    /// Follow it with this request instead (e.g. another host, extra headers).
+    case followModified(Request)
+    /// Do not follow it: the redirect response itself is the answer (a 3xx goes to the error
+    /// handler unless the accepted status codes include it).
+    case refuse
+}
+
+/// Decides about each redirect (ABNetworkKit's `taskWillPerformHTTPRedirection`).
+///
+/// ```swift
+/// struct StayOnOurDomains: RedirectHandler {
+///     func redirect(_ response: Response, of request: Request, to proposed: Request) -> RedirectDecision {
+///         proposed.url.host?.hasSuffix("example.com") == true ? .follow : .refuse
+///     }
+/// }
+/// configuration.redirectHandler = StayOnOurDomains()     // or per connector: `redirectHandler`
+/// ```
+/// Connect follows redirects itself, each hop a new request with the same settings, so TLS pins
+/// apply to every host reached. The proposed request already follows the rules: 303 (and 301
+/// or 302 after a POST) becomes a GET without a body, 307 and 308 keep the method and body,
+/// `Authorization`, `Cookie` and `Proxy-Authorization` are dropped when the scheme, host or
+/// port changes, and only http and https are followed. ``ConnectConfiguration/maximumRedirects``
+/// bounds the hops.
+public protocol RedirectHandler: Sendable {
+    /// The decision for `response`, a redirect of `request`, which would be followed with `proposed`.
+    func redirect(_ response: Response, of request: Request, to proposed: Request) -> RedirectDecision
+}
+
+/// Follows redirects above the transport.
+struct RedirectFollower: Sendable {
+    let transport: any Transport
+    let maximumRedirects: Int
+    let handler: (any RedirectHandler)?
+
+    static let credentialHeaders = ["authorization", "cookie", "proxy-authorization"]
+
+    /// Sends `request` and follows its redirects; the final response carries the number of hops.
+    func send(_ request: Request) -> Future<Response> {
+        send(request, hops: 0, started: ContinuousClock.now)
+    }
+
+    private func send(_ request: Request, hops: Int, started: ContinuousClock.Instant) -> Future<Response> {
+        transport.send(request).flatMap { response -> Future<Response> in
+            guard let proposed = Self.redirect(for: response, of: request) else {
+                return Future(value: hops == 0 ? response : Self.counting(response, hops: hops, since: started))
+            }
+            guard hops < maximumRedirects else {
+                if maximumRedirects == 0 { return Future(value: response) }
+                throw ConnectError.transport(code: 47, message: "Maximum (\(maximumRedirects)) redirects followed", requestSent: true)
+            }
+            let next: Request
+            switch handler?.redirect(response, of: request, to: proposed) ?? .follow {
+            case .follow: next = proposed
+            case .followModified(let modified): next = modified
+            case .refuse: return Future(value: Self.counting(response, hops: hops, since: started))
+            }
+            try next.validate()
+            return send(next, hops: hops + 1, started: started)
+        }
+    }
+
+    /// The request a redirect response proposes, or `nil` if it is not a redirect to follow.
+    static func redirect(for response: Response, of request: Request) -> Request? {
+        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+            let location = response.header("Location"),
+            let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+
+        var next = request
+        next.url = target
+        let keepsBody = response.statusCode == 307 || response.statusCode == 308
+            || ((response.statusCode == 301 || response.statusCode == 302) && request.method != .post)
+        if !keepsBody {
+            if request.method != .head { next.method = .get }
+            next.body = nil
+            next.headers.removeAll { $0.hasName("Content-Type") || $0.hasName("Content-Length") }
+        }
+        if !sameOrigin(request.url, target) {
+            next.headers.removeAll { header in credentialHeaders.contains(header.name.lowercased()) }
+        }
+        return next
+    }
+
+    static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
+        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
+            && (a.port ?? defaultPort(a)) == (b.port ?? defaultPort(b))
+    }
+
+    static func defaultPort(_ url: URL) -> Int {
+        url.scheme?.lowercased() == "https" ? 443 : 80
+    }
+
+    /// `response` with the hops counted and the time measured from the first request.
+    static func counting(_ response: Response, hops: Int, since started: ContinuousClock.Instant) -> Response {
+        var metrics = response.metrics
+        metrics.redirectCount = hops
+        metrics.total = ContinuousClock.now - started
+        return Response(statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url,
+                        httpVersion: response.httpVersion, metrics: metrics, fileURL: response.fileURL, resumed: response.resumed)
+    }
+}
