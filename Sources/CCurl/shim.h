@@ -69,6 +69,10 @@ static inline CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, v
     return curl_easy_getinfo(handle, info, value);
 }
 
+static inline CURLSHcode ccurl_share_setopt_long(CURLSH *handle, CURLSHoption option, long value) {
+    return curl_share_setopt(handle, option, value);
+}
+
 static inline CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
 }

@@ -42,6 +42,10 @@ public struct ConnectConfiguration: Sendable {
     public var redirectHandler: (any RedirectHandler)?
     /// How many connections are opened to one host at most; further requests wait for one.
     public var maximumConnectionsPerHost: Int = 64
+    /// Whether cookies are kept and sent back; ``CookieStorage/none`` by default.
+    public var cookies: CookieStorage = .none
+    /// A proxy for every request; `nil` (the default) connects directly.
+    public var proxy: ProxyConfiguration?
     /// Sent as `User-Agent` unless a request sets its own.
     public var userAgent: String = "Connect/0.1"
     /// Whether `debugResponse` output shows `Authorization`, `Cookie` and similar values. Off by default.

@@ -77,6 +77,12 @@ final class CurlTransfer: @unchecked Sendable {
         // every hop gets the same checks, TLS pins included; libcurl must not follow them itself.
         handle.set(CURLOPT_FOLLOWLOCATION, 0)
         handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        if let proxy = limits.proxy {
+            handle.set(CURLOPT_PROXY, proxy.url)
+            if let username = proxy.username { handle.set(CURLOPT_PROXYUSERNAME, username) }
+            if let password = proxy.password { handle.set(CURLOPT_PROXYPASSWORD, password) }
+            if !proxy.bypassHosts.isEmpty { handle.set(CURLOPT_NOPROXY, proxy.bypassHosts.joined(separator: ",")) }
+        }
 
         try configureMethodAndBody(handle)
         if case .file(let url, let resuming) = request.destination {

@@ -8,11 +8,13 @@ import Dispatch
 /// ``Connect`` creates one from its configuration; build one yourself only to share it between
 /// several `Connect` values.
 public final class CurlTransport: Transport {
-    /// The per-transfer limits taken from the configuration.
+    /// The per-transfer settings taken from the configuration.
     struct Limits: Sendable {
         var timeout: Duration
         var connectTimeout: Duration
         var maximumBodySize: Int
+        var cookies: CookieStorage = .none
+        var proxy: ProxyConfiguration?
     }
 
     private let loop: TransferLoop
@@ -28,10 +30,13 @@ public final class CurlTransport: Transport {
         limits = Limits(
             timeout: configuration.timeout,
             connectTimeout: configuration.connectTimeout,
-            maximumBodySize: configuration.maximumResponseBodySize
+            maximumBodySize: configuration.maximumResponseBodySize,
+            cookies: configuration.cookies,
+            proxy: configuration.proxy
         )
         self.context = context
-        loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: configuration.callbackQueue)
+        loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: configuration.callbackQueue,
+                            cookies: configuration.cookies)
     }
 
     deinit {

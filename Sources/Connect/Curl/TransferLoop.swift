@@ -22,6 +22,10 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private let multi: UnsafeMutableRawPointer
+    /// The cookie jar every transfer shares, when cookies are on. Used by this thread alone, so
+    /// it needs none of libcurl's share locks.
+    private let share: UnsafeMutableRawPointer?
+    private let cookies: CookieStorage
     private let inbox = Locked<[Command]>([])
     private let callbackQueue: DispatchQueue
 
@@ -32,10 +36,17 @@ final class TransferLoop: @unchecked Sendable {
     private var finished: [(CurlTransfer, Result<Response, any Error>)] = []
     private static let maximumIdleHandles = 256
 
-    init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue) {
+    init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue, cookies: CookieStorage = .none) {
         CurlGlobal.initialize()
         multi = curl_multi_init()
         self.callbackQueue = callbackQueue
+        self.cookies = cookies
+        if cookies == .none {
+            share = nil
+        } else {
+            share = curl_share_init()
+            ccurl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
+        }
         ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
         // The connection cache: keep as many idle connections as may be open at once.
         ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maximumConnectionsPerHost, 16))
@@ -85,6 +96,7 @@ final class TransferLoop: @unchecked Sendable {
         }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)
+        if let share { curl_share_cleanup(share) }
     }
 
     private func start(_ transfer: CurlTransfer) {
@@ -99,6 +111,7 @@ final class TransferLoop: @unchecked Sendable {
         }
         do {
             try transfer.configure(handle)
+            configureCookies(handle)
         } catch {
             recycle(handle)
             transfer.finishSink(succeeded: false)
@@ -122,6 +135,22 @@ final class TransferLoop: @unchecked Sendable {
         // The future has already failed with .cancelled; completing again is a no-op, but makes
         // sure nothing waits if the cancel came from elsewhere.
         deliver(transfer, .failure(ConnectError.cancelled))
+    }
+
+    private func configureCookies(_ handle: CurlEasyHandle) {
+        guard let share else { return }
+        handle.set(CURLOPT_SHARE, pointer: share)
+        switch cookies {
+        case .none:
+            break
+        case .inMemory:
+            handle.set(CURLOPT_COOKIEFILE, "")  // turns the engine on without a file
+        case .file(let url):
+            // Read into the shared jar (libcurl skips cookies it already has) and written back
+            // after each transfer, see `remove`.
+            handle.set(CURLOPT_COOKIEFILE, url.path)
+            handle.set(CURLOPT_COOKIEJAR, url.path)
+        }
     }
 
     private func resume(_ transfer: CurlTransfer) {
@@ -152,6 +181,7 @@ final class TransferLoop: @unchecked Sendable {
 
     private func remove(_ handle: CurlEasyHandle) {
         curl_multi_remove_handle(multi, handle.raw)
+        if case .file = cookies { handle.set(CURLOPT_COOKIELIST, "FLUSH") }
         active[handle.raw] = nil
         recycle(handle)
     }
