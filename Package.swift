@@ -67,7 +67,8 @@ let package = Package(
         .testTarget(name: "ConnectFuturesTests", dependencies: ["ConnectFutures"]),
         .testTarget(
             name: "ConnectTests",
-            dependencies: ["Connect", "ConnectTestServer", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["Connect", "ConnectTestServer", .product(name: "Logging", package: "swift-log")],
+            exclude: ["Certificates"]
         ),
     ],
     swiftLanguageModes: [.v6]

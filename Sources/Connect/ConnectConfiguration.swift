@@ -46,6 +46,8 @@ public struct ConnectConfiguration: Sendable {
     public var cookies: CookieStorage = .none
     /// A proxy for every request; `nil` (the default) connects directly.
     public var proxy: ProxyConfiguration?
+    /// Trust, pinning and client certificates; the system's CAs by default.
+    public var tls = TLSConfiguration()
     /// Sent as `User-Agent` unless a request sets its own.
     public var userAgent: String = "Connect/0.1"
     /// Whether `debugResponse` output shows `Authorization`, `Cookie` and similar values. Off by default.

@@ -77,6 +77,7 @@ final class CurlTransfer: @unchecked Sendable {
         // every hop gets the same checks, TLS pins included; libcurl must not follow them itself.
         handle.set(CURLOPT_FOLLOWLOCATION, 0)
         handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        configureTLS(handle, limits.tls)
         if let proxy = limits.proxy {
             handle.set(CURLOPT_PROXY, proxy.url)
             if let username = proxy.username { handle.set(CURLOPT_PROXYUSERNAME, username) }
@@ -136,6 +137,28 @@ final class CurlTransfer: @unchecked Sendable {
             handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
         } else if method != .get {
             handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue)
+        }
+    }
+
+    /// Trust and pinning are set on every transfer, so every redirect hop is checked too.
+    private func configureTLS(_ handle: CurlEasyHandle, _ tls: TLSConfiguration) {
+        if let trusted = tls.pinnedCertificates ?? tls.trustedCertificates {
+            // With only the pinned certificates as trust anchors (libcurl accepts a partial
+            // chain), the server's certificate must be one of them.
+            handle.set(CURLOPT_CAINFO, trusted.path)
+            handle.set(CURLOPT_CAPATH, pointer: nil)
+        }
+        if !tls.pinnedPublicKeys.isEmpty {
+            handle.set(CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";"))
+        }
+        if let client = tls.clientCertificate {
+            handle.set(CURLOPT_SSLCERT, client.certificate.path)
+            handle.set(CURLOPT_SSLKEY, client.privateKey.path)
+            if let password = client.password { handle.set(CURLOPT_KEYPASSWD, password) }
+        }
+        if !tls.verifiesCertificates {
+            handle.set(CURLOPT_SSL_VERIFYPEER, 0)
+            handle.set(CURLOPT_SSL_VERIFYHOST, 0)
         }
     }
 

@@ -15,6 +15,7 @@ public final class CurlTransport: Transport {
         var maximumBodySize: Int
         var cookies: CookieStorage = .none
         var proxy: ProxyConfiguration?
+        var tls = TLSConfiguration()
     }
 
     private let loop: TransferLoop
@@ -32,7 +33,8 @@ public final class CurlTransport: Transport {
             connectTimeout: configuration.connectTimeout,
             maximumBodySize: configuration.maximumResponseBodySize,
             cookies: configuration.cookies,
-            proxy: configuration.proxy
+            proxy: configuration.proxy,
+            tls: configuration.tls
         )
         self.context = context
         loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: configuration.callbackQueue,

@@ -1,0 +1,121 @@
+import Foundation
+import Testing
+
+/// nginx serving TLS on 127.0.0.1 with the committed test certificates, started by the tests
+/// (the test command installs nginx). Each server block is one "site" with its own port.
+final class TLSServer: @unchecked Sendable {
+    // @unchecked: set up in init, then only read; `process` is terminated once in `shutdown`.
+    struct Site {
+        var certificate: String
+        /// nginx `location` blocks.
+        var locations: String = #"location / { return 200 "ok\n"; }"#
+        var requiresClientCertificate = false
+    }
+
+    static let certificates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Certificates")
+
+    static func file(_ name: String) -> URL {
+        certificates.appendingPathComponent(name)
+    }
+
+    /// The SPKI pin of a committed certificate, from pins.txt.
+    static func pin(_ name: String) throws -> String {
+        let lines = try String(contentsOf: file("pins.txt"), encoding: .utf8).split(separator: "\n")
+        guard let line = lines.first(where: { $0.hasPrefix(name + " ") }) else { throw POSIXError(.ENOENT) }
+        return String(line.split(separator: " ")[1])
+    }
+
+    let ports: [Int]
+    let directory: URL
+    private let process: Process
+
+    /// Starts nginx with one TLS site per element of `sites`; `sites` may refer to the ports of
+    /// the others as `PORT0`, `PORT1`, ….
+    init(sites: [Site]) throws {
+        ports = try sites.map { _ in try unusedPort() }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("connect-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var servers = ""
+        for (index, site) in sites.enumerated() {
+            var locations = site.locations
+            for (other, port) in ports.enumerated() { locations = locations.replacingOccurrences(of: "PORT\(other)", with: "\(port)") }
+            servers += """
+                server {
+                    listen 127.0.0.1:\(ports[index]) ssl;
+                    ssl_certificate \(Self.file("\(site.certificate).pem").path);
+                    ssl_certificate_key \(Self.file("\(site.certificate).key").path);
+                    \(site.requiresClientCertificate ? "ssl_verify_client on; ssl_client_certificate \(Self.file("client-ca.pem").path);" : "")
+                    \(locations)
+                }
+
+            """
+        }
+        let configuration = """
+            daemon off;
+            worker_processes 1;
+            pid \(directory.path)/nginx.pid;
+            error_log \(directory.path)/error.log;
+            events { worker_connections 256; }
+            http {
+                log_format simple '$server_port $request_method $request_uri $status $request_length';
+                access_log \(directory.path)/access.log simple;
+                client_body_temp_path \(directory.path)/body;
+                \(servers)
+            }
+            """
+        try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        let nginx = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/opt/homebrew/bin/nginx", "/usr/local/bin/nginx"]
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let nginx else {
+            Issue.record("nginx is not installed; `make test` installs it")
+            throw POSIXError(.ENOENT)
+        }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: nginx)
+        process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path]
+        try process.run()
+        for port in ports where !Self.waitUntilListening(port) {
+            shutdown()
+            throw POSIXError(.ETIMEDOUT)
+        }
+    }
+
+    /// The access log's lines: "port method uri status length".
+    var accessLog: [String] {
+        ((try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? "")
+            .split(separator: "\n").map(String.init)
+    }
+
+    func url(_ site: Int, _ path: String = "/") -> URL {
+        URL(string: "https://127.0.0.1:\(ports[site])\(path)")!
+    }
+
+    func shutdown() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    private static func waitUntilListening(_ port: Int) -> Bool {
+        for _ in 0..<200 {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            let connected = withUnsafePointer(to: &address) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            close(descriptor)
+            if connected == 0 { return true }
+            usleep(25_000)
+        }
+        return false
+    }
+}

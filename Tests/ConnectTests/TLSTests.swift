@@ -1,0 +1,105 @@
+import ConnectFutures
+import Foundation
+import Testing
+
+@testable import Connect
+
+@Suite("TLS", .serialized, .timeLimit(.minutes(3)))
+struct TLSTests {
+    static func connect(_ configure: (inout TLSConfiguration) throws -> Void) rethrows -> Connect {
+        var configuration = ConnectConfiguration()
+        try configure(&configuration.tls)
+        return Connect(configuration: configuration)
+    }
+
+    static let trustingTestCA = connect { $0.trustedCertificates = TLSServer.file("ca.pem") }
+
+    @Test func aCustomCABundleIsTrustedAndTheSystemsIsNot() async throws {
+        let server = try TLSServer(sites: [.init(certificate: "server")])
+        defer { server.shutdown() }
+        let body = try await Self.trustingTestCA.request(TestConnector(url: server.url(0))).value
+        #expect(String(decoding: body, as: UTF8.self) == "ok\n")
+        let untrusted = await connectError(Connect().request(TestConnector(url: server.url(0))))
+        guard case .tls(let code, _)? = untrusted else { Issue.record("expected a TLS failure, got \(String(describing: untrusted))"); return }
+        #expect(code == 60)  // CURLE_PEER_FAILED_VERIFICATION
+    }
+
+    @Test func expiredAndUntrustedCertificatesFail() async throws {
+        let server = try TLSServer(sites: [.init(certificate: "expired"), .init(certificate: "selfsigned")])
+        defer { server.shutdown() }
+        let expired = await connectError(Self.trustingTestCA.request(TestConnector(url: server.url(0))))
+        guard case .tls(_, let message)? = expired else { Issue.record("expected a TLS failure, got \(String(describing: expired))"); return }
+        #expect(message.lowercased().contains("expired"))
+        let selfSigned = await connectError(Self.trustingTestCA.request(TestConnector(url: server.url(1))))
+        guard case .tls? = selfSigned else { Issue.record("expected a TLS failure, got \(String(describing: selfSigned))"); return }
+        #expect(server.accessLog.isEmpty)
+    }
+
+    @Test func publicKeyPinning() async throws {
+        let server = try TLSServer(sites: [.init(certificate: "server")])
+        defer { server.shutdown() }
+        let matching = try Self.connect {
+            $0.trustedCertificates = TLSServer.file("ca.pem")
+            $0.pinnedPublicKeys = [try TLSServer.pin("server")]
+        }
+        #expect(try await matching.request(TestConnector(url: server.url(0))).value == Data("ok\n".utf8))
+
+        let mismatched = try Self.connect {
+            $0.trustedCertificates = TLSServer.file("ca.pem")
+            $0.pinnedPublicKeys = [try TLSServer.pin("server2")]
+        }
+        let upload = TestConnector(url: server.url(0), endpoint: "/upload", method: .post, parameters: HTTPTask.requestData(Data(repeating: 1, count: 4_096)))
+        let error = await connectError(mismatched.request(upload))
+        guard case .tls(let code, _)? = error else { Issue.record("expected a pin failure, got \(String(describing: error))"); return }
+        #expect(code == 90)  // CURLE_SSL_PINNEDPUBKEYNOTMATCH
+        // The first request reached the server; the POST and its body never did.
+        #expect(server.accessLog.count == 1 && !server.accessLog.joined().contains("POST"))
+    }
+
+    @Test func certificatePinning() async throws {
+        let server = try TLSServer(sites: [.init(certificate: "server")])
+        defer { server.shutdown() }
+        let pinned = Self.connect { $0.pinnedCertificates = TLSServer.file("server.pem") }
+        #expect(try await pinned.request(TestConnector(url: server.url(0))).value == Data("ok\n".utf8))
+        let otherPin = Self.connect { $0.pinnedCertificates = TLSServer.file("server2.pem") }
+        guard case .tls? = await connectError(otherPin.request(TestConnector(url: server.url(0)))) else {
+            Issue.record("expected a TLS failure for a certificate that is not the pinned one")
+            return
+        }
+    }
+
+    @Test func pinsApplyToRedirectTargets() async throws {
+        let server = try TLSServer(sites: [
+            .init(certificate: "server", locations: #"location / { return 302 https://127.0.0.1:PORT1/landing; }"#),
+            .init(certificate: "server2", locations: #"location / { return 200 "landed\n"; }"#),
+        ])
+        defer { server.shutdown() }
+        // Both certificates are trusted; only the first host's key is pinned.
+        let pinnedToFirst = try Self.connect {
+            $0.trustedCertificates = TLSServer.file("ca.pem")
+            $0.pinnedPublicKeys = [try TLSServer.pin("server")]
+        }
+        let error = await connectError(pinnedToFirst.request(TestConnector(url: server.url(0))))
+        guard case .tls(90, _)? = error else { Issue.record("expected the redirect target's pin to fail, got \(String(describing: error))"); return }
+        let bothPinned = try Self.connect {
+            $0.trustedCertificates = TLSServer.file("ca.pem")
+            $0.pinnedPublicKeys = [try TLSServer.pin("server"), try TLSServer.pin("server2")]
+        }
+        #expect(try await bothPinned.request(TestConnector(url: server.url(0))).value == Data("landed\n".utf8))
+    }
+
+    @Test func mutualTLS() async throws {
+        let server = try TLSServer(sites: [
+            .init(certificate: "server", locations: #"location / { return 200 "hello $ssl_client_s_dn\n"; }"#, requiresClientCertificate: true),
+        ])
+        defer { server.shutdown() }
+        let anonymous = await connectError(Self.trustingTestCA.request(TestConnector(url: server.url(0))))
+        #expect(anonymous?.statusCode == 400)  // nginx: "No required SSL certificate was sent"
+        let identified = Self.connect {
+            $0.trustedCertificates = TLSServer.file("ca.pem")
+            $0.clientCertificate = ClientCertificate(certificate: TLSServer.file("client.pem"), privateKey: TLSServer.file("client.key"))
+        }
+        let body = try await identified.request(TestConnector(url: server.url(0))).value
+        #expect(String(decoding: body, as: UTF8.self) == "hello CN=connect-test-client\n")
+    }
+}
