@@ -10,6 +10,8 @@ final class TLSServer: @unchecked Sendable {
         /// nginx `location` blocks.
         var locations: String = #"location / { return 200 "ok\n"; }"#
         var requiresClientCertificate = false
+        /// Offer HTTP/2 through ALPN.
+        var http2 = false
     }
 
     static let certificates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Certificates")
@@ -41,7 +43,7 @@ final class TLSServer: @unchecked Sendable {
             for (other, port) in ports.enumerated() { locations = locations.replacingOccurrences(of: "PORT\(other)", with: "\(port)") }
             servers += """
                 server {
-                    listen 127.0.0.1:\(ports[index]) ssl;
+                    listen 127.0.0.1:\(ports[index]) ssl\(site.http2 ? " http2" : "");
                     ssl_certificate \(Self.file("\(site.certificate).pem").path);
                     ssl_certificate_key \(Self.file("\(site.certificate).key").path);
                     \(site.requiresClientCertificate ? "ssl_verify_client on; ssl_client_certificate \(Self.file("client-ca.pem").path);" : "")
@@ -57,7 +59,7 @@ final class TLSServer: @unchecked Sendable {
             error_log \(directory.path)/error.log;
             events { worker_connections 256; }
             http {
-                log_format simple '$server_port $request_method $request_uri $status $request_length';
+                log_format simple '$server_port $request_method $request_uri $status $request_length $server_protocol $connection';
                 access_log \(directory.path)/access.log simple;
                 client_body_temp_path \(directory.path)/body;
                 \(servers)

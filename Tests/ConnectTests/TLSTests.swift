@@ -88,6 +88,25 @@ struct TLSTests {
         #expect(try await bothPinned.request(TestConnector(url: server.url(0))).value == Data("landed\n".utf8))
     }
 
+    @Test func http2IsUsedWhenTheServerOffersIt() async throws {
+        let server = try TLSServer(sites: [.init(certificate: "server", http2: true), .init(certificate: "server")])
+        defer { server.shutdown() }
+        let h2 = try await Self.trustingTestCA.response(TestConnector(url: server.url(0))).value
+        #expect(h2.httpVersion == "2")
+        let h1 = try await Self.trustingTestCA.response(TestConnector(url: server.url(1))).value
+        #expect(h1.httpVersion == "1.1")
+
+        // Concurrent requests share one multiplexed connection.
+        let client = Self.connect { $0.trustedCertificates = TLSServer.file("ca.pem") }
+        _ = try await client.request(TestConnector(url: server.url(0), endpoint: "/warm")).value
+        let bodies = try await Future.whenAll((0..<20).map { client.request(TestConnector(url: server.url(0), endpoint: "/m/\($0)")) }).value
+        #expect(bodies.allSatisfy { $0 == Data("ok\n".utf8) })
+        let lines = server.accessLog.filter { $0.contains("/m/") || $0.contains("/warm") }
+        #expect(lines.count == 21 && lines.allSatisfy { $0.contains("HTTP/2.0") })
+        let connections = Set(lines.compactMap { $0.split(separator: " ").last })
+        #expect(connections.count == 1)
+    }
+
     @Test func mutualTLS() async throws {
         let server = try TLSServer(sites: [
             .init(certificate: "server", locations: #"location / { return 200 "hello $ssl_client_s_dn\n"; }"#, requiresClientCertificate: true),
