@@ -65,10 +65,6 @@ static inline CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, ch
     return curl_easy_getinfo(handle, info, value);
 }
 
-static inline CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-
 static inline CURLSHcode ccurl_share_setopt_long(CURLSH *handle, CURLSHoption option, long value) {
     return curl_share_setopt(handle, option, value);
 }

@@ -90,9 +90,7 @@ public struct HTTPFailure: Sendable, CustomStringConvertible {
 
     /// The start of the body as text, for logs and messages.
     public var bodyPreview: String {
-        let head = response.body.prefix(Self.previewLength)
-        let text = String(decoding: head, as: UTF8.self)
-        return response.body.count > Self.previewLength ? text + "…" : text
+        DecodingFailure.preview(of: response.body, limit: Self.previewLength)
     }
 
     public var description: String {

@@ -44,8 +44,7 @@ struct DebugLog: Sendable {
     }
 
     static func describe(_ response: Response, elapsed: Duration, showingSecrets: Bool) -> String {
-        let milliseconds = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        var lines = ["HTTP/\(response.httpVersion) \(response.statusCode) \(response.reasonPhrase) in \(String(format: "%.1f", milliseconds)) ms, \(response.body.count) bytes"]
+        var lines = ["HTTP/\(response.httpVersion) \(response.statusCode) \(response.reasonPhrase) in \(String(format: "%.1f", elapsed.milliseconds)) ms, \(response.body.count) bytes"]
         for header in response.headers {
             let value = showingSecrets || !secretHeaders.contains(header.name.lowercased()) ? header.value : "<redacted>"
             lines.append("\(header.name): \(value)")

@@ -87,7 +87,7 @@ public final class MockTransport: Transport {
             promise.complete(Self.outcome(of: mock, for: request))
             return promise.future
         }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(delay.components.seconds) * 1_000_000_000 + Int(delay.components.attoseconds / 1_000_000_000))) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) {
             guard !promise.isCompleted else { return }
             promise.complete(Self.outcome(of: mock, for: request))
         }

@@ -114,16 +114,8 @@ struct RequestBuilder {
         if let baseQuery, !baseQuery.isEmpty { queryParts.append(String(baseQuery)) }
         if let endpointQuery, !endpointQuery.isEmpty { queryParts.append(String(endpointQuery)) }
         let ownNames = Set(parameters.queryItems.map(\.name))
-        for item in defaultQueryItems where !ownNames.contains(item.name) {
-            var part = Self.percentEncode(item.name)
-            if let value = item.value { part += "=" + Self.percentEncode(value) }
-            queryParts.append(part)
-        }
-        for item in parameters.queryItems {
-            var part = Self.percentEncode(item.name)
-            if let value = item.value { part += "=" + Self.percentEncode(value) }
-            queryParts.append(part)
-        }
+        let items = defaultQueryItems.filter { !ownNames.contains($0.name) } + parameters.queryItems
+        queryParts += items.map(Self.encode)
         if !queryParts.isEmpty { text += "?" + queryParts.joined(separator: "&") }
 
         guard let url = URL(string: text), url.host != nil else {
@@ -166,6 +158,13 @@ struct RequestBuilder {
             return String(repeating: "%2E", count: value.utf8.count)
         }
         return percentEncode(value)
+    }
+
+    /// `name=value` (or `name` alone), each percent-encoded.
+    static func encode(_ item: QueryItem) -> String {
+        let name = percentEncode(item.name)
+        guard let value = item.value else { return name }
+        return name + "=" + percentEncode(value)
     }
 
     /// RFC 3986 percent-encoding: unreserved characters stay, every other byte of the UTF-8 form

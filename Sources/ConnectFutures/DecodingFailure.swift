@@ -25,7 +25,7 @@ public struct DecodingFailure: Error, CustomStringConvertible, @unchecked Sendab
     public init(type: Any.Type, error: DecodingError, body: Data) {
         typeName = String(reflecting: type)
         underlying = error
-        bodyPreview = Self.preview(of: body)
+        bodyPreview = Self.preview(of: body, limit: Self.previewLength)
         let context: DecodingError.Context?
         switch error {
         case .typeMismatch(let expected, let errorContext):
@@ -67,10 +67,11 @@ public struct DecodingFailure: Error, CustomStringConvertible, @unchecked Sendab
         return path
     }
 
-    static func preview(of body: Data) -> String {
-        let head = body.prefix(previewLength)
-        let text = String(decoding: head, as: UTF8.self)
-        return body.count > previewLength ? text + "…" : text
+    /// The first `limit` bytes of `body` as text, with "…" when there is more (shared by every
+    /// module of this package).
+    package static func preview(of body: Data, limit: Int) -> String {
+        let text = String(decoding: body.prefix(limit), as: UTF8.self)
+        return body.count > limit ? text + "…" : text
     }
 }
 

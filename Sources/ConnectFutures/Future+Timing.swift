@@ -67,12 +67,23 @@ extension Future {
 }
 
 extension Duration {
-    /// The duration for Dispatch, clamped to what `DispatchTimeInterval` holds.
-    var dispatchInterval: DispatchTimeInterval {
+    /// Whole nanoseconds, clamped to `0...Int64.max` (shared by every module of this package).
+    package var clampedNanoseconds: Int64 {
         let (seconds, attoseconds) = components
-        guard seconds < Int64.max / 1_000_000_000 - 1 else { return .never }
-        guard seconds >= 0, attoseconds >= 0 else { return .nanoseconds(0) }
-        return .nanoseconds(Int(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+        guard seconds >= 0, attoseconds >= 0 else { return 0 }
+        guard seconds < Int64.max / 1_000_000_000 - 1 else { return .max }
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+    }
+
+    /// Milliseconds, fractional, for logs.
+    package var milliseconds: Double {
+        Double(components.seconds) * 1_000 + Double(components.attoseconds) / 1e15
+    }
+
+    /// The duration for Dispatch, clamped to what `DispatchTimeInterval` holds.
+    package var dispatchInterval: DispatchTimeInterval {
+        let nanoseconds = clampedNanoseconds
+        return nanoseconds == .max ? .never : .nanoseconds(Int(nanoseconds))
     }
 }
 

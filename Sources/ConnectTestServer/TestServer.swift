@@ -158,7 +158,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(response, keepAlive: keepAlive, isHead: isHead, context: context)
         case .delay(let duration):
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)) {
+            context.eventLoop.scheduleTask(in: .nanoseconds(duration.clampedNanoseconds)) {
                 let (handler, context) = loopBound.value
                 handler.write(response, keepAlive: keepAlive, isHead: isHead, context: context)
             }
@@ -198,8 +198,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         let buffer = context.channel.allocator.buffer(bytes: body[offset..<end])
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let nanoseconds = Int64(interval.components.seconds) * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000
-        context.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
+        context.eventLoop.scheduleTask(in: .nanoseconds(interval.clampedNanoseconds)) {
             let (handler, context) = loopBound.value
             handler.trickle(body, from: end, chunk: chunk, every: interval, context: context)
         }

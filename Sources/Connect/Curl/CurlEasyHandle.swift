@@ -74,12 +74,6 @@ final class CurlEasyHandle {
         return value.map { String(cString: $0) }
     }
 
-    func infoPointer(_ info: CURLINFO) -> UnsafeMutableRawPointer? {
-        var value: UnsafeMutableRawPointer?
-        ccurl_easy_getinfo_pointer(raw, info, &value)
-        return value
-    }
-
     /// The error buffer's text, or libcurl's generic text for `code`.
     func errorMessage(for code: CURLcode) -> String {
         let detail = String(cString: errorBuffer)

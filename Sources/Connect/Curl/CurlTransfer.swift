@@ -17,7 +17,7 @@ import Darwin
 final class CurlTransfer: @unchecked Sendable {
     let request: Request
     let promise: Promise<Response>
-    let limits: CurlTransport.Limits
+    let settings: CurlTransport.Settings
 
     var statusCode = 0
     var headers: [HTTPHeader] = []
@@ -41,9 +41,9 @@ final class CurlTransfer: @unchecked Sendable {
     /// releasing the last reference to a `Connect` never cancels the requests it started.
     var owner: CurlTransport?
 
-    init(request: Request, limits: CurlTransport.Limits, context: FutureContext) {
+    init(request: Request, settings: CurlTransport.Settings, context: FutureContext) {
         self.request = request
-        self.limits = limits
+        self.settings = settings
         // The context binds the future to the callback queue: the transfer thread completes the
         // promise, and every observer and step runs on the queue, never on the transfer thread.
         promise = Promise(context: context)
@@ -70,15 +70,15 @@ final class CurlTransfer: @unchecked Sendable {
         handle.set(CURLOPT_HEADERDATA, pointer: context)
         // Every decoder this libcurl was built with (gzip, deflate, br, zstd on Debian).
         handle.set(CURLOPT_ACCEPT_ENCODING, "")
-        handle.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout ?? limits.timeout))
-        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(limits.connectTimeout))
+        handle.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout ?? settings.timeout))
+        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(settings.connectTimeout))
         handle.set(CURLOPT_TCP_KEEPALIVE, 1)
         // Redirects are followed above the transport (see RedirectFollower), hop by hop, so that
         // every hop gets the same checks, TLS pins included; libcurl must not follow them itself.
         handle.set(CURLOPT_FOLLOWLOCATION, 0)
         handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        configureTLS(handle, limits.tls)
-        if let proxy = limits.proxy {
+        configureTLS(handle, settings.tls)
+        if let proxy = settings.proxy {
             handle.set(CURLOPT_PROXY, proxy.url)
             if let username = proxy.username { handle.set(CURLOPT_PROXYUSERNAME, username) }
             if let password = proxy.password { handle.set(CURLOPT_PROXYPASSWORD, password) }
@@ -232,7 +232,7 @@ final class CurlTransfer: @unchecked Sendable {
             let sinkError = sink?.error
             finishSink(succeeded: false)
             if let sinkError { return .failure(sinkError) }
-            if bodyTooLarge { return .failure(ConnectError.responseTooLarge(limit: limits.maximumBodySize)) }
+            if bodyTooLarge { return .failure(ConnectError.responseTooLarge(limit: settings.maximumBodySize)) }
             return .failure(ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent))
         }
         var fileURL: URL?
@@ -280,7 +280,7 @@ final class CurlTransfer: @unchecked Sendable {
             // Only a success goes to the file: an error page stays in memory for the error handler.
             return sink.write(bytes, status: statusCode, contentRange: headers.value(for: "Content-Range"), resumeOffset: resumeOffset) ? bytes.count : 0
         }
-        if body.count + bytes.count > limits.maximumBodySize {
+        if body.count + bytes.count > settings.maximumBodySize {
             bodyTooLarge = true
             return 0
         }
@@ -312,7 +312,7 @@ final class CurlTransfer: @unchecked Sendable {
         let valueBytes = UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd])
         headers.append(HTTPHeader(name: String(decoding: nameBytes, as: UTF8.self), value: String(decoding: valueBytes, as: UTF8.self)))
         if sink == nil, request.streamBuffer == nil, Self.equalsIgnoringCase(nameBytes, "content-length"), let length = Self.decimal(valueBytes) {
-            if length > limits.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode) {
+            if length > settings.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode) {
                 bodyTooLarge = true
                 return false
             }
@@ -385,10 +385,11 @@ final class CurlTransfer: @unchecked Sendable {
         if length >= 0 { latestProgress.totalBytesToReceive = length + offset }
     }
 
+    /// A timeout for libcurl, whose 0 means "never": at least 1 ms, and 0 for durations too long to count.
     static func milliseconds(_ duration: Duration) -> Int {
-        let (seconds, attoseconds) = duration.components
-        guard seconds < Int64(Int.max / 1000) - 1 else { return 0 }
-        return max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+        let nanoseconds = duration.clampedNanoseconds
+        guard nanoseconds < .max else { return 0 }
+        return max(1, Int(nanoseconds / 1_000_000))
     }
 
     static func versionName(_ code: Int) -> String {

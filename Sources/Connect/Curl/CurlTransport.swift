@@ -8,8 +8,8 @@ import Dispatch
 /// ``Connect`` creates one from its configuration; build one yourself only to share it between
 /// several `Connect` values.
 public final class CurlTransport: Transport {
-    /// The per-transfer settings taken from the configuration.
-    struct Limits: Sendable {
+    /// What each transfer takes from the configuration: limits, cookies, proxy, TLS.
+    struct Settings: Sendable {
         var timeout: Duration
         var connectTimeout: Duration
         var maximumBodySize: Int
@@ -19,7 +19,7 @@ public final class CurlTransport: Transport {
     }
 
     private let loop: TransferLoop
-    private let limits: Limits
+    private let settings: Settings
     let context: FutureContext
 
     /// Creates a transport with its own transfer thread.
@@ -28,7 +28,7 @@ public final class CurlTransport: Transport {
     }
 
     init(configuration: ConnectConfiguration, context: FutureContext) {
-        limits = Limits(
+        settings = Settings(
             timeout: configuration.timeout,
             connectTimeout: configuration.connectTimeout,
             maximumBodySize: configuration.maximumResponseBodySize,
@@ -47,7 +47,7 @@ public final class CurlTransport: Transport {
 
     /// Sends `request` once; the future's callbacks run on the configuration's callback queue.
     public func send(_ request: Request) -> Future<Response> {
-        let transfer = CurlTransfer(request: request, limits: limits, context: context)
+        let transfer = CurlTransfer(request: request, settings: settings, context: context)
         let loop = self.loop
         transfer.owner = self
         transfer.promise.onCancel { [transfer] in loop.send(.cancel(transfer)) }

@@ -129,8 +129,8 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func cancel(_ transfer: CurlTransfer) {
-        guard let entry = active.first(where: { $0.value.transfer === transfer }) else { return }
-        remove(entry.value.handle)
+        guard let entry = activeEntry(for: transfer) else { return }
+        remove(entry.handle)
         transfer.finishSink(succeeded: false)
         // The future has already failed with .cancelled; completing again is a no-op, but makes
         // sure nothing waits if the cancel came from elsewhere.
@@ -153,9 +153,14 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
+    /// The handle a transfer in flight runs on; a linear search, for cancels and unpauses only.
+    private func activeEntry(for transfer: CurlTransfer) -> (transfer: CurlTransfer, handle: CurlEasyHandle)? {
+        active.values.first { $0.transfer === transfer }
+    }
+
     private func resume(_ transfer: CurlTransfer) {
-        guard let entry = active.first(where: { $0.value.transfer === transfer }) else { return }
-        curl_easy_pause(entry.value.handle.raw, ccurl_pause_continue)
+        guard let entry = activeEntry(for: transfer) else { return }
+        curl_easy_pause(entry.handle.raw, ccurl_pause_continue)
     }
 
     private func cancelAll() {

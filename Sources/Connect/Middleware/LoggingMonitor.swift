@@ -27,14 +27,12 @@ public struct LoggingMonitor: ConnectMonitor {
     }
 
     public func responseReceived(_ response: Response, for request: Request, attempt: Int) {
-        let milliseconds = Double(response.metrics.total.components.attoseconds) / 1e15 + Double(response.metrics.total.components.seconds) * 1000
-        let time = (milliseconds * 10).rounded() / 10
+        let time = (response.metrics.total.milliseconds * 10).rounded() / 10
         logger.log(level: level, "← \(response.statusCode) \(response.reasonPhrase) for \(Self.describe(request)) in \(time) ms, \(response.body.count) bytes")
     }
 
     public func retryScheduled(for request: Request, after error: any Error, delay: Duration, attempt: Int) {
-        let milliseconds = Int(delay.components.seconds) * 1000 + Int(delay.components.attoseconds / 1_000_000_000_000_000)
-        logger.log(level: level, "↻ \(Self.describe(request)) again in \(milliseconds) ms after: \(error)")
+        logger.log(level: level, "↻ \(Self.describe(request)) again in \(Int(delay.milliseconds)) ms after: \(error)")
     }
 
     public func requestFailed(_ request: Request, error: any Error, attempts: Int) {
