@@ -14,13 +14,14 @@ struct FutureBenchmark {
     static let rounds = 7
 
     static func main() {
-        // `FutureBenchmark --profile NAME` runs one workload for a while, for `perf record`.
+        // `FutureBenchmark --profile NAME [COUNT]` runs one workload COUNT times, for `perf record`.
         if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < CommandLine.arguments.count {
             let workloads: [String: () -> Void] = [
                 "map-completed": connectMapCompleted, "map-pending": connectMapPending, "flatmap": connectFlatMap,
             ]
             guard let workload = workloads[CommandLine.arguments[flag + 1]] else { return print("workloads: \(workloads.keys.sorted())") }
-            for _ in 0..<2_000_000 { workload() }
+            let count = flag + 2 < CommandLine.arguments.count ? Int(CommandLine.arguments[flag + 2]) ?? 2_000_000 : 2_000_000
+            for _ in 0..<count { workload() }
             return
         }
         // Everything runs on the main thread: an EmbeddedEventLoop must stay on the thread that

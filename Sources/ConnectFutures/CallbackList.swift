@@ -1,29 +1,53 @@
-/// A continuation registered on a pending future.
+/// What runs when a future completes: `body(target, source)`, where `source` is that future.
 ///
-/// It is not generic: it reads the value from the future it captured. Running it may complete a
-/// further future; instead of running that future's continuations itself (which would recurse once
-/// per chained step), it returns them, and `CallbackList.run()` keeps going in a loop.
+/// Chain steps (`MapStep`, `FlatMapStep`, `ResultStep`) are the next future and the
+/// continuation at once: `target` is the step itself and `body` a closure that captures nothing,
+/// so a step costs one allocation, not one for the future and one for a closure context. The
+/// closure is written where the types are concrete, so it runs specialized code. Running a
+/// continuation may complete a further future; instead of running that future's continuations
+/// itself (which would recurse once per chained step), it returns them, and `CallbackList.run()`
+/// keeps going in a loop.
 @usableFromInline
-typealias FutureContinuation = @Sendable () -> CallbackList
+struct FutureContinuation: Sendable {
+    @usableFromInline typealias Body = @Sendable (_ target: (any AnyObject & Sendable)?, _ source: any AnyObject & Sendable) -> CallbackList
 
-/// The continuations of one future, in the order they were added.
+    @usableFromInline let target: (any AnyObject & Sendable)?
+    @usableFromInline let body: Body
+
+    @inlinable
+    init(target: (any AnyObject & Sendable)?, body: @escaping Body) {
+        self.target = target
+        self.body = body
+    }
+
+    /// A continuation that is a closure with everything it needs captured.
+    @inlinable
+    init(_ closure: @escaping @Sendable () -> CallbackList) {
+        target = nil
+        body = { _, _ in closure() }
+    }
+
+    @inlinable
+    func run(after source: any AnyObject & Sendable) -> CallbackList {
+        body(target, source)
+    }
+}
+
+/// The continuations of one completed future, in the order they were added, with that future.
 ///
 /// The first one is stored inline because most futures have exactly one (the next step of a chain);
 /// only a second one allocates an array.
 @usableFromInline
 struct CallbackList: Sendable {
+    /// The future these continuations wait for; set when it completes and hands them out.
+    @usableFromInline var source: (any AnyObject & Sendable)?
     @usableFromInline var first: FutureContinuation?
     @usableFromInline var others: [FutureContinuation]?
 
     @inlinable
     init() {
+        source = nil
         first = nil
-        others = nil
-    }
-
-    @inlinable
-    init(_ continuation: @escaping FutureContinuation) {
-        first = continuation
         others = nil
     }
 
@@ -31,7 +55,7 @@ struct CallbackList: Sendable {
     var isEmpty: Bool { first == nil }
 
     @inlinable
-    mutating func append(_ continuation: @escaping FutureContinuation) {
+    mutating func append(_ continuation: FutureContinuation) {
         if first == nil {
             first = continuation
         } else if others == nil {
@@ -44,28 +68,35 @@ struct CallbackList: Sendable {
     /// Runs every continuation and every continuation they release, depth first and in order,
     /// without growing the stack with the length of the chain.
     @inlinable
-    func run() {
-        guard let first else { return }
+    consuming func run() {
         guard others == nil else { return runMany() }
-        // The common case: a straight chain where each step has one follower.
-        var next = first()
-        while let step = next.first {
+        // The common case: a straight chain where each step has one follower. Each list is
+        // taken apart rather than copied, so no continuation is retained only to be released.
+        var next = self
+        while true {
+            var step: FutureContinuation?
+            swap(&step, &next.first)
+            var source: (any AnyObject & Sendable)?
+            swap(&source, &next.source)
+            guard let step, let source else { return }
+            next = step.run(after: source)
             if next.others != nil { return next.runMany() }
-            next = step()
         }
     }
 
     @usableFromInline
     func runMany() {
-        var stack: [FutureContinuation] = []
+        var stack: [(FutureContinuation, any AnyObject & Sendable)] = []
         func push(_ list: CallbackList) {
-            guard let first = list.first else { return }
-            if let others = list.others { stack.append(contentsOf: others.reversed()) }
-            stack.append(first)
+            guard let first = list.first, let source = list.source else { return }
+            if let others = list.others {
+                for continuation in others.reversed() { stack.append((continuation, source)) }
+            }
+            stack.append((first, source))
         }
         push(self)
-        while let step = stack.popLast() {
-            push(step())
+        while let (step, source) = stack.popLast() {
+            push(step.run(after: source))
         }
     }
 }

@@ -6,7 +6,7 @@ extension Future {
     ///
     /// Cancelling it during the wait fails it at once with `CancellationError()`.
     public func delay(_ duration: Duration, on queue: DispatchQueue = .global()) -> Future<Value> {
-        let child = Storage(following: storage)
+        let child = PendingStorage(following: storage)
         storage.append { [storage] in
             let pending = TimerPayload((child, storage.resultOfCompleted))
             queue.asyncAfter(deadline: .now() + duration.dispatchInterval) {
@@ -24,7 +24,7 @@ extension Future {
     public func timeout(after duration: Duration, on queue: DispatchQueue = .global()) -> Future<Value> {
         if storage.completedResult != nil { return self }
         let source = storage
-        let child = Storage(following: source)
+        let child = PendingStorage(following: source)
         source.append {
             child.completeReturningCallbacks(source.resultOfCompleted)
         }

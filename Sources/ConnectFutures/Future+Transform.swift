@@ -9,7 +9,9 @@ extension Future {
         if let result = storage.resultForInlineStep {
             return Future<NewValue>(result: result.flatMapThrowing(transform))
         }
-        return chained { $0.flatMapThrowing(transform) }
+        let step = MapStep(following: storage, transform: transform)
+        step.attach(to: storage)
+        return Future<NewValue>(storage: step)
     }
 
     /// A future of the future that `transform` returns for this future's value; errors pass
@@ -22,7 +24,9 @@ extension Future {
         _ transform: @escaping @Sendable (Value) throws -> Future<NewValue>
     ) -> Future<NewValue> {
         if let result = storage.resultForInlineStep { return Self.flatMapStep(result, transform) }
-        return flatChained { Self.flatMapStep($0, transform) }
+        let step = FlatMapStep(following: storage, transform: transform)
+        step.attach(to: storage)
+        return Future<NewValue>(storage: step)
     }
 
     /// A future whose error, if any, is replaced by `transform`'s; values pass through.
@@ -95,11 +99,9 @@ extension Future {
     func chained<NewValue: Sendable>(
         _ next: @escaping @Sendable (Result<Value, any Error>) -> Result<NewValue, any Error>
     ) -> Future<NewValue> {
-        let child = Future<NewValue>.Storage(following: storage)
-        storage.append { [storage] in
-            child.completeReturningCallbacks(next(storage.resultOfCompleted))
-        }
-        return Future<NewValue>(storage: child)
+        let step = ResultStep(following: storage, next: next)
+        step.attach(to: storage)
+        return Future<NewValue>(storage: step)
     }
 
     /// A pending future completed like the future `next` returns for this one's result.
@@ -107,7 +109,7 @@ extension Future {
     func flatChained<NewValue: Sendable>(
         _ next: @escaping @Sendable (Result<Value, any Error>) -> Future<NewValue>
     ) -> Future<NewValue> {
-        let child = Future<NewValue>.Storage(following: storage)
+        let child = Future<NewValue>.PendingStorage(following: storage)
         storage.append { [storage] in
             let inner = next(storage.resultOfCompleted).storage
             if let result = inner.completedResult {

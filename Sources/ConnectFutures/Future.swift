@@ -31,6 +31,7 @@ import Dispatch
 /// A `Future` is a cheap handle: copies refer to the same pending result.
 public struct Future<Value: Sendable>: Sendable {
     @usableFromInline typealias Storage = FutureStorage<Result<Value, any Error>>
+    @usableFromInline typealias PendingStorage = PendingFutureStorage<Result<Value, any Error>>
 
     @usableFromInline let storage: Storage
 
@@ -81,7 +82,7 @@ public struct Future<Value: Sendable>: Sendable {
     /// future that completes like this one under `context`. Cancelling it cancels this one.
     public func following(_ context: FutureContext) -> Future<Value> {
         if storage.context === context { return self }
-        let child = Storage(upstream: storage, context: context)
+        let child = PendingStorage(upstream: storage, context: context)
         storage.append { [storage] in
             child.completeAndRun(storage.resultOfCompleted)
             return CallbackList()
@@ -125,10 +126,10 @@ public struct Future<Value: Sendable>: Sendable {
             callback(result)
             return
         }
-        storage.append { [storage] in
-            callback(storage.resultOfCompleted)
+        storage.append(FutureContinuation(target: nil) { _, source in
+            callback(unsafeDowncast(source, to: Storage.self).resultOfCompleted)
             return CallbackList()
-        }
+        })
     }
 
     /// Calls `callback` with the result, exactly once, on `queue`.

@@ -15,7 +15,7 @@ import Dispatch
 /// ``FutureError/promiseAbandoned``, so observers never wait forever for a result that cannot come,
 /// and nothing they captured is kept alive past that point.
 public final class Promise<Value: Sendable>: Sendable {
-    @usableFromInline let storage: Future<Value>.Storage
+    @usableFromInline let storage: Future<Value>.PendingStorage
 
     /// Creates a pending promise.
     ///
@@ -26,6 +26,7 @@ public final class Promise<Value: Sendable>: Sendable {
     ///     chained from it, runs on this queue, whichever thread completes the promise and
     ///     whenever they are added. Without it they run on the completing thread (or at once,
     ///     if added after completion).
+    @inlinable
     public convenience init(cancellationError: (any Error)? = nil, callbackQueue: DispatchQueue? = nil) {
         let context = cancellationError == nil && callbackQueue == nil
             ? nil : FutureContext(callbackQueue: callbackQueue, cancellationError: cancellationError)
@@ -36,7 +37,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// `context`; share one context between many promises to save an allocation each.
     @inlinable
     public init(context: FutureContext?) {
-        storage = Future<Value>.Storage(context: context)
+        storage = Future<Value>.PendingStorage(context: context)
     }
 
     deinit {

@@ -489,6 +489,30 @@ struct MemoryTests {
         #expect(weakCanary == nil)
     }
 
+    @Test func aFlatMapThatWaitedForItsInnerFutureIsFreed() {
+        weak var weakInner: Future<Canary>.Storage?
+        weak var weakEnd: Future<Canary>.Storage?
+        weak var weakCanary: Canary?
+        do {
+            let source = Promise<Int>()
+            let inner = Promise<Canary>()
+            let end = source.future.flatMap { _ in inner.future }.mapError { $0 }
+            let seen = Locked<Canary?>(nil)
+            end.observe { result in seen.withLock { $0 = try? result.get() } }
+            source.succeed(1)
+            #expect(!end.isCompleted)
+            let canary = Canary()
+            weakCanary = canary
+            inner.succeed(canary)
+            #expect(seen.withLock { $0 } === canary)
+            weakInner = inner.storage
+            weakEnd = end.storage
+        }
+        #expect(weakInner == nil)
+        #expect(weakEnd == nil)
+        #expect(weakCanary == nil)
+    }
+
     @Test func anAbandonedPendingChainIsFreed() {
         weak var weakEnd: Future<Int>.Storage?
         weak var weakCanary: Canary?

@@ -1,0 +1,38 @@
+/// The future of a `flatMap` step, which is also the target of the continuations of both futures
+/// it waits for: first its source, then (unless it had already completed) the future `transform`
+/// returned.
+@usableFromInline
+final class FlatMapStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<Result<NewValue, any Error>>, @unchecked Sendable {
+    @usableFromInline let transform: @Sendable (Value) throws -> Future<NewValue>
+
+    @inlinable
+    init(following source: Future<Value>.Storage, transform: @escaping @Sendable (Value) throws -> Future<NewValue>) {
+        self.transform = transform
+        super.init(following: source)
+    }
+
+    /// Registers this step on `source`.
+    @inlinable
+    func attach(to source: Future<Value>.Storage) {
+        source.append(FutureContinuation(target: self) { step, source in
+            let step = unsafeDowncast(step.unsafelyUnwrapped, to: FlatMapStep.self)
+            let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
+            return step.start(Future<Value>.flatMapStep(source.resultOfCompleted, step.transform).storage)
+        })
+    }
+
+    /// Completes like `inner`: at once if it has completed, otherwise when it does.
+    @inlinable
+    func start(_ inner: Future<NewValue>.Storage) -> CallbackList {
+        if let result = inner.completedResult {
+            return completeReturningCallbacks(result)
+        }
+        setUpstream(inner)
+        inner.append(FutureContinuation(target: self) { step, inner in
+            let step = unsafeDowncast(step.unsafelyUnwrapped, to: FlatMapStep.self)
+            let inner = unsafeDowncast(inner, to: Future<NewValue>.Storage.self)
+            return step.complete(inner.resultOfCompleted, from: inner)
+        })
+        return CallbackList()
+    }
+}
