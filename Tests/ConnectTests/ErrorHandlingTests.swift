@@ -190,7 +190,9 @@ struct ErrorHandlingTests {
         let invalid = await connectError(sharedConnect.request(TestConnector(server, "/users/{id}")))
         #expect(invalid?.description == #"Invalid request: no path parameter fills {id} in the endpoint "/users/{id}"."#)
 
-        let refused = await connectError(sharedConnect.request(TestConnector(url: URL(string: "http://127.0.0.1:\(try unusedPort())")!)))
+        let refusing = try RefusingPort()
+        let refused = await connectError(sharedConnect.request(TestConnector(url: refusing.url)))
+        withExtendedLifetime(refusing) {}
         #expect(refused?.description.hasPrefix("Transport failure before the request was sent: Failed to connect to 127.0.0.1") == true)
         #expect(refused?.description.hasSuffix("(curl error 7).") == true)
 

@@ -158,7 +158,9 @@ struct MiddlewareTests {
         // And for real: a refused connection, three attempts.
         let monitor = CountingMonitor()
         let connect = Connect(middleware: ConnectMiddleware(retriers: [policy], monitors: [monitor]))
-        let error = await connectError(connect.request(TestConnector(url: URL(string: "http://127.0.0.1:\(try unusedPort())")!, method: .post)))
+        let refusing = try RefusingPort()
+        let error = await connectError(connect.request(TestConnector(url: refusing.url, method: .post)))
+        withExtendedLifetime(refusing) {}
         guard case .transport(7, _, false)? = error else { Issue.record("expected refused, got \(String(describing: error))"); return }
         #expect(monitor.started.value == 3)
     }

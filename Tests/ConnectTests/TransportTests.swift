@@ -98,8 +98,9 @@ struct TransportTests {
     }
 
     @Test func connectionRefused() async throws {
-        let port = try unusedPort()
-        let error = await connectError(sharedConnect.request(TestConnector(url: URL(string: "http://127.0.0.1:\(port)")!)))
+        let refusing = try RefusingPort()
+        let error = await connectError(sharedConnect.request(TestConnector(url: refusing.url)))
+        withExtendedLifetime(refusing) {}
         guard case .transport(let code, let message, let requestSent)? = error else {
             Issue.record("expected a transport failure, got \(String(describing: error))")
             return
@@ -254,6 +255,36 @@ func unusedPort() throws -> Int {
     let port = server.port
     server.shutdown()
     return port
+}
+
+/// A port that refuses connections for as long as this lives: bound, never listening, so a
+/// connection attempt gets a reset. Holding the port keeps a server of a test running in
+/// parallel from taking it (a port merely found free could be, and once was).
+final class RefusingPort {
+    private let descriptor: Int32
+    let url: URL
+
+    init() throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let descriptor = descriptor
+        try withUnsafeMutablePointer(to: &address) { pointer in
+            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                guard bind(descriptor, raw, length) == 0, getsockname(descriptor, raw, &length) == 0 else {
+                    throw POSIXError(.EADDRINUSE)
+                }
+            }
+        }
+        url = URL(string: "http://127.0.0.1:\(UInt16(bigEndian: address.sin_port))")!
+    }
+
+    deinit {
+        _ = Glibc.close(descriptor)
+    }
 }
 
 /// A listening socket that never accepts and whose backlog is full, so a new connection's SYN
