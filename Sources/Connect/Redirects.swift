@@ -103,7 +103,6 @@ struct RedirectFollower: Sendable {
         var metrics = response.metrics
         metrics.redirectCount = hops
         metrics.total = ContinuousClock.now - started
-        return Response(statusCode: response.statusCode, headers: response.headers, body: response.body, url: response.url,
-                        httpVersion: response.httpVersion, metrics: metrics, fileURL: response.fileURL, resumed: response.resumed)
+        return response.with(metrics: metrics)
     }
 }

@@ -1,40 +1,102 @@
+import ConnectFutures
 import Foundation
 
 /// A response: status, headers, body and how long it took.
+///
+/// A cheap value: copies share one storage, and the headers are parsed from the bytes libcurl
+/// received only when first read (most requests never look at them).
 public struct Response: Sendable, CustomStringConvertible {
+    let storage: Storage
+
     /// The status code, e.g. 200.
-    public let statusCode: Int
+    public var statusCode: Int { storage.statusCode }
     /// The headers of the final response, in order.
-    public let headers: [HTTPHeader]
+    public var headers: [HTTPHeader] { storage.headers }
     /// The body, decompressed.
-    public let body: Data
+    public var body: Data { storage.body }
     /// The URL that answered, after any redirects.
-    public let url: URL
+    public var url: URL { storage.url }
     /// The HTTP version spoken, e.g. `"1.1"` or `"2"`.
-    public let httpVersion: String
+    public var httpVersion: String { storage.httpVersion }
     /// Where the time went.
-    public let metrics: TransferMetrics
+    public var metrics: TransferMetrics { storage.metrics }
     /// The file the body was written to, for requests with a file ``Request/destination``.
-    public let fileURL: URL?
+    public var fileURL: URL? { storage.fileURL }
     /// Whether the body continued a partial file (a 206 to a resumed download).
-    public let resumed: Bool
+    public var resumed: Bool { storage.resumed }
 
     /// Creates a response; transports and mocks build these.
     public init(statusCode: Int, headers: [HTTPHeader] = [], body: Data = Data(), url: URL, httpVersion: String = "1.1",
                 metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false) {
-        self.statusCode = statusCode
-        self.headers = headers
-        self.body = body
-        self.url = url
-        self.httpVersion = httpVersion
-        self.metrics = metrics
-        self.fileURL = fileURL
-        self.resumed = resumed
+        storage = Storage(statusCode: statusCode, headers: .parsed(headers), body: body, url: url, httpVersion: httpVersion,
+                          metrics: metrics, fileURL: fileURL, resumed: resumed)
+    }
+
+    /// A response whose headers are still the raw lines received; see ``RawHeaders``.
+    init(statusCode: Int, rawHeaders: RawHeaders, body: Data = Data(), url: URL, httpVersion: String = "1.1",
+         metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false) {
+        storage = Storage(statusCode: statusCode, headers: .raw(rawHeaders), body: body, url: url, httpVersion: httpVersion,
+                          metrics: metrics, fileURL: fileURL, resumed: resumed)
+    }
+
+    /// This response with other metrics (the redirect follower's totals).
+    func with(metrics: TransferMetrics) -> Response {
+        Response(storage: Storage(statusCode: statusCode, headers: storage.headerSource, body: body, url: url,
+                                  httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed))
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
+
+    final class Storage: Sendable {
+        enum HeaderSource: Sendable {
+            case parsed([HTTPHeader])
+            case raw(RawHeaders)
+        }
+
+        let statusCode: Int
+        let headerSource: HeaderSource
+        let body: Data
+        let url: URL
+        let httpVersion: String
+        let metrics: TransferMetrics
+        let fileURL: URL?
+        let resumed: Bool
+        /// The headers parsed from `.raw`, on first read.
+        private let parsedHeaders = Locked<[HTTPHeader]?>(nil)
+
+        init(statusCode: Int, headers: HeaderSource, body: Data, url: URL, httpVersion: String, metrics: TransferMetrics,
+             fileURL: URL?, resumed: Bool) {
+            self.statusCode = statusCode
+            self.headerSource = headers
+            self.body = body
+            self.url = url
+            self.httpVersion = httpVersion
+            self.metrics = metrics
+            self.fileURL = fileURL
+            self.resumed = resumed
+        }
+
+        var headers: [HTTPHeader] {
+            switch headerSource {
+            case .parsed(let headers):
+                return headers
+            case .raw(let raw):
+                return parsedHeaders.withLock { parsed in
+                    if let parsed { return parsed }
+                    let headers = raw.parsed()
+                    parsed = headers
+                    return headers
+                }
+            }
+        }
     }
 
     /// The value of the first header named `name`, ignoring case.
     public func header(_ name: String) -> String? {
-        headers.value(for: name)
+        if case .raw(let raw) = storage.headerSource { return raw.value(for: name) }
+        return headers.value(for: name)
     }
 
     /// The reason phrase for ``statusCode``, e.g. "Not Found".

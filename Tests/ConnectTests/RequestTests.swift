@@ -164,6 +164,25 @@ struct RequestTests {
         #expect(response.metrics.firstByte <= response.metrics.total)
     }
 
+    @Test func responseHeadersKeepOrderRepeatsAndTrimmedValues() async throws {
+        let server = try TestServer { _ in
+            TestResponse(headers: [("Set-Cookie", "a=1"), ("X-Padded", " \tpadded value\t "), ("Set-Cookie", "b=2"), ("X-Empty", "")], body: Data("ok".utf8))
+        }
+        defer { server.shutdown() }
+        let response = try await sharedConnect.response(TestConnector(server, "/")).value
+        let custom = response.headers.filter { ["set-cookie", "x-padded", "x-empty"].contains($0.name.lowercased()) }
+        #expect(custom.map(\.name) == ["Set-Cookie", "X-Padded", "Set-Cookie", "X-Empty"])
+        #expect(custom.map(\.value) == ["a=1", "padded value", "b=2", ""])
+        #expect(response.header("SET-COOKIE") == "a=1")
+        #expect(response.header("x-padded") == "padded value")
+        #expect(response.header("x-empty") == "")
+        #expect(response.header("X-Missing") == nil)
+        #expect(response.headers.contains { $0.hasName("Content-Length") && $0.value == "2" })
+        // A copy shares the parsed headers and reads the same.
+        let copy = response
+        #expect(copy.headers == response.headers)
+    }
+
     @Test func gzipBodiesAreDecompressed() async throws {
         let compressed = Data(base64Encoded: "H4sIAAAAAAACA6tWykxRslIw11FQKsksyUkFspWS83MLilKLi1NTFCqGCVDSgXgrJ7UkFeTfkqLS1FoAsXKfEfwAAAA=")!
         let server = try TestServer { request in

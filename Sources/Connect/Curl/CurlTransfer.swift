@@ -20,7 +20,9 @@ final class CurlTransfer: @unchecked Sendable {
     let settings: CurlTransport.Settings
 
     var statusCode = 0
-    var headers: [HTTPHeader] = []
+    var headers = RawHeaders()
+    /// The `Content-Range` of the response, looked up once for a file sink.
+    var contentRange: String??
     var body = Data()
     var bodyTooLarge = false
     var headerList: UnsafeMutablePointer<curl_slist>?
@@ -246,7 +248,7 @@ final class CurlTransfer: @unchecked Sendable {
         let url = request.url
         let response = Response(
             statusCode: statusCode,
-            headers: headers,
+            rawHeaders: headers,
             body: body,
             url: url,
             httpVersion: Self.versionName(handle.infoLong(CURLINFO_HTTP_VERSION)),
@@ -271,14 +273,15 @@ final class CurlTransfer: @unchecked Sendable {
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         if let stream = request.streamBuffer, (200..<300).contains(statusCode) {
-            let accepted = stream.offer(bytes, head: Response(statusCode: statusCode, headers: headers, url: request.url))
+            let accepted = stream.offer(bytes, head: Response(statusCode: statusCode, rawHeaders: headers, url: request.url))
             // A full buffer pauses the transfer: libcurl keeps these bytes and stops reading
             // the socket until the consumer asks for more.
             return accepted ? bytes.count : ccurl_writefunc_pause
         }
         if let sink, (200..<300).contains(statusCode) {
             // Only a success goes to the file: an error page stays in memory for the error handler.
-            return sink.write(bytes, status: statusCode, contentRange: headers.value(for: "Content-Range"), resumeOffset: resumeOffset) ? bytes.count : 0
+            if contentRange == nil { contentRange = .some(headers.value(for: "Content-Range")) }
+            return sink.write(bytes, status: statusCode, contentRange: contentRange ?? nil, resumeOffset: resumeOffset) ? bytes.count : 0
         }
         if body.count + bytes.count > settings.maximumBodySize {
             bodyTooLarge = true
@@ -288,30 +291,24 @@ final class CurlTransfer: @unchecked Sendable {
         return bytes.count
     }
 
-    /// One header line from libcurl, parsed at the byte level: this runs for every header of
-    /// every response, and going through `String` trimming (Foundation) cost a quarter of the
-    /// client's CPU time in the benchmark.
+    /// One header line from libcurl: kept as bytes (see ``RawHeaders``), with the status line
+    /// and `Content-Length` read at the byte level. Going through `String` trimming (Foundation)
+    /// here once cost a quarter of the client's CPU time in the benchmark.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var end = bytes.count
-        while end > 0, bytes[end - 1] == UInt8(ascii: "\r") || bytes[end - 1] == UInt8(ascii: "\n") { end -= 1 }
-        guard end > 0 else { return true }
-        if end >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
+        if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
             bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/")
         {
             // A new status line: an interim 1xx or a redirect came before; start over.
-            headers.removeAll(keepingCapacity: true)
-            statusCode = Self.statusCode(inStatusLine: UnsafeRawBufferPointer(rebasing: bytes[..<end]))
+            headers.removeAll()
+            contentRange = nil
+            statusCode = Self.statusCode(inStatusLine: bytes)
             return true
         }
-        guard let colon = bytes[..<end].firstIndex(of: UInt8(ascii: ":")) else { return true }
-        var valueStart = colon + 1
-        while valueStart < end, bytes[valueStart] == UInt8(ascii: " ") || bytes[valueStart] == UInt8(ascii: "\t") { valueStart += 1 }
-        var valueEnd = end
-        while valueEnd > valueStart, bytes[valueEnd - 1] == UInt8(ascii: " ") || bytes[valueEnd - 1] == UInt8(ascii: "\t") { valueEnd -= 1 }
-        let nameBytes = UnsafeRawBufferPointer(rebasing: bytes[..<colon])
-        let valueBytes = UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd])
-        headers.append(HTTPHeader(name: String(decoding: nameBytes, as: UTF8.self), value: String(decoding: valueBytes, as: UTF8.self)))
-        if sink == nil, request.streamBuffer == nil, Self.equalsIgnoringCase(nameBytes, "content-length"), let length = Self.decimal(valueBytes) {
+        guard let (name, value) = RawHeaders.split(bytes) else { return true }
+        headers.append(line: bytes)
+        if sink == nil, request.streamBuffer == nil, Self.equalsIgnoringCase(UnsafeRawBufferPointer(rebasing: bytes[name]), "content-length"),
+            let length = Self.decimal(UnsafeRawBufferPointer(rebasing: bytes[value]))
+        {
             if length > settings.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode) {
                 bodyTooLarge = true
                 return false
