@@ -49,7 +49,8 @@ public struct ConnectEnvironment: Sendable, Hashable {
     /// The base URL a connector's requests use here.
     public func baseURL(for connectorBaseURL: URL) -> URL {
         if let baseURL { return baseURL }
-        if let host = connectorBaseURL.host, let override = hostOverrides[host] { return override }
+        // `host` parses the URL: skipped when there is nothing to look up.
+        if !hostOverrides.isEmpty, let host = connectorBaseURL.host, let override = hostOverrides[host] { return override }
         return connectorBaseURL
     }
 }

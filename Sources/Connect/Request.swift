@@ -41,14 +41,23 @@ public struct Request: Sendable, CustomStringConvertible {
     }
 
     /// Checks everything that would make the request unsendable or ambiguous on the wire.
+    /// "http" or "https", in any case, compared without building a lowercased copy.
+    static func isHTTPScheme(_ scheme: String) -> Bool {
+        let bytes = scheme.utf8
+        guard bytes.count == 4 || bytes.count == 5 else { return false }
+        for (byte, expected) in zip(bytes, "https".utf8) where byte | 0x20 != expected { return false }
+        return true
+    }
+
     func validate() throws(ConnectError) {
         guard method.isValidToken else {
             throw .invalidRequest("the method \(method.rawValue.debugDescription) is not a valid HTTP token")
         }
-        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+        guard let scheme = url.scheme, Self.isHTTPScheme(scheme) else {
             throw .invalidRequest("the URL \(url.absoluteString.debugDescription) is not http or https")
         }
-        guard let host = url.host, !host.isEmpty else {
+        // Percent-encoded: decoding would allocate a copy just to see that it is not empty.
+        guard let host = url.host(percentEncoded: true), !host.isEmpty else {
             throw .invalidRequest("the URL \(url.absoluteString.debugDescription) has no host")
         }
         for header in headers {

@@ -6,9 +6,9 @@ import ConnectFutures
 ///
 /// Other threads hand it work through `inbox` (a locked queue) and wake it with
 /// `curl_multi_wakeup`, the one libcurl call that is safe from any thread. It sleeps in
-/// `curl_multi_poll` until a socket is ready, a libcurl timer is due, or it is woken: it never
-/// spins and never polls on a timer of its own. Each transfer's promise is bound to the callback
-/// queue, so completing it here hands every observer to that queue: no user code runs here.
+/// `curl_multi_poll` until a socket is ready, a libcurl timer is due, or it is woken; it never
+/// polls on a timer of its own. Each transfer's promise is bound to the callback queue, so
+/// completing it here hands every observer to that queue: no user code runs here.
 final class TransferLoop: @unchecked Sendable {
     // @unchecked: `multi` is set once; `inbox` is behind its mutex; everything under
     // "Transfer thread only" is touched by the loop thread alone.
@@ -26,7 +26,14 @@ final class TransferLoop: @unchecked Sendable {
     /// it needs none of libcurl's share locks.
     private let share: UnsafeMutableRawPointer?
     private let cookies: CookieStorage
-    private let inbox = Locked<[Command]>([])
+    private let inbox = Locked<Inbox>(Inbox())
+
+    struct Inbox {
+        var commands: [Command] = []
+        /// Set by the loop just before it blocks in `curl_multi_poll`: only then does a sender
+        /// need to wake it.
+        var loopIsAsleep = false
+    }
     private let callbackQueue: DispatchQueue
 
     // MARK: Transfer thread only
@@ -56,26 +63,35 @@ final class TransferLoop: @unchecked Sendable {
         thread.start()
     }
 
-    /// Queues `command` and wakes the loop. Safe from any thread.
+    /// Queues `command` and wakes the loop if it sleeps. Safe from any thread.
     ///
-    /// Only the command that finds the inbox empty wakes the loop (a syscall): the loop drains
-    /// the whole inbox when it wakes, so later commands ride on the wakeup already pending.
+    /// Only the command that finds the loop asleep wakes it (a syscall): the loop drains the
+    /// whole inbox when it wakes, so later commands ride on the wakeup already pending.
     func send(_ command: Command) {
-        let wasEmpty = inbox.withLock { commands -> Bool in
-            commands.append(command)
-            return commands.count == 1
+        let mustWake = inbox.withLock { inbox -> Bool in
+            inbox.commands.append(command)
+            defer { inbox.loopIsAsleep = false }
+            return inbox.loopIsAsleep
         }
-        if wasEmpty { curl_multi_wakeup(multi) }
+        if mustWake { curl_multi_wakeup(multi) }
+    }
+
+    /// Takes every queued command; with `sleepingIfEmpty`, marks the loop asleep when there are
+    /// none, so the next `send` wakes it.
+    private func takeCommands(sleepingIfEmpty: Bool = false) -> [Command] {
+        inbox.withLock { inbox -> [Command] in
+            defer { inbox.commands.removeAll(keepingCapacity: true) }
+            inbox.loopIsAsleep = sleepingIfEmpty && inbox.commands.isEmpty
+            return inbox.commands
+        }
     }
 
     private func run() {
         var stopping = false
         var running: Int32 = 0
+        var commands = takeCommands()
         while true {
-            for command in inbox.withLock({ commands -> [Command] in
-                defer { commands.removeAll(keepingCapacity: true) }
-                return commands
-            }) {
+            for command in commands {
                 switch command {
                 case .start(let transfer): start(transfer)
                 case .cancel(let transfer): cancel(transfer)
@@ -92,7 +108,11 @@ final class TransferLoop: @unchecked Sendable {
             curl_multi_perform(multi, &running)
             collectFinished()
             deliverFinished()
-            curl_multi_poll(multi, nil, 0, 60_000, nil)
+            commands = takeCommands(sleepingIfEmpty: true)
+            if commands.isEmpty {
+                curl_multi_poll(multi, nil, 0, 60_000, nil)
+                commands = takeCommands()
+            }
         }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)
