@@ -34,6 +34,9 @@ public final class Connect: Sendable {
     public let transport: any Transport
 
     let builder: UncheckedRequestBuilder
+    /// The middleware does nothing at all: requests take the direct path. Decided once, not with
+    /// a dynamic cast per request.
+    let skipsMiddleware: Bool
     /// Shared by every future this client returns: the callback queue, `.cancelled` as the
     /// cancellation error, and decoding failures as `.decoding`.
     let context: FutureContext
@@ -53,6 +56,7 @@ public final class Connect: Sendable {
         transport: (any Transport)? = nil
     ) {
         self.middleware = middleware
+        skipsMiddleware = (middleware as? ConnectMiddleware)?.isPassthrough == true
         self.errorHandler = errorHandler
         self.configuration = configuration
         let context = FutureContext.connect(callbackQueue: configuration.callbackQueue)
@@ -115,7 +119,7 @@ public final class Connect: Sendable {
         }
         let log = debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
         let exchange: Future<Response>
-        if (middleware as? ConnectMiddleware)?.isPassthrough == true {
+        if skipsMiddleware {
             log?.request(request)
             exchange = policy.redirects.send(request).following(context).map { response in try policy.check(response, of: request) }
         } else {

@@ -56,19 +56,39 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether this header has the given name, compared as HTTP does (ignoring case).
     public func hasName(_ other: String) -> Bool {
-        name.utf8.count == other.utf8.count && name.lowercased() == other.lowercased()
+        Self.equalIgnoringASCIICase(name, other)
+    }
+
+    /// Byte by byte, folding only A–Z: names are ASCII tokens, and this runs several times per
+    /// request, where `lowercased()` on both sides was a visible cost.
+    static func equalIgnoringASCIICase(_ first: String, _ second: String) -> Bool {
+        guard first.utf8.count == second.utf8.count else { return false }
+        @inline(__always) func folded(_ byte: UInt8) -> UInt8 {
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+        }
+        var others = second.utf8.makeIterator()
+        for byte in first.utf8 where folded(byte) != folded(others.next()!) {
+            return false
+        }
+        return true
     }
 
     /// Why this header cannot be sent, or `nil` if it can.
     var validationProblem: String? {
         if name.isEmpty { return "a header name is empty" }
-        if !name.utf8.allSatisfy(Self.isTokenCharacter) {
+        if !Self.allBytes(of: name, satisfy: Self.isTokenCharacter) {
             return "the header name \(name.debugDescription) is not a valid HTTP token"
         }
-        if value.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }) {
+        if !Self.allBytes(of: value, satisfy: { $0 != 0x0D && $0 != 0x0A && $0 != 0x00 }) {
             return "the value of header \(name) contains CR, LF or NUL"
         }
         return nil
+    }
+
+    /// Over the contiguous UTF-8 of a native string when there is one (the common case), which
+    /// is several times faster than stepping through `utf8`.
+    static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? text.utf8.allSatisfy(predicate)
     }
 
     /// tchar from RFC 9110 §5.6.2.

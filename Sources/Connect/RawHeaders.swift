@@ -61,7 +61,8 @@ struct RawHeaders: Sendable {
     static func split(_ line: UnsafeRawBufferPointer) -> (name: Range<Int>, value: Range<Int>)? {
         var end = line.count
         while end > 0, line[end - 1] == UInt8(ascii: "\r") || line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
-        guard let colon = line[..<end].firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        guard let colon = UnsafeRawBufferPointer(rebasing: line[..<end]).withMemoryRebound(to: UInt8.self, { $0.firstIndex(of: UInt8(ascii: ":")) })
+        else { return nil }
         var valueStart = colon + 1
         while valueStart < end, line[valueStart] == UInt8(ascii: " ") || line[valueStart] == UInt8(ascii: "\t") { valueStart += 1 }
         var valueEnd = end

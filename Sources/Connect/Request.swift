@@ -43,10 +43,8 @@ public struct Request: Sendable, CustomStringConvertible {
     /// Checks everything that would make the request unsendable or ambiguous on the wire.
     /// "http" or "https", in any case, compared without building a lowercased copy.
     static func isHTTPScheme(_ scheme: String) -> Bool {
-        let bytes = scheme.utf8
-        guard bytes.count == 4 || bytes.count == 5 else { return false }
-        for (byte, expected) in zip(bytes, "https".utf8) where byte | 0x20 != expected { return false }
-        return true
+        scheme == "https" || scheme == "http"
+            || HTTPHeader.equalIgnoringASCIICase(scheme, "https") || HTTPHeader.equalIgnoringASCIICase(scheme, "http")
     }
 
     func validate() throws(ConnectError) {

@@ -89,15 +89,15 @@ struct RequestBuilder {
         // String were a visible cost in the benchmark.
         var baseText = base.absoluteString
         var baseQuery: Substring?
-        if let fragmentStart = baseText.utf8.firstIndex(of: UInt8(ascii: "#")) { baseText = String(baseText[..<fragmentStart]) }
-        if let queryStart = baseText.utf8.firstIndex(of: UInt8(ascii: "?")) {
+        if let fragmentStart = Self.firstIndex(of: UInt8(ascii: "#"), in: baseText) { baseText = String(baseText[..<fragmentStart]) }
+        if let queryStart = Self.firstIndex(of: UInt8(ascii: "?"), in: baseText) {
             baseQuery = baseText[baseText.index(after: queryStart)...]
             baseText = String(baseText[..<queryStart])
         }
 
         var endpointPath = Substring(endpoint)
         var endpointQuery: Substring?
-        if let queryStart = endpointPath.utf8.firstIndex(of: UInt8(ascii: "?")) {
+        if let queryStart = Self.firstIndex(of: UInt8(ascii: "?"), in: endpointPath) {
             endpointQuery = endpointPath[endpointPath.index(after: queryStart)...]
             endpointPath = endpointPath[..<queryStart]
         }
@@ -113,15 +113,28 @@ struct RequestBuilder {
         var queryParts: [String] = []
         if let baseQuery, !baseQuery.isEmpty { queryParts.append(String(baseQuery)) }
         if let endpointQuery, !endpointQuery.isEmpty { queryParts.append(String(endpointQuery)) }
-        let ownNames = Set(parameters.queryItems.map(\.name))
-        let items = defaultQueryItems.filter { !ownNames.contains($0.name) } + parameters.queryItems
-        queryParts += items.map(Self.encode)
+        if !defaultQueryItems.isEmpty {
+            let ownNames = Set(parameters.queryItems.map(\.name))
+            queryParts += defaultQueryItems.filter { !ownNames.contains($0.name) }.map(Self.encode)
+        }
+        queryParts += parameters.queryItems.map(Self.encode)
         if !queryParts.isEmpty { text += "?" + queryParts.joined(separator: "&") }
 
-        guard let url = URL(string: text), url.host != nil else {
+        // Whether it has a host is `Request.validate()`'s question, asked once per request.
+        guard let url = URL(string: text) else {
             throw .invalidRequest("\(text.debugDescription) is not a valid URL")
         }
         return url
+    }
+
+    /// The first `byte` of `text`'s UTF-8 form: a byte scan of the contiguous storage native
+    /// strings have, where `utf8.firstIndex(of:)` steps index by index (a visible cost per request).
+    static func firstIndex<Text: StringProtocol>(of byte: UInt8, in text: Text) -> Text.Index? {
+        let utf8 = text.utf8
+        guard let offset = utf8.withContiguousStorageIfAvailable({ $0.firstIndex(of: byte) }) else {
+            return utf8.firstIndex(of: byte)
+        }
+        return offset.map { utf8.index(utf8.startIndex, offsetBy: $0) }
     }
 
     /// Replaces each `{key}` with its value encoded as one path segment. Every template must
@@ -131,7 +144,7 @@ struct RequestBuilder {
         var result = ""
         var used = Set<String>()
         var rest = endpoint
-        while let open = rest.utf8.firstIndex(of: UInt8(ascii: "{")) {
+        while let open = Self.firstIndex(of: UInt8(ascii: "{"), in: rest) {
             result += rest[..<open]
             guard let close = rest[open...].utf8.firstIndex(of: UInt8(ascii: "}")) else {
                 throw .invalidRequest("the endpoint \(String(endpoint).debugDescription) has a \"{\" without a closing \"}\"")

@@ -106,6 +106,17 @@ struct RequestTests {
         #expect(server.requests.isEmpty)
     }
 
+    @Test func headerNamesCompareIgnoringASCIICaseOnly() {
+        let header = HTTPHeader(name: "Content-Type", value: "text/plain")
+        #expect(header.hasName("content-type") && header.hasName("CONTENT-TYPE") && header.hasName("Content-Type"))
+        #expect(!header.hasName("Content-Typ") && !header.hasName("Content-Types") && !header.hasName("Content_Type"))
+        // Folding is for letters only: these tchars differ by the case bit but are not letters.
+        #expect(!HTTPHeader(name: "X^", value: "").hasName("X~"))
+        #expect(!HTTPHeader(name: "X@", value: "").hasName("X`"))
+        #expect([header].value(for: "CONTENT-type") == "text/plain")
+        #expect(Request.isHTTPScheme("HTTP") && Request.isHTTPScheme("Https") && !Request.isHTTPScheme("ftp") && !Request.isHTTPScheme("httpx"))
+    }
+
     @Test func invalidMethodsAndSchemesAreRejected() async throws {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }

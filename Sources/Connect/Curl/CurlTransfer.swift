@@ -19,29 +19,31 @@ final class CurlTransfer: @unchecked Sendable {
     let promise: Promise<Response>
     let settings: CurlTransport.Settings
 
+    // `@exclusivity(unchecked)` on the state below: see the type's comment; the transfer thread
+    // touches it one access at a time, and dynamic exclusivity checks were a visible cost.
     var statusCode = 0
-    var headers = RawHeaders()
+    @exclusivity(unchecked) var headers = RawHeaders()
     /// The `Content-Range` of the response, looked up once for a file sink.
-    var contentRange: String??
-    var body = Data()
-    var bodyTooLarge = false
-    var headerList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) var contentRange: String??
+    @exclusivity(unchecked) var body = Data()
+    @exclusivity(unchecked) var bodyTooLarge = false
+    @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
     /// The request body's bytes, from memory or disk.
-    var bodyReader: BodyReader?
+    @exclusivity(unchecked) var bodyReader: BodyReader?
     /// A multipart body, built with libcurl's MIME API on the easy handle.
-    var mime: OpaquePointer?
+    @exclusivity(unchecked) var mime: OpaquePointer?
     /// Where a 2xx body is written, for file destinations.
-    var sink: FileSink?
+    @exclusivity(unchecked) var sink: FileSink?
     /// Bytes already on disk that a resumed download continues from.
-    var resumeOffset: Int64 = 0
+    @exclusivity(unchecked) var resumeOffset: Int64 = 0
     /// Progress reporting, for requests with a handler: updates go to this serial queue (which
     /// targets the callback queue) so they arrive in order.
-    var progressQueue: DispatchQueue?
-    var lastProgressReport: UInt64 = 0
-    var latestProgress = TransferProgress()
+    @exclusivity(unchecked) var progressQueue: DispatchQueue?
+    @exclusivity(unchecked) var lastProgressReport: UInt64 = 0
+    @exclusivity(unchecked) var latestProgress = TransferProgress()
     /// Keeps the transport (and so its thread) alive while this transfer is in flight, so that
     /// releasing the last reference to a `Connect` never cancels the requests it started.
-    var owner: CurlTransport?
+    @exclusivity(unchecked) var owner: CurlTransport?
 
     init(request: Request, settings: CurlTransport.Settings, context: FutureContext) {
         self.request = request
@@ -304,9 +306,14 @@ final class CurlTransfer: @unchecked Sendable {
             statusCode = Self.statusCode(inStatusLine: bytes)
             return true
         }
-        guard let (name, value) = RawHeaders.split(bytes) else { return true }
+        // The blank line that ends the headers; anything else is kept as it came.
+        guard bytes.count > 2 else { return true }
         headers.append(line: bytes)
-        if sink == nil, request.streamBuffer == nil, Self.equalsIgnoringCase(UnsafeRawBufferPointer(rebasing: bytes[name]), "content-length"),
+        // Only a line that can be Content-Length is looked into.
+        guard bytes[0] | 0x20 == UInt8(ascii: "c"), bytes.count > 15, sink == nil, request.streamBuffer == nil,
+            let (name, value) = RawHeaders.split(bytes)
+        else { return true }
+        if Self.equalsIgnoringCase(UnsafeRawBufferPointer(rebasing: bytes[name]), "content-length"),
             let length = Self.decimal(UnsafeRawBufferPointer(rebasing: bytes[value]))
         {
             if length > settings.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode) {

@@ -37,10 +37,12 @@ final class TransferLoop: @unchecked Sendable {
     private let callbackQueue: DispatchQueue
 
     // MARK: Transfer thread only
-    private var active: [UnsafeMutableRawPointer: (transfer: CurlTransfer, handle: CurlEasyHandle)] = [:]
-    private var idleHandles: [CurlEasyHandle] = []
+    // `@exclusivity(unchecked)`: touched by the loop thread alone, one access at a time, so the
+    // runtime's dynamic exclusivity checks (a thread-local lookup per access) only cost time.
+    @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: (transfer: CurlTransfer, handle: CurlEasyHandle)] = [:]
+    @exclusivity(unchecked) private var idleHandles: [CurlEasyHandle] = []
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
-    private var finished: [(CurlTransfer, Result<Response, any Error>)] = []
+    @exclusivity(unchecked) private var finished: [(CurlTransfer, Result<Response, any Error>)] = []
     private static let maximumIdleHandles = 256
 
     init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue, cookies: CookieStorage = .none) {
