@@ -40,26 +40,40 @@ public struct Request: Sendable, CustomStringConvertible {
         headers.append(header)
     }
 
-    /// Checks everything that would make the request unsendable or ambiguous on the wire.
     /// "http" or "https", in any case, compared without building a lowercased copy.
     static func isHTTPScheme(_ scheme: String) -> Bool {
         scheme == "https" || scheme == "http"
             || HTTPHeader.equalIgnoringASCIICase(scheme, "https") || HTTPHeader.equalIgnoringASCIICase(scheme, "http")
     }
 
+    /// Checks everything that would make the request unsendable or ambiguous on the wire.
     func validate() throws(ConnectError) {
+        try validateMethod()
+        if let problem = Self.problem(with: url) { throw .invalidRequest(problem) }
+        try validateHeaders()
+    }
+
+    func validateMethod() throws(ConnectError) {
         guard method.isValidToken else {
             throw .invalidRequest("the method \(method.rawValue.debugDescription) is not a valid HTTP token")
         }
-        guard let scheme = url.scheme, Self.isHTTPScheme(scheme) else {
-            throw .invalidRequest("the URL \(url.absoluteString.debugDescription) is not http or https")
-        }
-        // Percent-encoded: decoding would allocate a copy just to see that it is not empty.
-        guard let host = url.host(percentEncoded: true), !host.isEmpty else {
-            throw .invalidRequest("the URL \(url.absoluteString.debugDescription) has no host")
-        }
+    }
+
+    func validateHeaders() throws(ConnectError) {
         for header in headers {
             if let problem = header.validationProblem { throw .invalidRequest(problem) }
         }
+    }
+
+    /// Why `url` cannot be requested (not http or https, or no host), or `nil` if it can.
+    static func problem(with url: URL) -> String? {
+        guard let scheme = url.scheme, isHTTPScheme(scheme) else {
+            return "the URL \(url.absoluteString.debugDescription) is not http or https"
+        }
+        // Percent-encoded: decoding would allocate a copy just to see that it is not empty.
+        guard let host = url.host(percentEncoded: true), !host.isEmpty else {
+            return "the URL \(url.absoluteString.debugDescription) has no host"
+        }
+        return nil
     }
 }

@@ -8,6 +8,9 @@ struct RequestBuilder {
     var environment = ConnectEnvironment.production
     var defaultHeaders: [HTTPHeader] = []
     var defaultQueryItems: [QueryItem] = []
+    /// Shared by copies of this builder, so a client's requests share them.
+    let parsedURLs = ParsedURLs()
+    let unauthorizedTypes = UnauthorizedConnectorTypes()
 
     init(jsonEncoder: JSONEncoder = JSONEncoder(), userAgent: String = "Connect") {
         self.jsonEncoder = jsonEncoder
@@ -59,7 +62,7 @@ struct RequestBuilder {
     }
 
     private func build(_ connector: Connector, parameters: EncodedParameters) throws(ConnectError) -> Request {
-        let url = try makeURL(base: environment.baseURL(for: connector.baseURL), endpoint: connector.endpoint, parameters: parameters)
+        let (url, urlProblem) = try makeCheckedURL(base: environment.baseURL(for: connector.baseURL), endpoint: connector.endpoint, parameters: parameters)
 
         var headers = connector.headers
         for header in defaultHeaders where !headers.contains(name: header.name) {
@@ -68,7 +71,7 @@ struct RequestBuilder {
         for header in parameters.headers where !headers.contains(name: header.name) {
             headers.append(header)
         }
-        if let authorized = connector as? AuthorizedConnector, let token = authorized.authorizationToken {
+        if let token = unauthorizedTypes.authorizationToken(of: connector) {
             headers.removeAll { $0.hasName("Authorization") }
             headers.append(token.header)
         }
@@ -80,11 +83,19 @@ struct RequestBuilder {
         }
 
         let request = Request(method: connector.method, url: url, headers: headers, body: parameters.body, timeout: connector.timeout, allowsRetry: connector.allowsRetry)
-        try request.validate()
+        // `validate()`, with the URL's part known from the cache.
+        try request.validateMethod()
+        if let urlProblem { throw .invalidRequest(urlProblem) }
+        try request.validateHeaders()
         return request
     }
 
     func makeURL(base: URL, endpoint: String, parameters: EncodedParameters) throws(ConnectError) -> URL {
+        try makeCheckedURL(base: base, endpoint: endpoint, parameters: parameters).url
+    }
+
+    /// The URL and ``Request/problem(with:)`` for it.
+    private func makeCheckedURL(base: URL, endpoint: String, parameters: EncodedParameters) throws(ConnectError) -> (url: URL, problem: String?) {
         // Searched as UTF-8: every request comes through here, and Character-level searches on
         // String were a visible cost in the benchmark.
         var baseText = base.absoluteString
@@ -120,11 +131,10 @@ struct RequestBuilder {
         queryParts += parameters.queryItems.map(Self.encode)
         if !queryParts.isEmpty { text += "?" + queryParts.joined(separator: "&") }
 
-        // Whether it has a host is `Request.validate()`'s question, asked once per request.
-        guard let url = URL(string: text) else {
+        guard let parsed = parsedURLs.entry(for: text) else {
             throw .invalidRequest("\(text.debugDescription) is not a valid URL")
         }
-        return url
+        return (parsed.url, parsed.problem)
     }
 
     /// The first `byte` of `text`'s UTF-8 form: a byte scan of the contiguous storage native

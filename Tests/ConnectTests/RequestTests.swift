@@ -117,6 +117,17 @@ struct RequestTests {
         #expect(Request.isHTTPScheme("HTTP") && Request.isHTTPScheme("Https") && !Request.isHTTPScheme("ftp") && !Request.isHTTPScheme("httpx"))
     }
 
+    @Test func parsedURLsStayBoundedAndRight() throws {
+        let cache = ParsedURLs()
+        for index in 0..<(ParsedURLs.capacity * 2 + 10) {
+            let entry = try #require(cache.entry(for: "http://127.0.0.1/items/\(index)"))
+            #expect(entry.url.path == "/items/\(index)" && entry.problem == nil)
+        }
+        #expect(cache.entry(for: "ftp://127.0.0.1/file")?.problem == #"the URL "ftp://127.0.0.1/file" is not http or https"#)
+        #expect(cache.entry(for: "ftp://127.0.0.1/file")?.problem == #"the URL "ftp://127.0.0.1/file" is not http or https"#)
+        #expect(cache.entry(for: "http://exa mple.com/") == nil)
+    }
+
     @Test func invalidMethodsAndSchemesAreRejected() async throws {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
