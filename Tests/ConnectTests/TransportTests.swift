@@ -97,6 +97,39 @@ struct TransportTests {
         #expect(ContinuousClock.now - started >= .milliseconds(300))
     }
 
+    /// One connection, so one easy handle carries every transfer: a plain GET reuses the options
+    /// the last plain GET left, and any other kind resets them first. Each exchange must be
+    /// exactly what was asked, whatever ran on the handle before.
+    @Test func reusedHandlesCarryNothingOverBetweenKindsOfTransfer() async throws {
+        let server = try TestServer { request in .text("\(request.method) \(request.path) \(request.body.count)") }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        let connect = Connect(configuration: configuration)
+        struct Item: Encodable, Sendable { let name: String }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("connect-reuse-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+
+        let first = try await connect.request(TestConnector(server, "/one")).value
+        let posted = try await connect.request(TestConnector(server, "/two", method: .post, parameters: Parameter.jsonObject(value: Item(name: "x")))).value
+        let afterPost = try await connect.request(TestConnector(server, "/three", timeout: .seconds(5))).value
+        let head = try await connect.response(TestConnector(server, "/four", method: .head)).value
+        let afterHead = try await connect.request(TestConnector(server, "/five")).value
+        let downloaded = try await connect.download(TestConnector(server, "/six"), to: file).value
+        let afterDownload = try await connect.request(TestConnector(server, "/seven")).value
+
+        #expect(String(decoding: first, as: UTF8.self) == "GET /one 0")
+        #expect(String(decoding: posted, as: UTF8.self) == "POST /two 12")
+        #expect(String(decoding: afterPost, as: UTF8.self) == "GET /three 0")
+        #expect(head.statusCode == 200 && head.body.isEmpty)
+        #expect(String(decoding: afterHead, as: UTF8.self) == "GET /five 0")
+        #expect(try String(contentsOf: downloaded.location, encoding: .utf8) == "GET /six 0")
+        #expect(String(decoding: afterDownload, as: UTF8.self) == "GET /seven 0")
+        #expect(server.requests.map(\.method) == ["GET", "POST", "GET", "HEAD", "GET", "GET", "GET"])
+        #expect(server.requests[2].header("Content-Type") == nil && server.requests[2].body.isEmpty)
+        #expect(Set(server.requests.map(\.connectionID)).count == 1)
+    }
+
     @Test func connectionRefused() async throws {
         let refusing = try RefusingPort()
         let error = await connectError(sharedConnect.request(TestConnector(url: refusing.url)))

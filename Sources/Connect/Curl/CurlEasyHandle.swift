@@ -6,6 +6,9 @@ final class CurlEasyHandle {
     let raw: UnsafeMutableRawPointer
     /// libcurl writes a readable message here when a transfer fails.
     let errorBuffer: UnsafeMutablePointer<CChar>
+    /// Holds the options of a plain transfer (see ``CurlTransfer/isPlain``) and nothing else, so
+    /// another plain transfer needs only its own few options: no reset, no common options again.
+    var holdsPlainSetup = false
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }
@@ -24,6 +27,7 @@ final class CurlEasyHandle {
     func reset() {
         curl_easy_reset(raw)
         errorBuffer[0] = 0
+        holdsPlainSetup = false
     }
 
     func set(_ option: CURLoption, _ value: Int) {

@@ -131,10 +131,14 @@ final class TransferLoop: @unchecked Sendable {
             deliver(transfer, .failure(ConnectError.transport(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed", requestSent: false)))
             return
         }
+        if handle.holdsPlainSetup, !transfer.isPlain { handle.reset() }
         do {
+            let commonOptionsSet = handle.holdsPlainSetup
             try transfer.configure(handle)
-            configureCookies(handle)
+            if !commonOptionsSet { configureCookies(handle) }
+            handle.holdsPlainSetup = transfer.isPlain
         } catch {
+            handle.holdsPlainSetup = false  // set partly: `recycle` resets it
             recycle(handle)
             transfer.finishSink(succeeded: false)
             deliver(transfer, .failure(error))
@@ -213,9 +217,15 @@ final class TransferLoop: @unchecked Sendable {
         recycle(handle)
     }
 
+    /// Keeps `handle` for another transfer: reset, unless it holds a plain transfer's setup
+    /// (see ``CurlTransfer/isPlain``), which the next plain transfer reuses.
     private func recycle(_ handle: CurlEasyHandle) {
         guard idleHandles.count < Self.maximumIdleHandles else { return }
-        handle.reset()
+        if handle.holdsPlainSetup {
+            handle.errorBuffer[0] = 0
+        } else {
+            handle.reset()
+        }
         idleHandles.append(handle)
     }
 
