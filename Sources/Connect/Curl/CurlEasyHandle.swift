@@ -9,6 +9,11 @@ final class CurlEasyHandle {
     /// Holds the options of a plain transfer (see ``CurlTransfer/isPlain``) and nothing else, so
     /// another plain transfer needs only its own few options: no reset, no common options again.
     var holdsPlainSetup = false
+    /// The header list given to libcurl, owned here, and what it was built from: a transfer with
+    /// the same headers as the last one on this handle (the common case) reuses it instead of
+    /// building one (two allocations per header) and freeing it again.
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var headerListSource: (headers: [HTTPHeader], suppressesExpect: Bool) = ([], false)
 
     init?() {
         guard let raw = curl_easy_init() else { return nil }
@@ -19,7 +24,28 @@ final class CurlEasyHandle {
 
     deinit {
         curl_easy_cleanup(raw)
+        curl_slist_free_all(headerList)
         errorBuffer.deallocate()
+    }
+
+    /// Sets the request headers; with `suppressesExpect`, also turns off libcurl's
+    /// `Expect: 100-continue`.
+    func setHeaders(_ headers: [HTTPHeader], suppressesExpect: Bool) {
+        if headerList == nil || headerListSource.suppressesExpect != suppressesExpect || headerListSource.headers != headers {
+            curl_slist_free_all(headerList)
+            var list: UnsafeMutablePointer<curl_slist>?
+            for header in headers {
+                // libcurl drops a header given as "Name:" and sends "Name;" as an empty one.
+                let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
+                list = curl_slist_append(list, line)
+            }
+            if suppressesExpect {
+                list = curl_slist_append(list, "Expect:")
+            }
+            headerList = list
+            headerListSource = (headers, suppressesExpect)
+        }
+        set(CURLOPT_HTTPHEADER, slist: headerList)
     }
 
     /// Clears every option for the next transfer; open connections and caches are kept by the

@@ -27,7 +27,6 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var contentRange: String??
     @exclusivity(unchecked) var body = Data()
     @exclusivity(unchecked) var bodyTooLarge = false
-    @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
     /// The request body's bytes, from memory or disk.
     @exclusivity(unchecked) var bodyReader: BodyReader?
     /// A multipart body, built with libcurl's MIME API on the easy handle.
@@ -57,7 +56,6 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
-        curl_slist_free_all(headerList)
         curl_mime_free(mime)
     }
 
@@ -100,18 +98,8 @@ final class CurlTransfer: @unchecked Sendable {
             handle.set(CURLOPT_XFERINFODATA, pointer: context)
         }
 
-        var list: UnsafeMutablePointer<curl_slist>?
-        for header in request.headers {
-            // libcurl drops a header given as "Name:" and sends "Name;" as an empty one.
-            let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
-            list = curl_slist_append(list, line)
-        }
-        if request.body != nil, !request.headers.contains(name: "Expect") {
-            // Waiting for "100 Continue" costs a round trip on every upload to servers that never send it.
-            list = curl_slist_append(list, "Expect:")
-        }
-        headerList = list
-        handle.set(CURLOPT_HTTPHEADER, slist: list)
+        // Waiting for "100 Continue" costs a round trip on every upload to servers that never send it.
+        handle.setHeaders(request.headers, suppressesExpect: request.body != nil && !request.headers.contains(name: "Expect"))
     }
 
     /// The options every transfer of this transport sets alike.
