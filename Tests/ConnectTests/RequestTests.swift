@@ -117,6 +117,25 @@ struct RequestTests {
         #expect(Request.isHTTPScheme("HTTP") && Request.isHTTPScheme("Https") && !Request.isHTTPScheme("ftp") && !Request.isHTTPScheme("httpx"))
     }
 
+    @Test func requestsAreValues() {
+        let original = Request(method: .post, url: URL(string: "http://127.0.0.1/a")!, headers: [.accept("text/plain")], timeout: .seconds(3))
+        var copy = original
+        copy.url = URL(string: "http://127.0.0.1/b")!
+        copy.setHeader(.accept("application/json"))
+        copy.headers.append(HTTPHeader(name: "X-Extra", value: "1"))
+        copy.method = .put
+        copy.timeout = nil
+        copy.destination = .file(URL(fileURLWithPath: "/tmp/x"), resuming: false)
+        #expect(original.url.absoluteString == "http://127.0.0.1/a" && original.method == .post && original.timeout == .seconds(3))
+        #expect(original.headers == [.accept("text/plain")])
+        if case .memory = original.destination {} else { Issue.record("the original's destination changed") }
+        #expect(copy.url.absoluteString == "http://127.0.0.1/b" && copy.method == .put && copy.timeout == nil)
+        #expect(copy.headers == [.accept("application/json"), HTTPHeader(name: "X-Extra", value: "1")])
+        var second = copy
+        second.headers.removeAll()
+        #expect(copy.headers.count == 2 && second.headers.isEmpty)
+    }
+
     @Test func parsedURLsStayBoundedAndRight() throws {
         let cache = ParsedURLs()
         for index in 0..<(ParsedURLs.capacity * 2 + 10) {

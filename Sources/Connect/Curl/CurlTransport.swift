@@ -8,14 +8,25 @@ import Dispatch
 /// ``Connect`` creates one from its configuration; build one yourself only to share it between
 /// several `Connect` values.
 public final class CurlTransport: Transport {
-    /// What each transfer takes from the configuration: limits, cookies, proxy, TLS.
-    struct Settings: Sendable {
-        var timeout: Duration
-        var connectTimeout: Duration
-        var maximumBodySize: Int
-        var cookies: CookieStorage = .none
-        var proxy: ProxyConfiguration?
-        var tls = TLSConfiguration()
+    /// What each transfer takes from the configuration: limits, cookies, proxy, TLS. A class,
+    /// so each transfer holds one reference rather than a copy of every field.
+    final class Settings: Sendable {
+        let timeout: Duration
+        let connectTimeout: Duration
+        let maximumBodySize: Int
+        let cookies: CookieStorage
+        let proxy: ProxyConfiguration?
+        let tls: TLSConfiguration
+
+        init(timeout: Duration, connectTimeout: Duration, maximumBodySize: Int, cookies: CookieStorage = .none,
+             proxy: ProxyConfiguration? = nil, tls: TLSConfiguration = TLSConfiguration()) {
+            self.timeout = timeout
+            self.connectTimeout = connectTimeout
+            self.maximumBodySize = maximumBodySize
+            self.cookies = cookies
+            self.proxy = proxy
+            self.tls = tls
+        }
     }
 
     private let loop: TransferLoop
