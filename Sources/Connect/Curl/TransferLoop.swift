@@ -34,7 +34,7 @@ final class TransferLoop: @unchecked Sendable {
         /// need to wake it.
         var loopIsAsleep = false
     }
-    private let callbackQueue: DispatchQueue
+    private let handOff: CompletionHandOff
 
     // MARK: Transfer thread only
     // `@exclusivity(unchecked)`: touched by the loop thread alone, one access at a time, so the
@@ -48,7 +48,7 @@ final class TransferLoop: @unchecked Sendable {
     init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue, cookies: CookieStorage = .none) {
         CurlGlobal.initialize()
         multi = curl_multi_init()
-        self.callbackQueue = callbackQueue
+        handOff = CompletionHandOff(queue: callbackQueue)
         self.cookies = cookies
         if cookies == .none {
             share = nil
@@ -233,7 +233,7 @@ final class TransferLoop: @unchecked Sendable {
         finished.append((transfer, outcome))
     }
 
-    /// One dispatch for everything that finished in this pass: with many transfers in flight,
+    /// One hand-off for everything that finished in this pass: with many transfers in flight,
     /// waking a callback thread per transfer cost more than the callbacks themselves.
     private func deliverFinished() {
         guard !finished.isEmpty else { return }
@@ -254,13 +254,7 @@ final class TransferLoop: @unchecked Sendable {
         }
         finished.removeAll(keepingCapacity: true)
         guard !batch.isEmpty else { return }
-        callbackQueue.async { [batch] in
-            for (transfer, outcome) in batch {
-                transfer.promise.completeOnCallbackQueue(outcome)
-                // May release the last reference to the transport; its deinit only queues a stop.
-                transfer.owner = nil
-            }
-        }
+        handOff.deliver(batch)
     }
 }
 
