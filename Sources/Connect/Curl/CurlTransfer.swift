@@ -25,7 +25,7 @@ final class CurlTransfer: @unchecked Sendable {
     @exclusivity(unchecked) var headers = RawHeaders()
     /// The `Content-Range` of the response, looked up once for a file sink.
     @exclusivity(unchecked) var contentRange: String??
-    @exclusivity(unchecked) var body = Data()
+    @exclusivity(unchecked) var body = BodyBuffer()
     @exclusivity(unchecked) var bodyTooLarge = false
     /// The request body's bytes, from memory or disk.
     @exclusivity(unchecked) var bodyReader: BodyReader?
@@ -257,7 +257,7 @@ final class CurlTransfer: @unchecked Sendable {
         let response = Response(
             statusCode: statusCode,
             rawHeaders: headers,
-            body: body,
+            body: body.takeData(),
             url: url,
             httpVersion: Self.versionName(handle.infoLong(CURLINFO_HTTP_VERSION)),
             metrics: TransferMetrics(
@@ -295,8 +295,7 @@ final class CurlTransfer: @unchecked Sendable {
             bodyTooLarge = true
             return 0
         }
-        body.append(contentsOf: bytes)
-        return bytes.count
+        return body.append(bytes) ? bytes.count : 0
     }
 
     /// One header line from libcurl: kept as bytes (see ``RawHeaders``), with the status line
