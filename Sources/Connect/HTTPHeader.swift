@@ -66,11 +66,14 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
         @inline(__always) func folded(_ byte: UInt8) -> UInt8 {
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
         }
-        var others = second.utf8.makeIterator()
-        for byte in first.utf8 where folded(byte) != folded(others.next()!) {
-            return false
+        var first = first
+        var second = second
+        return first.withUTF8 { a in
+            second.withUTF8 { b in
+                for index in 0..<a.count where folded(a[index]) != folded(b[index]) { return false }
+                return true
+            }
         }
-        return true
     }
 
     /// Why this header cannot be sent, or `nil` if it can.
@@ -88,7 +91,10 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// Over the contiguous UTF-8 of a native string when there is one (the common case), which
     /// is several times faster than stepping through `utf8`.
     static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(predicate) } ?? text.utf8.allSatisfy(predicate)
+        // `withUTF8` also covers small strings (stored inline, so without contiguous storage of
+        // their own), which most header names and values are.
+        var text = text
+        return text.withUTF8 { $0.allSatisfy(predicate) }
     }
 
     /// tchar from RFC 9110 §5.6.2.

@@ -14,17 +14,26 @@ final class ParsedURLs: Sendable {
     }
 
     static let capacity = 256
-    private let entries = Locked<[String: Entry]>([:])
+    /// The entries, and the last one asked for: a client often sends the same URL over and over,
+    /// and comparing two strings is cheaper than hashing one.
+    private let state = Locked<(entries: [String: Entry], last: (text: String, entry: Entry)?)>(([:], nil))
 
     /// The URL `text` spells, with what would keep it from being requested; `nil` if Foundation
     /// cannot parse it.
     func entry(for text: String) -> Entry? {
-        if let known = entries.withLock({ $0[text] }) { return known }
+        let known = state.withLock { state -> Entry? in
+            if let last = state.last, last.text == text { return last.entry }
+            guard let entry = state.entries[text] else { return nil }
+            state.last = (text, entry)
+            return entry
+        }
+        if let known { return known }
         guard let url = URL(string: text) else { return nil }
         let entry = Entry(url: url, problem: Request.problem(with: url))
-        entries.withLock { entries in
-            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
-            entries[text] = entry
+        state.withLock { state in
+            if state.entries.count >= Self.capacity { state.entries.removeAll(keepingCapacity: true) }
+            state.entries[text] = entry
+            state.last = (text, entry)
         }
         return entry
     }

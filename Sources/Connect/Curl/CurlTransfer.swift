@@ -314,13 +314,12 @@ final class CurlTransfer: @unchecked Sendable {
         // The blank line that ends the headers; anything else is kept as it came.
         guard bytes.count > 2 else { return true }
         headers.append(line: bytes)
-        // Only a line that can be Content-Length is looked into.
-        guard bytes[0] | 0x20 == UInt8(ascii: "c"), bytes.count > 15, sink == nil, request.streamBuffer == nil,
-            let (name, value) = RawHeaders.split(bytes)
+        // Only a Content-Length line is looked into.
+        guard bytes.count > 15, bytes[0] | 0x20 == UInt8(ascii: "c"), sink == nil, request.streamBuffer == nil,
+            Self.equalsIgnoringCase(UnsafeRawBufferPointer(rebasing: bytes[..<14]), "content-length"),
+            let (name, value) = RawHeaders.split(bytes), name.count == 14
         else { return true }
-        if Self.equalsIgnoringCase(UnsafeRawBufferPointer(rebasing: bytes[name]), "content-length"),
-            let length = Self.decimal(UnsafeRawBufferPointer(rebasing: bytes[value]))
-        {
+        if let length = Self.decimal(UnsafeRawBufferPointer(rebasing: bytes[value])) {
             if length > settings.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode) {
                 bodyTooLarge = true
                 return false
@@ -415,13 +414,20 @@ private func transfer(_ context: UnsafeMutableRawPointer?) -> CurlTransfer {
     Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
 }
 
+/// Runs `body` with the transfer behind a callback's context pointer, without retaining it: the
+/// transfer loop holds it for as long as libcurl can call back, and these callbacks run for
+/// every header line and body chunk.
+private func withTransfer<Result>(_ context: UnsafeMutableRawPointer?, _ body: (CurlTransfer) -> Result) -> Result {
+    Unmanaged<CurlTransfer>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
+}
+
 private let curlWriteBody: ccurl_data_callback = { buffer, size, count, context in
-    transfer(context).receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count))
+    withTransfer(context) { $0.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count)) }
 }
 
 private let curlReceiveHeader: ccurl_data_callback = { buffer, size, count, context in
     let length = size * count
-    return transfer(context).receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+    return withTransfer(context) { $0.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) } ? length : 0
 }
 
 
