@@ -121,7 +121,7 @@ public final class Connect: Sendable {
         let exchange: Future<Response>
         if skipsMiddleware {
             log?.request(request)
-            exchange = policy.redirects.send(request).following(context).map { response in try policy.check(response, of: request) }
+            exchange = policy.redirects.send(request, context: context) { response in try policy.check(response, of: request) }
         } else {
             exchange = sendThroughMiddleware(request, policy: policy, log: log)
         }

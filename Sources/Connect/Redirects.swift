@@ -42,33 +42,55 @@ struct RedirectFollower: Sendable {
     static let credentialHeaders = ["authorization", "cookie", "proxy-authorization"]
 
     /// Sends `request` and follows its redirects; the final response carries the number of hops.
-    func send(_ request: Request) -> Future<Response> {
-        send(request, hops: 0, started: ContinuousClock.now)
+    ///
+    /// - Parameters:
+    ///   - context: when given, every hop's response is handled under it (on its callback queue),
+    ///     whatever queue the transport completes on.
+    ///   - finish: applied to the final response in the same step, e.g. the status validation:
+    ///     one step less per request than chaining it after.
+    func send(
+        _ request: Request,
+        context: FutureContext? = nil,
+        finish: @escaping @Sendable (Response) throws -> Response = { $0 }
+    ) -> Future<Response> {
+        send(request, hops: 0, started: ContinuousClock.now, context: context, finish: finish)
     }
 
-    private func send(_ request: Request, hops: Int, started: ContinuousClock.Instant) -> Future<Response> {
-        transport.send(request).flatMap { response -> Future<Response> in
+    private func send(
+        _ request: Request, hops: Int, started: ContinuousClock.Instant, context: FutureContext?,
+        finish: @escaping @Sendable (Response) throws -> Response
+    ) -> Future<Response> {
+        var sent = transport.send(request)
+        if let context { sent = sent.following(context) }
+        return sent.flatMap { response -> Future<Response> in
             guard let proposed = Self.redirect(for: response, of: request) else {
-                return Future(value: hops == 0 ? response : Self.counting(response, hops: hops, since: started))
+                return Future(value: try finish(hops == 0 ? response : Self.counting(response, hops: hops, since: started)))
             }
             guard hops < maximumRedirects else {
-                if maximumRedirects == 0 { return Future(value: response) }
+                if maximumRedirects == 0 { return Future(value: try finish(response)) }
                 throw ConnectError.transport(code: 47, message: "Maximum (\(maximumRedirects)) redirects followed", requestSent: true)
             }
             let next: Request
             switch handler?.redirect(response, of: request, to: proposed) ?? .follow {
             case .follow: next = proposed
             case .followModified(let modified): next = modified
-            case .refuse: return Future(value: Self.counting(response, hops: hops, since: started))
+            case .refuse: return Future(value: try finish(Self.counting(response, hops: hops, since: started)))
             }
             try next.validate()
-            return send(next, hops: hops + 1, started: started)
+            return send(next, hops: hops + 1, started: started, context: context, finish: finish)
+        }
+    }
+
+    static func isRedirect(_ status: Int) -> Bool {
+        switch status {
+        case 301, 302, 303, 307, 308: return true
+        default: return false
         }
     }
 
     /// The request a redirect response proposes, or `nil` if it is not a redirect to follow.
     static func redirect(for response: Response, of request: Request) -> Request? {
-        guard [301, 302, 303, 307, 308].contains(response.statusCode),
+        guard Self.isRedirect(response.statusCode),
             let location = response.header("Location"),
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
             let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
