@@ -72,19 +72,25 @@ public final class Connect: Sendable {
     ///   - debugResponse: logs the request as a runnable `curl` command and the response
     ///     (status, headers, time, the start of the body), with secrets redacted.
     public func request(_ connector: Connector, debugResponse: Bool = false) -> Future<Data> {
-        response(connector, debugResponse: debugResponse).map { $0.body }
+        exchange(connector, debugResponse: debugResponse) { $0.body }
     }
 
     /// Sends the request `connector` describes; the future gives the whole response, headers
     /// and timings included.
     public func response(_ connector: Connector, debugResponse: Bool = false) -> Future<Response> {
+        exchange(connector, debugResponse: debugResponse) { $0 }
+    }
+
+    private func exchange<Output: Sendable>(
+        _ connector: Connector, debugResponse: Bool, output: @escaping @Sendable (Response) -> Output
+    ) -> Future<Output> {
         let request: Request
         do {
             request = try builder.builder.build(connector)
         } catch {
-            return failLater(error)
+            return Future(result: .failure(error), context: context)
         }
-        return send(request, policy: policy(for: connector), debugResponse: debugResponse, alreadyValidated: true)
+        return send(request, policy: policy(for: connector), debugResponse: debugResponse, alreadyValidated: true, output: output)
     }
 
     func policy(for connector: Connector) -> ExchangePolicy {
@@ -110,23 +116,36 @@ public final class Connect: Sendable {
     }
 
     func send(_ request: Request, policy: ExchangePolicy, debugResponse: Bool, alreadyValidated: Bool) -> Future<Response> {
+        send(request, policy: policy, debugResponse: debugResponse, alreadyValidated: alreadyValidated) { $0 }
+    }
+
+    /// Sends through the middleware (or straight, when there is none), validates, logs, and
+    /// hands the accepted response to `output`. With no middleware and no log, validation and
+    /// `output` run in the redirect step itself: the fewest future steps per request.
+    func send<Output: Sendable>(
+        _ request: Request, policy: ExchangePolicy, debugResponse: Bool, alreadyValidated: Bool,
+        output: @escaping @Sendable (Response) -> Output
+    ) -> Future<Output> {
         if !alreadyValidated {
             do {
                 try request.validate()
             } catch {
-                return failLater(error)
+                return Future(result: .failure(error), context: context)
             }
         }
         let log = debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
         let exchange: Future<Response>
         if skipsMiddleware {
             log?.request(request)
+            if log == nil {
+                return policy.redirects.send(request, context: context) { response in output(try policy.check(response, of: request)) }
+            }
             exchange = policy.redirects.send(request, context: context) { response in try policy.check(response, of: request) }
         } else {
             exchange = sendThroughMiddleware(request, policy: policy, log: log)
         }
-        guard let log else { return exchange }
-        return exchange.always { log.outcome($0, of: request) }
+        guard let log else { return exchange.map(output) }
+        return exchange.always { log.outcome($0, of: request) }.map(output)
     }
 
     /// Cancels every request in flight, including those waiting for a retry or a token

@@ -48,21 +48,26 @@ struct RedirectFollower: Sendable {
     ///     whatever queue the transport completes on.
     ///   - finish: applied to the final response in the same step, e.g. the status validation:
     ///     one step less per request than chaining it after.
-    func send(
+    func send<Output: Sendable>(
         _ request: Request,
-        context: FutureContext? = nil,
-        finish: @escaping @Sendable (Response) throws -> Response = { $0 }
-    ) -> Future<Response> {
+        context: FutureContext?,
+        finish: @escaping @Sendable (Response) throws -> Output
+    ) -> Future<Output> {
         send(request, hops: 0, started: ContinuousClock.now, context: context, finish: finish)
     }
 
-    private func send(
+    /// `send(_:context:finish:)` with the final response as it is.
+    func send(_ request: Request) -> Future<Response> {
+        send(request, context: nil) { $0 }
+    }
+
+    private func send<Output: Sendable>(
         _ request: Request, hops: Int, started: ContinuousClock.Instant, context: FutureContext?,
-        finish: @escaping @Sendable (Response) throws -> Response
-    ) -> Future<Response> {
+        finish: @escaping @Sendable (Response) throws -> Output
+    ) -> Future<Output> {
         var sent = transport.send(request)
         if let context { sent = sent.following(context) }
-        return sent.flatMap { response -> Future<Response> in
+        return sent.flatMap { response -> Future<Output> in
             guard let proposed = Self.redirect(for: response, of: request) else {
                 return Future(value: try finish(hops == 0 ? response : Self.counting(response, hops: hops, since: started)))
             }

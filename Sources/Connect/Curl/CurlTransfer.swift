@@ -63,9 +63,14 @@ final class CurlTransfer: @unchecked Sendable {
     /// stream. A handle that ran one keeps its options for the next (see
     /// ``CurlEasyHandle/holdsPlainSetup``): resetting the handle and setting the options every
     /// transfer of a transport shares was a tenth of the transfer thread's work per request.
+    ///
+    /// Not with a cookie file: a handle that keeps `CURLOPT_COOKIEJAR` writes the jar again when
+    /// it is cleaned up, later and on the transfer thread, where a reset handle does not; a new
+    /// client reading the same file could then read it half written.
     var isPlain: Bool {
         request.method == .get && request.body == nil && request.progress == nil && request.streamBuffer == nil
             && { if case .memory = request.destination { return true } else { return false } }()
+            && { if case .file = settings.cookies { return false } else { return true } }()
     }
 
     /// Sets every option of this request on `handle`: fresh, reset, or (for a plain transfer)
