@@ -30,20 +30,17 @@ struct FutureBenchmark {
         let asyncResult = measureAsyncChainBlocking()
         var rows: [Row] = []
 
+        let mapCompleted = measureSideBySide({ connectMapCompleted() }, { nioMapCompleted(loop) })
         rows.append(Row(workload: "map ×10 on a completed future", results: [
-            ("ConnectFutures", measure { connectMapCompleted() }),
-            ("NIO EventLoopFuture", measure { nioMapCompleted(loop) }),
-            ("async/await", asyncResult),
+            ("ConnectFutures", mapCompleted.0), ("NIO EventLoopFuture", mapCompleted.1), ("async/await", asyncResult),
         ]))
+        let mapPending = measureSideBySide({ connectMapPending() }, { nioMapPending(loop) })
         rows.append(Row(workload: "map ×10 before completion", results: [
-            ("ConnectFutures", measure { connectMapPending() }),
-            ("NIO EventLoopFuture", measure { nioMapPending(loop) }),
-            ("async/await", asyncResult),
+            ("ConnectFutures", mapPending.0), ("NIO EventLoopFuture", mapPending.1), ("async/await", asyncResult),
         ]))
+        let flatMap = measureSideBySide({ connectFlatMap() }, { nioFlatMap(loop) })
         rows.append(Row(workload: "flatMap ×10, completed inner", results: [
-            ("ConnectFutures", measure { connectFlatMap() }),
-            ("NIO EventLoopFuture", measure { nioFlatMap(loop) }),
-            ("async/await", asyncResult),
+            ("ConnectFutures", flatMap.0), ("NIO EventLoopFuture", flatMap.1), ("async/await", asyncResult),
         ]))
         try? loop.syncShutdownGracefully()
         print(Row.table(rows))
@@ -113,19 +110,34 @@ struct FutureBenchmark {
 
     // MARK: Measuring
 
-    /// The median of `rounds` runs of `iterations` calls, per step.
-    static func measure(_ body: () -> Void) -> Result {
-        for _ in 0..<(iterations / 10) { body() }
-        var samples: [Result] = []
-        for _ in 0..<rounds {
-            let allocationsBefore = connect_allocation_count()
-            let start = ContinuousClock.now
-            for _ in 0..<iterations { body() }
-            let elapsed = ContinuousClock.now - start
-            let allocations = connect_allocation_count() - allocationsBefore
-            samples.append(Result(elapsed: elapsed, allocations: allocations, steps: iterations * steps))
+    /// The medians of `rounds` runs of `iterations` calls each, per step, of two workloads
+    /// measured in alternation: on a machine whose speed drifts (this VM's does, by up to half),
+    /// both then see the same conditions and their ratio holds.
+    static func measureSideBySide(_ first: () -> Void, _ second: () -> Void) -> (Result, Result) {
+        for _ in 0..<(iterations / 10) {
+            first()
+            second()
         }
-        return samples.sorted { $0.nanosecondsPerStep < $1.nanosecondsPerStep }[rounds / 2]
+        var firstSamples: [Result] = []
+        var secondSamples: [Result] = []
+        for _ in 0..<rounds {
+            firstSamples.append(sample(first))
+            secondSamples.append(sample(second))
+        }
+        func median(_ samples: [Result]) -> Result {
+            samples.sorted { $0.nanosecondsPerStep < $1.nanosecondsPerStep }[rounds / 2]
+        }
+        return (median(firstSamples), median(secondSamples))
+    }
+
+    /// One run of `iterations` calls, per step.
+    static func sample(_ body: () -> Void) -> Result {
+        let allocationsBefore = connect_allocation_count()
+        let start = ContinuousClock.now
+        for _ in 0..<iterations { body() }
+        let elapsed = ContinuousClock.now - start
+        let allocations = connect_allocation_count() - allocationsBefore
+        return Result(elapsed: elapsed, allocations: allocations, steps: iterations * steps)
     }
 
     /// The async/await reference: one task runs the chain; the same figure serves all three rows.
