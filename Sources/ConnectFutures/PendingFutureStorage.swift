@@ -30,7 +30,7 @@ class PendingFutureStorage<Outcome: FutureOutcome>: FutureStorage<Outcome>, @unc
     /// keeps a completed chain from holding the futures it came from.
     @usableFromInline @exclusivity(unchecked) final var upstream: (any UpstreamCancellable)?
     /// The producer's cancellation hook; see `Promise.onCancel`.
-    @usableFromInline @exclusivity(unchecked) final var cancellationHandler: (@Sendable () -> Void)?
+    @usableFromInline @exclusivity(unchecked) final var cancellationHandler: (any PromiseCancellationObserver)?
     /// Set when the future ended by `cancel()`, so a cancellation handler installed late still
     /// runs; written before the completed bit, so readable without the lock after it.
     @usableFromInline @exclusivity(unchecked) final var wasCancelled = false
@@ -106,7 +106,7 @@ class PendingFutureStorage<Outcome: FutureOutcome>: FutureStorage<Outcome>, @unc
         let waiting = takeCallbacks()
         var released: (any UpstreamCancellable)?
         swap(&released, &upstream)
-        var releasedHandler: (@Sendable () -> Void)?
+        var releasedHandler: (any PromiseCancellationObserver)?
         swap(&releasedHandler, &cancellationHandler)
         unlock(completing: true)
         return waiting
@@ -184,13 +184,13 @@ class PendingFutureStorage<Outcome: FutureOutcome>: FutureStorage<Outcome>, @unc
     // MARK: Cancelling
 
     @usableFromInline
-    final func setCancellationHandler(_ handler: @escaping @Sendable () -> Void) {
+    final func setCancellationHandler(_ handler: any PromiseCancellationObserver) {
         if lockUnlessCompleted() {
-            var replaced: (@Sendable () -> Void)? = handler
+            var replaced: (any PromiseCancellationObserver)? = handler
             swap(&replaced, &cancellationHandler)
             unlock(completing: false)
         } else if wasCancelled {
-            handler()
+            handler.promiseWasCancelled()
         }
     }
 
@@ -222,10 +222,10 @@ class PendingFutureStorage<Outcome: FutureOutcome>: FutureStorage<Outcome>, @unc
         result = .failure(error)
         wasCancelled = true
         let waiting = takeCallbacks()
-        var handler: (@Sendable () -> Void)?
+        var handler: (any PromiseCancellationObserver)?
         swap(&handler, &cancellationHandler)
         unlock(completing: true)
-        handler?()
+        handler?.promiseWasCancelled()
         runReleased(waiting)
         return true
     }

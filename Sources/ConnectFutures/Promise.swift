@@ -106,6 +106,31 @@ public final class Promise<Value: Sendable>: Sendable {
     /// The handler runs once, on the thread that calls `cancel()`, before the future's observers.
     /// If the future was already cancelled, it runs at once; if it completed any other way, never.
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        storage.setCancellationHandler(handler)
+        storage.setCancellationHandler(ClosureCancellation(handler))
+    }
+
+    /// `onCancel` for a producer that is an object already: it is told, and no closure is
+    /// allocated per promise (Connect's transfers use it). Same package only.
+    package func onCancel(notifying observer: some PromiseCancellationObserver) {
+        storage.setCancellationHandler(observer)
+    }
+}
+
+/// Told when the future of a promise it watches is cancelled; see ``Promise/onCancel(notifying:)``.
+@usableFromInline
+package protocol PromiseCancellationObserver: AnyObject, Sendable {
+    func promiseWasCancelled()
+}
+
+/// A cancellation handler written as a closure.
+final class ClosureCancellation: PromiseCancellationObserver {
+    let handler: @Sendable () -> Void
+
+    init(_ handler: @escaping @Sendable () -> Void) {
+        self.handler = handler
+    }
+
+    func promiseWasCancelled() {
+        handler()
     }
 }

@@ -14,10 +14,12 @@ import Darwin
 ///
 /// `@unchecked Sendable`: created on the caller's thread, then touched only by the transfer
 /// thread (options, callbacks, completion); the promise is itself thread-safe.
-final class CurlTransfer: @unchecked Sendable {
+final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     let request: Request
     let promise: Promise<Response>
     let settings: CurlTransport.Settings
+    /// Where a cancellation of the promise is sent.
+    let loop: TransferLoop
 
     // `@exclusivity(unchecked)` on the state below: see the type's comment; the transfer thread
     // touches it one access at a time, and dynamic exclusivity checks were a visible cost.
@@ -44,9 +46,10 @@ final class CurlTransfer: @unchecked Sendable {
     /// releasing the last reference to a `Connect` never cancels the requests it started.
     @exclusivity(unchecked) var owner: CurlTransport?
 
-    init(request: Request, settings: CurlTransport.Settings, context: FutureContext) {
+    init(request: Request, settings: CurlTransport.Settings, context: FutureContext, loop: TransferLoop) {
         self.request = request
         self.settings = settings
+        self.loop = loop
         // The context binds the future to the callback queue: the transfer thread completes the
         // promise, and every observer and step runs on the queue, never on the transfer thread.
         promise = Promise(context: context)
@@ -57,6 +60,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     deinit {
         curl_mime_free(mime)
+    }
+
+    /// The future was cancelled: stop the transfer (on the transfer thread).
+    func promiseWasCancelled() {
+        loop.send(.cancel(self))
     }
 
     /// A GET into memory with nothing but headers of its own: no body, file, range, progress or

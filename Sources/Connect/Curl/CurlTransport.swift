@@ -58,10 +58,10 @@ public final class CurlTransport: Transport {
 
     /// Sends `request` once; the future's callbacks run on the configuration's callback queue.
     public func send(_ request: Request) -> Future<Response> {
-        let transfer = CurlTransfer(request: request, settings: settings, context: context)
+        let transfer = CurlTransfer(request: request, settings: settings, context: context, loop: loop)
         let loop = self.loop
         transfer.owner = self
-        transfer.promise.onCancel { [transfer] in loop.send(.cancel(transfer)) }
+        transfer.promise.onCancel(notifying: transfer)
         // Weak: the buffer outlives the transfer in the consumer's hands.
         request.streamBuffer?.setResumer { [weak transfer] in
             if let transfer { loop.send(.resume(transfer)) }
