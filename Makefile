@@ -1,7 +1,7 @@
 # The README's quick start: `make demo` and `make test`. Each installs what is missing first.
 SWIFT ?= swift
 
-.PHONY: all deps demo test test-fast test-tsan bench bench-transfers clean
+.PHONY: all deps demo test test-fast test-tsan bench bench-instructions bench-transfers clean
 
 all: test
 
@@ -21,10 +21,15 @@ test-fast: deps
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
-## Benchmarks against raw libcurl in C (release builds; needs nginx and wrk, installed if missing).
+## Benchmarks against raw libcurl in C (release builds; needs nginx, gcc and curl, installed if missing).
 bench:
 	@./.ci/dependencies --bench
 	./Benchmarks/run
+
+## User-space instructions per request (callgrind), Connect next to raw C: steady where rates are not.
+bench-instructions:
+	@./.ci/dependencies --bench
+	./Benchmarks/run --instructions
 
 ## A 1 GiB download and upload: MB/s next to the curl command, and Connect's peak memory.
 bench-transfers:
