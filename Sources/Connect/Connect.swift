@@ -88,7 +88,7 @@ public final class Connect: Sendable {
         do {
             request = try builder.builder.build(connector)
         } catch {
-            return Future(result: .failure(error), context: context)
+            return failLater(error)
         }
         return send(request, policy: policy(for: connector), debugResponse: debugResponse, alreadyValidated: true, output: output)
     }
@@ -130,7 +130,7 @@ public final class Connect: Sendable {
             do {
                 try request.validate()
             } catch {
-                return Future(result: .failure(error), context: context)
+                return failLater(error)
             }
         }
         let log = debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
@@ -162,7 +162,7 @@ public final class Connect: Sendable {
     let inFlight = Locked<(nextID: UInt64, requests: [UInt64: Future<Response>])>((0, [:]))
 
     /// A failed future whose observers run on the callback queue, like every other result's.
-    func failLater(_ error: any Error) -> Future<Response> {
+    func failLater<Output: Sendable>(_ error: any Error) -> Future<Output> {
         Future(result: .failure(error), context: context)
     }
 }

@@ -63,17 +63,21 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// request, where `lowercased()` on both sides was a visible cost.
     static func equalIgnoringASCIICase(_ first: String, _ second: String) -> Bool {
         guard first.utf8.count == second.utf8.count else { return false }
-        @inline(__always) func folded(_ byte: UInt8) -> UInt8 {
-            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-        }
         var first = first
         var second = second
         return first.withUTF8 { a in
             second.withUTF8 { b in
-                for index in 0..<a.count where folded(a[index]) != folded(b[index]) { return false }
+                for index in 0..<a.count where foldedASCII(a[index]) != foldedASCII(b[index]) { return false }
                 return true
             }
         }
+    }
+
+    /// `byte` with A–Z lowered and every other byte as it is: the one case rule for header names.
+    /// (Setting the case bit on every byte would also make `^` equal `~` and CR equal `-`.)
+    @inline(__always)
+    static func foldedASCII(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 
     /// Why this header cannot be sent, or `nil` if it can.

@@ -22,17 +22,9 @@ struct RawHeaders: Sendable {
     /// The headers, in order.
     func parsed() -> [HTTPHeader] {
         var headers: [HTTPHeader] = []
-        bytes.withUnsafeBytes { all in
-            var lineStart = 0
-            while lineStart < all.count {
-                let lineEnd = all[lineStart...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? all.count
-                let line = UnsafeRawBufferPointer(rebasing: all[lineStart..<lineEnd])
-                if let (name, value) = Self.split(line) {
-                    headers.append(HTTPHeader(name: String(decoding: line[name], as: UTF8.self),
-                                              value: String(decoding: line[value], as: UTF8.self)))
-                }
-                lineStart = lineEnd
-            }
+        forEachHeader { name, value in
+            headers.append(HTTPHeader(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+            return false
         }
         return headers
     }
@@ -40,19 +32,32 @@ struct RawHeaders: Sendable {
     /// The value of the first header named `name` (ASCII, ignoring case), without parsing the rest.
     func value(for name: String) -> String? {
         let wanted = Array(name.utf8)
-        return bytes.withUnsafeBytes { all -> String? in
+        var found: String?
+        forEachHeader { lineName, value in
+            guard lineName.count == wanted.count,
+                zip(lineName, wanted).allSatisfy({ HTTPHeader.foldedASCII($0) == HTTPHeader.foldedASCII($1) })
+            else { return false }
+            found = String(decoding: value, as: UTF8.self)
+            return true
+        }
+        return found
+    }
+
+    /// Calls `body` with the name and value bytes of each header line, in order, until it
+    /// returns `true`.
+    private func forEachHeader(_ body: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool) {
+        bytes.withUnsafeBytes { all in
             var lineStart = 0
             while lineStart < all.count {
                 let lineEnd = all[lineStart...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? all.count
                 let line = UnsafeRawBufferPointer(rebasing: all[lineStart..<lineEnd])
-                if let (nameRange, valueRange) = Self.split(line), nameRange.count == wanted.count,
-                    zip(line[nameRange], wanted).allSatisfy({ $0 | 0x20 == $1 | 0x20 })
+                if let (name, value) = Self.split(line),
+                    body(UnsafeRawBufferPointer(rebasing: line[name]), UnsafeRawBufferPointer(rebasing: line[value]))
                 {
-                    return String(decoding: line[valueRange], as: UTF8.self)
+                    return
                 }
                 lineStart = lineEnd
             }
-            return nil
         }
     }
 

@@ -48,18 +48,15 @@ public struct Request: Sendable, CustomStringConvertible {
 
     /// Checks everything that would make the request unsendable or ambiguous on the wire.
     func validate() throws(ConnectError) {
-        try validateMethod()
-        if let problem = Self.problem(with: url) { throw .invalidRequest(problem) }
-        try validateHeaders()
+        try validate(urlProblem: Self.problem(with: url))
     }
 
-    func validateMethod() throws(ConnectError) {
+    /// `validate()` with ``problem(with:)`` for the URL already known (the request builder caches it).
+    func validate(urlProblem: String?) throws(ConnectError) {
         guard method.isValidToken else {
             throw .invalidRequest("the method \(method.rawValue.debugDescription) is not a valid HTTP token")
         }
-    }
-
-    func validateHeaders() throws(ConnectError) {
+        if let urlProblem { throw .invalidRequest(urlProblem) }
         for header in headers {
             if let problem = header.validationProblem { throw .invalidRequest(problem) }
         }

@@ -83,15 +83,8 @@ struct RequestBuilder {
         }
 
         let request = Request(method: connector.method, url: url, headers: headers, body: parameters.body, timeout: connector.timeout, allowsRetry: connector.allowsRetry)
-        // `validate()`, with the URL's part known from the cache.
-        try request.validateMethod()
-        if let urlProblem { throw .invalidRequest(urlProblem) }
-        try request.validateHeaders()
+        try request.validate(urlProblem: urlProblem)
         return request
-    }
-
-    func makeURL(base: URL, endpoint: String, parameters: EncodedParameters) throws(ConnectError) -> URL {
-        try makeCheckedURL(base: base, endpoint: endpoint, parameters: parameters).url
     }
 
     /// The URL and ``Request/problem(with:)`` for it.

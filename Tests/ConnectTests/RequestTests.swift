@@ -114,6 +114,13 @@ struct RequestTests {
         #expect(!HTTPHeader(name: "X^", value: "").hasName("X~"))
         #expect(!HTTPHeader(name: "X@", value: "").hasName("X`"))
         #expect([header].value(for: "CONTENT-type") == "text/plain")
+        // The same rule for headers still held as received bytes.
+        var raw = RawHeaders()
+        for line in ["X^: caret\r\n", "Content-Type: text/plain\r\n", "\r\n"] {
+            Array(line.utf8).withUnsafeBytes { raw.append(line: $0) }
+        }
+        #expect(raw.value(for: "x~") == nil && raw.value(for: "X^") == "caret" && raw.value(for: "content-TYPE") == "text/plain")
+        #expect(raw.parsed() == [HTTPHeader(name: "X^", value: "caret"), .contentType("text/plain")])
         #expect(Request.isHTTPScheme("HTTP") && Request.isHTTPScheme("Https") && !Request.isHTTPScheme("ftp") && !Request.isHTTPScheme("httpx"))
     }
 

@@ -357,7 +357,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercaseASCII: StaticString) -> Bool {
         guard bytes.count == lowercaseASCII.utf8CodeUnitCount else { return false }
         let expected = lowercaseASCII.utf8Start
-        for index in 0..<bytes.count where bytes[index] | 0x20 != expected[index] {
+        for index in 0..<bytes.count where HTTPHeader.foldedASCII(bytes[index]) != expected[index] {
             return false
         }
         return true

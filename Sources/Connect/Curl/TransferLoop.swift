@@ -131,12 +131,13 @@ final class TransferLoop: @unchecked Sendable {
             deliver(transfer, .failure(ConnectError.transport(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed", requestSent: false)))
             return
         }
-        if handle.holdsPlainSetup, !transfer.isPlain { handle.reset() }
+        let isPlain = transfer.isPlain
+        if handle.holdsPlainSetup, !isPlain { handle.reset() }
         do {
             let commonOptionsSet = handle.holdsPlainSetup
             try transfer.configure(handle)
             if !commonOptionsSet { configureCookies(handle) }
-            handle.holdsPlainSetup = transfer.isPlain
+            handle.holdsPlainSetup = isPlain
         } catch {
             handle.holdsPlainSetup = false  // set partly: `recycle` resets it
             recycle(handle)
