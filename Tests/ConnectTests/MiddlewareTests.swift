@@ -188,11 +188,14 @@ struct MiddlewareTests {
         guard case .doNotRetry = await decision(2, .milliseconds(1_100)) else { Issue.record("1.1 s + 2 s passes the deadline"); return }
         guard case .doNotRetry = await decision(1, .milliseconds(1_500)) else { Issue.record("1.5 s + 1 s passes the deadline"); return }
 
-        // For real: waits of 1 s then 2 s; the second would end past 2 s, so one retry only.
+        // For real, at a scale that leaves the first attempt up to 3 s (it once took over 1 s under
+        // ThreadSanitizer with the suite running in parallel): waits of 3 s then 6 s against a 6 s
+        // deadline; the second wait would end past it, so one retry only.
+        let realPolicy = RetryPolicy(maximumAttempts: 10, baseDelay: .seconds(3), maximumDelay: .seconds(30), deadline: .seconds(6), jitter: 0)
         let hits = Hits()
         let server = try TestServer { _ in hits.next(); return TestResponse(status: 503) }
         defer { server.shutdown() }
-        let connect = Connect(middleware: ConnectMiddleware(retrier: policy))
+        let connect = Connect(middleware: ConnectMiddleware(retrier: realPolicy))
         _ = await outcome(connect.request(TestConnector(server, "/")))
         #expect(hits.value == 2)
     }
