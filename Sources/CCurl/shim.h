@@ -61,6 +61,10 @@ static inline CURLcode ccurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, cur
     return curl_easy_getinfo(handle, info, value);
 }
 
+static inline CURLcode ccurl_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 static inline CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
     return curl_easy_getinfo(handle, info, value);
 }

@@ -45,6 +45,23 @@ struct TransportTests {
         }
     }
 
+    @Test func cancellingOneRequestLeavesTheOthersInFlightTheirOwnResults() async throws {
+        // The loop keeps its active handles unordered and finds a finished handle's transfer
+        // through the handle: removing one from the middle must not mix the others up.
+        let server = try TestServer { request in
+            TestResponse(body: Data(request.path.utf8), behavior: request.path == "/2" ? .stall : .delay(.milliseconds(300)))
+        }
+        defer { server.shutdown() }
+        let connect = Connect()
+        let futures = (0..<6).map { connect.request(TestConnector(server, "/\($0)")) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(futures[2].cancel())
+        for (index, future) in futures.enumerated() where index != 2 {
+            #expect(try await future.value == Data("/\(index)".utf8))
+        }
+        #expect(await connectError(futures[2]) == .cancelled)
+    }
+
     @Test func aReleasedClientStillFinishesItsRequests() async throws {
         let server = try TestServer { _ in TestResponse(body: Data("late".utf8), behavior: .delay(.milliseconds(100))) }
         defer { server.shutdown() }

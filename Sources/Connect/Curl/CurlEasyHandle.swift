@@ -9,6 +9,12 @@ final class CurlEasyHandle {
     /// Holds the options of a plain transfer (see ``CurlTransfer/isPlain``) and nothing else, so
     /// another plain transfer needs only its own few options: no reset, no common options again.
     var holdsPlainSetup = false
+    /// The transfer running on this handle, while it is in the multi handle; libcurl's
+    /// `CURLOPT_PRIVATE` points back here, so a finished handle leads to its transfer without a
+    /// lookup.
+    var transfer: CurlTransfer?
+    /// Where this handle sits in the transfer loop's list of active handles.
+    var activeIndex = -1
     /// The header list given to libcurl, owned here, and what it was built from: a transfer with
     /// the same headers as the last one on this handle (the common case) reuses it instead of
     /// building one (two allocations per header) and freeing it again.
@@ -79,6 +85,18 @@ final class CurlEasyHandle {
 
     func setDataCallback(_ option: CURLoption, _ callback: ccurl_data_callback) {
         ccurl_easy_setopt_data_callback(raw, option, callback)
+    }
+
+    /// The handle whose `CURLOPT_PRIVATE` was set by ``setPrivatePointerToSelf()``.
+    static func owner(of raw: UnsafeMutableRawPointer) -> CurlEasyHandle? {
+        var pointer: UnsafeMutableRawPointer?
+        ccurl_easy_getinfo_pointer(raw, CURLINFO_PRIVATE, &pointer)
+        return pointer.map { Unmanaged<CurlEasyHandle>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// Points `CURLOPT_PRIVATE` at this object, unretained: the transfer loop keeps it alive.
+    func setPrivatePointerToSelf() {
+        set(CURLOPT_PRIVATE, pointer: Unmanaged.passUnretained(self).toOpaque())
     }
 
     func infoLong(_ info: CURLINFO) -> Int {

@@ -39,7 +39,8 @@ final class TransferLoop: @unchecked Sendable {
     // MARK: Transfer thread only
     // `@exclusivity(unchecked)`: touched by the loop thread alone, one access at a time, so the
     // runtime's dynamic exclusivity checks (a thread-local lookup per access) only cost time.
-    @exclusivity(unchecked) private var active: [UnsafeMutableRawPointer: (transfer: CurlTransfer, handle: CurlEasyHandle)] = [:]
+    /// The handles in the multi handle, each holding its transfer; unordered (see `removeActive`).
+    @exclusivity(unchecked) private var active: [CurlEasyHandle] = []
     @exclusivity(unchecked) private var idleHandles: [CurlEasyHandle] = []
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
     @exclusivity(unchecked) private var finished: [(CurlTransfer, Result<Response, any Error>)] = []
@@ -145,10 +146,10 @@ final class TransferLoop: @unchecked Sendable {
             deliver(transfer, .failure(error))
             return
         }
-        active[handle.raw] = (transfer, handle)
+        addActive(handle, running: transfer)
         let code = curl_multi_add_handle(multi, handle.raw)
         if code != CURLM_OK {
-            active[handle.raw] = nil
+            removeActive(handle)
             recycle(handle)
             let message = String(cString: curl_multi_strerror(code))
             deliver(transfer, .failure(ConnectError.transport(code: Int(code.rawValue), message: message, requestSent: false)))
@@ -156,8 +157,8 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func cancel(_ transfer: CurlTransfer) {
-        guard let entry = activeEntry(for: transfer) else { return }
-        remove(entry.handle)
+        guard let handle = activeHandle(running: transfer) else { return }
+        remove(handle)
         transfer.finishSink(succeeded: false)
         // The future has already failed with .cancelled; completing again is a no-op, but makes
         // sure nothing waits if the cancel came from elsewhere.
@@ -181,20 +182,39 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     /// The handle a transfer in flight runs on; a linear search, for cancels and unpauses only.
-    private func activeEntry(for transfer: CurlTransfer) -> (transfer: CurlTransfer, handle: CurlEasyHandle)? {
-        active.values.first { $0.transfer === transfer }
+    private func activeHandle(running transfer: CurlTransfer) -> CurlEasyHandle? {
+        active.first { $0.transfer === transfer }
+    }
+
+    private func addActive(_ handle: CurlEasyHandle, running transfer: CurlTransfer) {
+        handle.transfer = transfer
+        handle.activeIndex = active.count
+        active.append(handle)
+    }
+
+    /// Swaps the last active handle into `handle`'s place: constant time, order is not kept.
+    private func removeActive(_ handle: CurlEasyHandle) {
+        let index = handle.activeIndex
+        guard active.indices.contains(index), active[index] === handle else { return }
+        let last = active.removeLast()
+        if last !== handle {
+            active[index] = last
+            last.activeIndex = index
+        }
+        handle.activeIndex = -1
+        handle.transfer = nil
     }
 
     private func resume(_ transfer: CurlTransfer) {
-        guard let entry = activeEntry(for: transfer) else { return }
-        curl_easy_pause(entry.handle.raw, ccurl_pause_continue)
+        guard let handle = activeHandle(running: transfer) else { return }
+        curl_easy_pause(handle.raw, ccurl_pause_continue)
     }
 
     private func cancelAll() {
-        for (_, entry) in active {
-            remove(entry.handle)
-            entry.transfer.finishSink(succeeded: false)
-            deliver(entry.transfer, .failure(ConnectError.cancelled))
+        while let handle = active.last, let transfer = handle.transfer {
+            remove(handle)
+            transfer.finishSink(succeeded: false)
+            deliver(transfer, .failure(ConnectError.cancelled))
         }
     }
 
@@ -202,19 +222,19 @@ final class TransferLoop: @unchecked Sendable {
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let raw = message.pointee.easy_handle,
-                let entry = active[raw]
+                let handle = CurlEasyHandle.owner(of: raw), let transfer = handle.transfer
             else { continue }
             let code = message.pointee.data.result
-            let outcome = entry.transfer.outcome(code: code, handle: entry.handle)
-            remove(entry.handle)
-            deliver(entry.transfer, outcome)
+            let outcome = transfer.outcome(code: code, handle: handle)
+            remove(handle)
+            deliver(transfer, outcome)
         }
     }
 
     private func remove(_ handle: CurlEasyHandle) {
         curl_multi_remove_handle(multi, handle.raw)
         if case .file = cookies { handle.set(CURLOPT_COOKIELIST, "FLUSH") }
-        active[handle.raw] = nil
+        removeActive(handle)
         recycle(handle)
     }
 
