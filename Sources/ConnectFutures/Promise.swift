@@ -42,7 +42,9 @@ public final class Promise<Value: Sendable>: Sendable {
 
     deinit {
         // Checked first: building the failure boxes an error, which a completed future never needs.
-        if storage.completedResult == nil {
+        // The flag, not the result: a deinit is not specialized, and copying the result out
+        // would look up `Result`'s generic metadata on every promise.
+        if !storage.isCompleted {
             storage.completeAndRun(.failure(FutureError.promiseAbandoned))
         }
     }

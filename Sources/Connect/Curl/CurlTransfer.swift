@@ -53,7 +53,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         // The context binds the future to the callback queue: the transfer thread completes the
         // promise, and every observer and step runs on the queue, never on the transfer thread.
         promise = Promise(context: context)
-        if request.progress != nil {
+        // `self.request`: reading the argument after it was stored would copy the whole request.
+        if self.request.progress != nil {
             progressQueue = DispatchQueue(label: "connect.progress", target: context.callbackQueue)
         }
     }
@@ -87,7 +88,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     func configure(_ handle: CurlEasyHandle) throws(ConnectError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         handle.set(CURLOPT_URL, request.url.absoluteString)
-        handle.set(CURLOPT_PRIVATE, pointer: context)
+        handle.setPrivatePointerToSelf()
         handle.set(CURLOPT_WRITEDATA, pointer: context)
         handle.set(CURLOPT_HEADERDATA, pointer: context)
         handle.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout ?? settings.timeout))
