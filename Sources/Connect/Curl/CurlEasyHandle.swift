@@ -26,6 +26,7 @@ final class CurlEasyHandle {
         self.raw = raw
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
+        pointPrivateAtSelf()
     }
 
     deinit {
@@ -58,6 +59,7 @@ final class CurlEasyHandle {
     /// multi handle.
     func reset() {
         curl_easy_reset(raw)
+        pointPrivateAtSelf()  // the reset cleared it
         errorBuffer[0] = 0
         holdsPlainSetup = false
     }
@@ -87,15 +89,16 @@ final class CurlEasyHandle {
         ccurl_easy_setopt_data_callback(raw, option, callback)
     }
 
-    /// The handle whose `CURLOPT_PRIVATE` was set by ``setPrivatePointerToSelf()``.
+    /// The handle object of a raw easy handle made here: its `CURLOPT_PRIVATE` points back at
+    /// it from creation on, and again after every reset.
     static func owner(of raw: UnsafeMutableRawPointer) -> CurlEasyHandle? {
         var pointer: UnsafeMutableRawPointer?
         ccurl_easy_getinfo_pointer(raw, CURLINFO_PRIVATE, &pointer)
         return pointer.map { Unmanaged<CurlEasyHandle>.fromOpaque($0).takeUnretainedValue() }
     }
 
-    /// Points `CURLOPT_PRIVATE` at this object, unretained: the transfer loop keeps it alive.
-    func setPrivatePointerToSelf() {
+    /// Unretained: the transfer loop keeps the handle alive while libcurl knows it.
+    private func pointPrivateAtSelf() {
         set(CURLOPT_PRIVATE, pointer: Unmanaged.passUnretained(self).toOpaque())
     }
 

@@ -88,7 +88,6 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     func configure(_ handle: CurlEasyHandle) throws(ConnectError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         handle.set(CURLOPT_URL, request.url.absoluteString)
-        handle.setPrivatePointerToSelf()
         handle.set(CURLOPT_WRITEDATA, pointer: context)
         handle.set(CURLOPT_HEADERDATA, pointer: context)
         handle.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout ?? settings.timeout))
