@@ -15,8 +15,17 @@ struct RawHeaders: Sendable {
         bytes.append(contentsOf: line.bindMemory(to: UInt8.self))
     }
 
-    mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
+    var capacity: Int { bytes.capacity }
+
+    mutating func removeAll(keepingCapacity: Bool = true) {
+        bytes.removeAll(keepingCapacity: keepingCapacity)
+    }
+
+    /// The same lines in a block of their own, allocated by the calling thread (assigning would
+    /// share this one).
+    func copy() -> RawHeaders {
+        guard !bytes.isEmpty else { return RawHeaders() }
+        return RawHeaders(bytes: bytes.withUnsafeBufferPointer { Array($0) })
     }
 
     /// The headers, in order.

@@ -8,15 +8,15 @@ import Musl
 import Darwin
 #endif
 
-/// A response body as it arrives: one malloc'd block grown with `realloc`, handed to `Data`
-/// without a copy when the transfer ends.
+/// A response body as it arrives: one malloc'd block grown with `realloc`, then copied into a
+/// `Data` or handed to one without a copy (see ``ReceivedResponse``).
 ///
 /// `Data.append` goes through Foundation's storage checks on every chunk; this is a `memcpy`.
-/// Used by the transfer thread only.
+/// Used by one thread at a time.
 struct BodyBuffer: ~Copyable {
     private var bytes: UnsafeMutableRawPointer?
     private(set) var count = 0
-    private var capacity = 0
+    private(set) var capacity = 0
 
     init() {}
 
@@ -44,6 +44,22 @@ struct BodyBuffer: ~Copyable {
         (bytes! + count).copyMemory(from: source, byteCount: chunk.count)
         count += chunk.count
         return true
+    }
+
+    /// Forgets the bytes; without `keepingCapacity`, frees the block too.
+    mutating func removeAll(keepingCapacity: Bool) {
+        count = 0
+        guard !keepingCapacity else { return }
+        free(bytes)
+        bytes = nil
+        capacity = 0
+    }
+
+    /// A copy of the bytes, in a block of the calling thread's; the buffer keeps its block, empty.
+    mutating func copyDataAndEmpty() -> Data {
+        guard let block = bytes, count > 0 else { return Data() }
+        defer { count = 0 }
+        return Data(bytes: block, count: count)
     }
 
     /// The bytes as `Data`, which takes over the block; the buffer is empty afterwards.

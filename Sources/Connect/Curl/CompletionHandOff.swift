@@ -9,13 +9,16 @@ import Dispatch
 /// that finished in one go, without a dispatch and a thread wakeup per loop pass. Order is kept:
 /// batches are completed in the order they were handed over.
 final class CompletionHandOff: Sendable {
-    typealias Finished = (transfer: CurlTransfer, outcome: Result<Response, any Error>)
+    typealias Finished = (transfer: CurlTransfer, outcome: Result<ReceivedResponse, any Error>)
 
     private let queue: DispatchQueue
     private let state = Locked<(waiting: [Finished], draining: Bool)>(([], false))
+    /// Where received responses go back to once their `Response` is made.
+    private let receivedResponses: ReceivedResponsePool
 
-    init(queue: DispatchQueue) {
+    init(queue: DispatchQueue, receivedResponses: ReceivedResponsePool) {
         self.queue = queue
+        self.receivedResponses = receivedResponses
     }
 
     /// Queues `batch` for the callback queue. Called by the transfer thread.
@@ -41,11 +44,26 @@ final class CompletionHandOff: Sendable {
                 return taken
             }
             if batch.isEmpty { return }
+            var emptied: [ReceivedResponse] = []
+            emptied.reserveCapacity(batch.count)
             for (transfer, outcome) in batch {
-                transfer.promise.completeOnCallbackQueue(outcome)
-                // May release the last reference to the transport; its deinit only queues a stop.
-                transfer.owner = nil
+                if case .success(let received) = outcome { emptied.append(received) }
+                finish(transfer, outcome)
             }
+            receivedResponses.giveBack(emptied)
         }
+    }
+
+    /// Completes one transfer's future off the callback queue's drain (behind its progress reports).
+    func complete(_ transfer: CurlTransfer, _ outcome: Result<ReceivedResponse, any Error>) {
+        finish(transfer, outcome)
+        if case .success(let received) = outcome { receivedResponses.giveBack([received]) }
+    }
+
+    /// Makes the response here, off the transfer thread, and completes the future.
+    private func finish(_ transfer: CurlTransfer, _ outcome: Result<ReceivedResponse, any Error>) {
+        transfer.promise.completeOnCallbackQueue(outcome.map { $0.makeResponse(url: transfer.request.url) })
+        // May release the last reference to the transport; its deinit only queues a stop.
+        transfer.owner = nil
     }
 }

@@ -24,10 +24,11 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     // `@exclusivity(unchecked)` on the state below: see the type's comment; the transfer thread
     // touches it one access at a time, and dynamic exclusivity checks were a visible cost.
     var statusCode = 0
-    @exclusivity(unchecked) var headers = RawHeaders()
+    /// The header lines and body received, from the transfer loop's pool; set when the transfer
+    /// starts, handed on when it succeeds.
+    @exclusivity(unchecked) var received: ReceivedResponse?
     /// The `Content-Range` of the response, looked up once for a file sink.
     @exclusivity(unchecked) var contentRange: String??
-    @exclusivity(unchecked) var body = BodyBuffer()
     @exclusivity(unchecked) var bodyTooLarge = false
     /// The request body's bytes, from memory or disk.
     @exclusivity(unchecked) var bodyReader: BodyReader?
@@ -247,8 +248,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         ccurl_easy_setopt_mime(handle.raw, CURLOPT_MIMEPOST, mime)
     }
 
-    /// The response, or the error, once libcurl reports `code` for this transfer.
-    func outcome(code: CURLcode, handle: CurlEasyHandle) -> Result<Response, any Error> {
+    /// The response received, or the error, once libcurl reports `code` for this transfer. The
+    /// `Response` itself is made on the callback queue (see ``ReceivedResponse``).
+    func outcome(code: CURLcode, handle: CurlEasyHandle) -> Result<ReceivedResponse, any Error> {
         let requestSent = handle.infoLong(CURLINFO_REQUEST_SIZE) > 0
         updateFinalProgress(handle)
         guard code == CURLE_OK else {
@@ -265,68 +267,67 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         } else {
             finishSink(succeeded: false)
         }
-        // libcurl follows no redirects (see RedirectFollower), so the URL is the request's.
-        let url = request.url
-        let response = Response(
-            statusCode: statusCode,
-            rawHeaders: headers,
-            body: body.takeData(),
-            url: url,
-            httpVersion: Self.versionName(handle.infoLong(CURLINFO_HTTP_VERSION)),
-            metrics: TransferMetrics(
-                nameLookup: handle.infoDuration(CURLINFO_NAMELOOKUP_TIME_T),
-                connect: handle.infoDuration(CURLINFO_CONNECT_TIME_T),
-                tlsHandshake: handle.infoDuration(CURLINFO_APPCONNECT_TIME_T),
-                firstByte: handle.infoDuration(CURLINFO_STARTTRANSFER_TIME_T),
-                total: handle.infoDuration(CURLINFO_TOTAL_TIME_T),
-                redirectCount: 0,
-                bytesSent: handle.infoLong(CURLINFO_REQUEST_SIZE),
-                bytesReceived: Int(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
-                reusedConnection: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0
-            ),
-            fileURL: fileURL,
-            resumed: sink?.resumed ?? false
+        guard let received else {  // the loop gives every transfer one before it starts
+            return .failure(ConnectError.transport(code: Int(CURLE_FAILED_INIT.rawValue), message: "no response buffers", requestSent: requestSent))
+        }
+        self.received = nil
+        received.statusCode = statusCode
+        received.httpVersion = Self.versionName(handle.infoLong(CURLINFO_HTTP_VERSION))
+        received.metrics = TransferMetrics(
+            nameLookup: handle.infoDuration(CURLINFO_NAMELOOKUP_TIME_T),
+            connect: handle.infoDuration(CURLINFO_CONNECT_TIME_T),
+            tlsHandshake: handle.infoDuration(CURLINFO_APPCONNECT_TIME_T),
+            firstByte: handle.infoDuration(CURLINFO_STARTTRANSFER_TIME_T),
+            total: handle.infoDuration(CURLINFO_TOTAL_TIME_T),
+            redirectCount: 0,
+            bytesSent: handle.infoLong(CURLINFO_REQUEST_SIZE),
+            bytesReceived: Int(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
+            reusedConnection: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0
         )
-        return .success(response)
+        received.fileURL = fileURL
+        received.resumed = sink?.resumed ?? false
+        return .success(received)
     }
 
     // MARK: Callbacks, on the transfer thread
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let received else { return 0 }
         if let stream = request.streamBuffer, (200..<300).contains(statusCode) {
-            let accepted = stream.offer(bytes, head: Response(statusCode: statusCode, rawHeaders: headers, url: request.url))
+            let accepted = stream.offer(bytes, head: Response(statusCode: statusCode, rawHeaders: received.headers.copy(), url: request.url))
             // A full buffer pauses the transfer: libcurl keeps these bytes and stops reading
             // the socket until the consumer asks for more.
             return accepted ? bytes.count : ccurl_writefunc_pause
         }
         if let sink, (200..<300).contains(statusCode) {
             // Only a success goes to the file: an error page stays in memory for the error handler.
-            if contentRange == nil { contentRange = .some(headers.value(for: "Content-Range")) }
+            if contentRange == nil { contentRange = .some(received.headers.value(for: "Content-Range")) }
             return sink.write(bytes, status: statusCode, contentRange: contentRange ?? nil, resumeOffset: resumeOffset) ? bytes.count : 0
         }
-        if body.count + bytes.count > settings.maximumBodySize {
+        if received.body.count + bytes.count > settings.maximumBodySize {
             bodyTooLarge = true
             return 0
         }
-        return body.append(bytes) ? bytes.count : 0
+        return received.body.append(bytes) ? bytes.count : 0
     }
 
     /// One header line from libcurl: kept as bytes (see ``RawHeaders``), with the status line
     /// and `Content-Length` read at the byte level. Going through `String` trimming (Foundation)
     /// here once cost a quarter of the client's CPU time in the benchmark.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let received else { return false }
         if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
             bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/")
         {
             // A new status line: an interim 1xx or a redirect came before; start over.
-            headers.removeAll()
+            received.headers.removeAll()
             contentRange = nil
             statusCode = Self.statusCode(inStatusLine: bytes)
             return true
         }
         // The blank line that ends the headers; anything else is kept as it came.
         guard bytes.count > 2 else { return true }
-        headers.append(line: bytes)
+        received.headers.append(line: bytes)
         // Only a Content-Length line is looked into.
         guard bytes.count > 15, bytes[0] | 0x20 == UInt8(ascii: "c"), sink == nil, request.streamBuffer == nil,
             Self.equalsIgnoringCase(UnsafeRawBufferPointer(rebasing: bytes[..<14]), "content-length"),
@@ -337,7 +338,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
                 bodyTooLarge = true
                 return false
             }
-            if body.isEmpty { body.reserveCapacity(length) }
+            if received.body.isEmpty { received.body.reserveCapacity(length) }
         }
         return true
     }

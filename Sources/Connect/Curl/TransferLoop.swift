@@ -35,6 +35,7 @@ final class TransferLoop: @unchecked Sendable {
         var loopIsAsleep = false
     }
     private let handOff: CompletionHandOff
+    private let receivedResponses = ReceivedResponsePool(limit: TransferLoop.maximumIdleHandles)
 
     // MARK: Transfer thread only
     // `@exclusivity(unchecked)`: touched by the loop thread alone, one access at a time, so the
@@ -43,13 +44,13 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var active: [CurlEasyHandle] = []
     @exclusivity(unchecked) private var idleHandles: [CurlEasyHandle] = []
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
-    @exclusivity(unchecked) private var finished: [(CurlTransfer, Result<Response, any Error>)] = []
+    @exclusivity(unchecked) private var finished: [CompletionHandOff.Finished] = []
     private static let maximumIdleHandles = 256
 
     init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue, cookies: CookieStorage = .none) {
         CurlGlobal.initialize()
         multi = curl_multi_init()
-        handOff = CompletionHandOff(queue: callbackQueue)
+        handOff = CompletionHandOff(queue: callbackQueue, receivedResponses: receivedResponses)
         self.cookies = cookies
         if cookies == .none {
             share = nil
@@ -132,6 +133,7 @@ final class TransferLoop: @unchecked Sendable {
             deliver(transfer, .failure(ConnectError.transport(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed", requestSent: false)))
             return
         }
+        transfer.received = receivedResponses.take()
         let isPlain = transfer.isPlain
         if handle.holdsPlainSetup, !isPlain { handle.reset() }
         do {
@@ -250,7 +252,12 @@ final class TransferLoop: @unchecked Sendable {
         idleHandles.append(handle)
     }
 
-    private func deliver(_ transfer: CurlTransfer, _ outcome: Result<Response, any Error>) {
+    private func deliver(_ transfer: CurlTransfer, _ outcome: Result<ReceivedResponse, any Error>) {
+        if let received = transfer.received {
+            // Failed: what it received never leaves this thread.
+            transfer.received = nil
+            receivedResponses.reclaim(received)
+        }
         finished.append((transfer, outcome))
     }
 
@@ -258,7 +265,7 @@ final class TransferLoop: @unchecked Sendable {
     /// waking a callback thread per transfer cost more than the callbacks themselves.
     private func deliverFinished() {
         guard !finished.isEmpty else { return }
-        var batch: [(CurlTransfer, Result<Response, any Error>)] = []
+        var batch: [CompletionHandOff.Finished] = []
         batch.reserveCapacity(finished.count)
         for (transfer, outcome) in finished {
             guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else {
@@ -267,10 +274,9 @@ final class TransferLoop: @unchecked Sendable {
             }
             // Behind its progress updates: the last report, then the future.
             let final = transfer.latestProgress
-            progressQueue.async {
+            progressQueue.async { [handOff] in
                 handler.report(final)
-                transfer.promise.completeOnCallbackQueue(outcome)
-                transfer.owner = nil
+                handOff.complete(transfer, outcome)
             }
         }
         finished.removeAll(keepingCapacity: true)

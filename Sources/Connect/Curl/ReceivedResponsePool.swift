@@ -1,0 +1,38 @@
+import ConnectFutures
+
+/// Spare ``ReceivedResponse``s: taken by the transfer thread, given back from any thread.
+///
+/// The transfer thread works from a private list and takes the lock only when that runs dry, to
+/// collect everything given back since; the callback queue gives back a whole batch at a time.
+final class ReceivedResponsePool: @unchecked Sendable {
+    // @unchecked: `spare` is touched by the transfer thread alone; `returned` is behind its lock.
+    @exclusivity(unchecked) private var spare: [ReceivedResponse] = []
+    private let returned = Locked<[ReceivedResponse]>([])
+    /// More spares than this are let go; otherwise as many are kept as there were transfers in
+    /// flight at the busiest moment.
+    private let limit: Int
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// An empty one for a new transfer. Transfer thread only.
+    func take() -> ReceivedResponse {
+        if let spare = spare.popLast() { return spare }
+        returned.withLock { swap(&spare, &$0) }
+        if spare.count > limit { spare.removeLast(spare.count - limit) }
+        return spare.popLast() ?? ReceivedResponse()
+    }
+
+    /// One whose transfer failed on the transfer thread. Transfer thread only.
+    func reclaim(_ received: ReceivedResponse) {
+        received.empty()
+        if spare.count < limit { spare.append(received) }
+    }
+
+    /// Ones emptied by ``ReceivedResponse/makeResponse(url:)``. Any thread.
+    func giveBack(_ emptied: [ReceivedResponse]) {
+        guard !emptied.isEmpty else { return }
+        returned.withLock { $0.append(contentsOf: emptied) }
+    }
+}
