@@ -147,6 +147,46 @@ struct TransportTests {
         #expect(Set(server.requests.map(\.connectionID)).count == 1)
     }
 
+    /// One connection, so every response arrives in the same recycled receive buffers: each
+    /// response must keep its own headers and body after later ones reuse them, whatever their
+    /// sizes (bodies over 64 KiB are handed over, smaller ones copied) and after failures.
+    @Test func responsesKeepTheirOwnBytesWhenReceiveBuffersAreReused() async throws {
+        let sizes = [200_000, 10, 60_000, 0, 1_500, 70_000, 3]
+        @Sendable func body(_ index: Int) -> Data { Data((0..<sizes[index]).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }) }
+        let server = try TestServer { request in
+            if request.path == "/truncated" {
+                return TestResponse(body: Data(repeating: 9, count: 50_000), behavior: .truncate(after: 20_000))
+            }
+            let index = Int(request.path.dropFirst())!
+            var headers = [("X-Index", "\(index)")]
+            if index.isMultiple(of: 2) { headers.append(("X-Padding", String(repeating: "p", count: 2_000))) }
+            return TestResponse(status: index == 4 ? 404 : 200, headers: headers, body: body(index))
+        }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        let connect = Connect(configuration: configuration)
+
+        var responses: [Response] = []
+        for index in sizes.indices {
+            let future = connect.response(TestConnector(server, "/\(index)"))
+            if case .http(let failure)? = await connectError(future) {
+                responses.append(failure.response)  // the 404, through the error handler
+            } else {
+                responses.append(try await future.value)
+            }
+            if index == 2 {
+                #expect(await connectError(connect.request(TestConnector(server, "/truncated"))) != nil)
+            }
+        }
+        for (index, response) in responses.enumerated() {
+            #expect(response.body == body(index), "body \(index)")
+            #expect(response.header("X-Index") == "\(index)")
+            #expect(response.header("X-Padding")?.count == (index.isMultiple(of: 2) ? 2_000 : nil))
+            #expect(response.statusCode == (index == 4 ? 404 : 200))
+        }
+    }
+
     @Test func connectionRefused() async throws {
         let refusing = try RefusingPort()
         let error = await connectError(sharedConnect.request(TestConnector(url: refusing.url)))
