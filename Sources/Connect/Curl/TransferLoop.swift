@@ -80,20 +80,24 @@ final class TransferLoop: @unchecked Sendable {
         if mustWake { curl_multi_wakeup(multi) }
     }
 
-    /// Takes every queued command; with `sleepingIfEmpty`, marks the loop asleep when there are
-    /// none, so the next `send` wakes it.
-    private func takeCommands(sleepingIfEmpty: Bool = false) -> [Command] {
-        inbox.withLock { inbox -> [Command] in
-            defer { inbox.commands.removeAll(keepingCapacity: true) }
-            inbox.loopIsAsleep = sleepingIfEmpty && inbox.commands.isEmpty
-            return inbox.commands
+    /// Moves every queued command into `taken`; with `sleepingIfEmpty`, marks the loop asleep when
+    /// there are none, so the next `send` wakes it.
+    ///
+    /// `taken` and the inbox trade buffers, each emptied but keeping its capacity: copying the
+    /// commands out and clearing the inbox's array allocated a new one on every pass.
+    private func takeCommands(into taken: inout [Command], sleepingIfEmpty: Bool = false) {
+        taken.removeAll(keepingCapacity: true)
+        inbox.withLock { inbox in
+            swap(&taken, &inbox.commands)
+            inbox.loopIsAsleep = sleepingIfEmpty && taken.isEmpty
         }
     }
 
     private func run() {
         var stopping = false
         var running: Int32 = 0
-        var commands = takeCommands()
+        var commands: [Command] = []
+        takeCommands(into: &commands)
         while true {
             for command in commands {
                 switch command {
@@ -112,10 +116,10 @@ final class TransferLoop: @unchecked Sendable {
             curl_multi_perform(multi, &running)
             collectFinished()
             deliverFinished()
-            commands = takeCommands(sleepingIfEmpty: true)
+            takeCommands(into: &commands, sleepingIfEmpty: true)
             if commands.isEmpty {
                 curl_multi_poll(multi, nil, 0, 60_000, nil)
-                commands = takeCommands()
+                takeCommands(into: &commands)
             }
         }
         idleHandles.removeAll()
@@ -265,23 +269,19 @@ final class TransferLoop: @unchecked Sendable {
     /// waking a callback thread per transfer cost more than the callbacks themselves.
     private func deliverFinished() {
         guard !finished.isEmpty else { return }
-        var batch: [CompletionHandOff.Finished] = []
-        batch.reserveCapacity(finished.count)
-        for (transfer, outcome) in finished {
-            guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else {
-                batch.append((transfer, outcome))
-                continue
-            }
-            // Behind its progress updates: the last report, then the future.
+        // Transfers with progress reports complete behind them, on their own queue.
+        finished.removeAll { transfer, outcome in
+            guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else { return false }
             let final = transfer.latestProgress
             progressQueue.async { [handOff] in
                 handler.report(final)
                 handOff.complete(transfer, outcome)
             }
+            return true
         }
+        guard !finished.isEmpty else { return }
+        handOff.deliver(finished)
         finished.removeAll(keepingCapacity: true)
-        guard !batch.isEmpty else { return }
-        handOff.deliver(batch)
     }
 }
 
