@@ -1,35 +1,107 @@
 import Foundation
 
 /// A request ready to send: what a ``Connector`` is built into, and what middleware adapts.
+///
+/// A value with copy-on-write storage: a request passes through several steps (the redirect
+/// follower, the response check, the transport), each keeping a copy, and copying the fields one
+/// by one was most of the request path's retain and release traffic.
 public struct Request: Sendable, CustomStringConvertible {
+    private var storage: Storage
+
     /// The method.
-    public var method: HTTPMethod
+    public var method: HTTPMethod {
+        get { storage.method }
+        _modify { yield &uniqueStorage().method }
+    }
     /// The full URL, query included.
-    public var url: URL
+    public var url: URL {
+        get { storage.url }
+        _modify { yield &uniqueStorage().url }
+    }
     /// The headers, in order.
-    public var headers: [HTTPHeader]
+    public var headers: [HTTPHeader] {
+        get { storage.headers }
+        _modify { yield &uniqueStorage().headers }
+    }
     /// The body, if any.
-    public var body: RequestBody?
+    public var body: RequestBody? {
+        get { storage.body }
+        _modify { yield &uniqueStorage().body }
+    }
     /// The longest the whole exchange may take; `nil` uses the configuration's.
-    public var timeout: Duration?
+    public var timeout: Duration? {
+        get { storage.timeout }
+        _modify { yield &uniqueStorage().timeout }
+    }
     /// Whether retriers may send this request again after it reached the server: `nil` decides
     /// by the method (idempotent ones may be repeated), `true` opts a POST or PATCH in.
-    public var allowsRetry: Bool?
+    public var allowsRetry: Bool? {
+        get { storage.allowsRetry }
+        _modify { yield &uniqueStorage().allowsRetry }
+    }
     /// Where the response body goes: memory (the default) or a file.
-    public var destination: ResponseDestination = .memory
+    public var destination: ResponseDestination {
+        get { storage.destination }
+        _modify { yield &uniqueStorage().destination }
+    }
     /// Receives upload and download progress, if set.
-    public var progress: ProgressHandler?
+    public var progress: ProgressHandler? {
+        get { storage.progress }
+        _modify { yield &uniqueStorage().progress }
+    }
     /// For ``Connect/stream(_:bufferSize:)``: where a 2xx body goes, chunk by chunk.
-    var streamBuffer: StreamBuffer?
+    var streamBuffer: StreamBuffer? {
+        get { storage.streamBuffer }
+        _modify { yield &uniqueStorage().streamBuffer }
+    }
 
     /// Creates a request.
     public init(method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil, timeout: Duration? = nil, allowsRetry: Bool? = nil) {
-        self.method = method
-        self.url = url
-        self.headers = headers
-        self.body = body
-        self.timeout = timeout
-        self.allowsRetry = allowsRetry
+        storage = Storage(method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry)
+    }
+
+    /// The storage, copied first if another request shares it.
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) {
+            storage = Storage(copying: storage)
+        }
+        return storage
+    }
+
+    /// `@unchecked Sendable`: mutated only through `uniqueStorage()`, so never while shared.
+    /// `@exclusivity(unchecked)` for the same reason: the request value's own accesses are
+    /// checked statically, and the fields are read on the transfer thread for every transfer.
+    private final class Storage: @unchecked Sendable {
+        @exclusivity(unchecked) var method: HTTPMethod
+        @exclusivity(unchecked) var url: URL
+        @exclusivity(unchecked) var headers: [HTTPHeader]
+        @exclusivity(unchecked) var body: RequestBody?
+        @exclusivity(unchecked) var timeout: Duration?
+        @exclusivity(unchecked) var allowsRetry: Bool?
+        @exclusivity(unchecked) var destination: ResponseDestination = .memory
+        @exclusivity(unchecked) var progress: ProgressHandler?
+        @exclusivity(unchecked) var streamBuffer: StreamBuffer?
+
+        init(method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?) {
+            self.method = method
+            self.url = url
+            self.headers = headers
+            self.body = body
+            self.timeout = timeout
+            self.allowsRetry = allowsRetry
+        }
+
+        init(copying other: Storage) {
+            method = other.method
+            url = other.url
+            headers = other.headers
+            body = other.body
+            timeout = other.timeout
+            allowsRetry = other.allowsRetry
+            destination = other.destination
+            progress = other.progress
+            streamBuffer = other.streamBuffer
+        }
     }
 
     public var description: String { "\(method) \(url.absoluteString)" }
