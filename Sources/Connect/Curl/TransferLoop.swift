@@ -35,7 +35,8 @@ final class TransferLoop: @unchecked Sendable {
         var loopIsAsleep = false
     }
     private let handOff: CompletionHandOff
-    private let receivedResponses = ReceivedResponsePool(limit: TransferLoop.maximumIdleHandles)
+    /// At most 64 kept: up to 80 KiB each (see ``ReceivedResponse``), held until the client goes.
+    private let receivedResponses = ReceivedResponsePool(limit: 64)
 
     // MARK: Transfer thread only
     // `@exclusivity(unchecked)`: touched by the loop thread alone, one access at a time, so the
