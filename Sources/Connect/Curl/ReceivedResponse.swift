@@ -5,11 +5,12 @@ import Foundation
 /// ``ReceivedResponsePool``.
 ///
 /// The transfer thread fills it; the callback queue copies it into the `Response` and gives it
-/// back. That way every block the caller ends up holding is allocated on the callback queue, and
-/// every block the transfer thread allocates is freed there too. When the transfer thread
-/// allocated the response's blocks and the callback queue freed them, both threads took the same
-/// malloc arena's lock for every response: at 64 requests in flight, nine in ten of the
-/// client's futex calls.
+/// back. That way the blocks the caller ends up holding are allocated on the callback queue, and
+/// the buffers the transfer thread allocates stay with it (except a body over
+/// ``largestCopiedBody``, handed over as it is). When the transfer thread allocated every
+/// response's blocks and the callback queue freed them, both threads took the same malloc
+/// arena's lock for every response: at 64 requests in flight, nine in ten of the client's futex
+/// calls.
 ///
 /// `@unchecked Sendable`: owned by one thread at a time, handed over under a lock (the transfer
 /// loop's completion hand-off, the pool's).
