@@ -38,6 +38,6 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
     /// `true` if `rawValue` is a valid HTTP token (RFC 9110 §5.6.2).
     var isValidToken: Bool {
-        !rawValue.isEmpty && rawValue.utf8.allSatisfy(HTTPHeader.isTokenCharacter)
+        !rawValue.isEmpty && HTTPHeader.allBytes(of: rawValue, satisfy: HTTPHeader.isTokenCharacter)
     }
 }
