@@ -44,7 +44,8 @@ public struct ConnectConfiguration: Sendable {
     public var maximumConnectionsPerHost: Int = 64
     /// Whether cookies are kept and sent back; ``CookieStorage/none`` by default.
     public var cookies: CookieStorage = .none
-    /// A proxy for every request; `nil` (the default) connects directly.
+    /// A proxy for every request; `nil` (the default) connects directly, whatever proxy the
+    /// environment names (`http_proxy` and the like are not read).
     public var proxy: ProxyConfiguration?
     /// Trust, pinning and client certificates; the system's CAs by default.
     public var tls = TLSConfiguration()

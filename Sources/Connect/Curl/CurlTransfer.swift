@@ -131,11 +131,15 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         handle.set(CURLOPT_FOLLOWLOCATION, 0)
         handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
         configureTLS(handle, settings.tls)
+        // Only the configured proxy, or none: left unset, libcurl reads http_proxy, all_proxy and
+        // no_proxy from the environment, and on every transfer.
         if let proxy = settings.proxy {
             handle.set(CURLOPT_PROXY, proxy.url)
             if let username = proxy.username { handle.set(CURLOPT_PROXYUSERNAME, username) }
             if let password = proxy.password { handle.set(CURLOPT_PROXYPASSWORD, password) }
-            if !proxy.bypassHosts.isEmpty { handle.set(CURLOPT_NOPROXY, proxy.bypassHosts.joined(separator: ",")) }
+            handle.set(CURLOPT_NOPROXY, proxy.bypassHosts.joined(separator: ","))
+        } else {
+            handle.set(CURLOPT_PROXY, "")
         }
     }
 
