@@ -1,4 +1,3 @@
-
 /// A proxy for every request.
 ///
 /// Only the proxy configured here is used: environment variables such as `http_proxy`,
