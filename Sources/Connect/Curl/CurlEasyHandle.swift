@@ -74,7 +74,7 @@ final class CurlEasyHandle {
 
     func set(_ option: CURLoption, _ value: String) {
         // libcurl copies string options.
-        value.withCString { ccurl_easy_setopt_string(raw, option, $0) }
+        _ = value.withCString { ccurl_easy_setopt_string(raw, option, $0) }
     }
 
     func set(_ option: CURLoption, pointer value: UnsafeMutableRawPointer?) {
