@@ -17,22 +17,7 @@ final class FlatMapStep<Value: Sendable, NewValue: Sendable>: PendingFutureStora
         source.append(FutureContinuation(target: self) { step, source in
             let step = unsafeDowncast(step.unsafelyUnwrapped, to: FlatMapStep.self)
             let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
-            return step.start(Future<Value>.flatMapStep(source.resultOfCompleted, step.transform).storage)
+            return Future<NewValue>.complete(step, like: Future<Value>.flatMapStep(source.resultOfCompleted, step.transform).storage)
         })
-    }
-
-    /// Completes like `inner`: at once if it has completed, otherwise when it does.
-    @inlinable
-    func start(_ inner: Future<NewValue>.Storage) -> CallbackList {
-        if let result = inner.completedResult {
-            return completeReturningCallbacks(result)
-        }
-        setUpstream(inner)
-        inner.append(FutureContinuation(target: self) { step, inner in
-            let step = unsafeDowncast(step.unsafelyUnwrapped, to: FlatMapStep.self)
-            let inner = unsafeDowncast(inner, to: Future<NewValue>.Storage.self)
-            return step.complete(inner.resultOfCompleted, from: inner)
-        })
-        return CallbackList()
     }
 }

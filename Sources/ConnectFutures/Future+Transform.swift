@@ -111,17 +111,26 @@ extension Future {
     ) -> Future<NewValue> {
         let child = Future<NewValue>.PendingStorage(following: storage)
         storage.append { [storage] in
-            let inner = next(storage.resultOfCompleted).storage
-            if let result = inner.completedResult {
-                return child.completeReturningCallbacks(result)
-            }
-            child.setUpstream(inner)
-            inner.append {
-                child.complete(inner.resultOfCompleted, from: inner)
-            }
-            return CallbackList()
+            Future<NewValue>.complete(child, like: next(storage.resultOfCompleted).storage)
         }
         return Future<NewValue>(storage: child)
+    }
+
+    /// Completes `waiting` like `inner` (the future a `flatMap`-style step's transform returned):
+    /// at once if `inner` has completed, otherwise when it does, with cancellation pointed at
+    /// it meanwhile.
+    @inlinable
+    static func complete(_ waiting: PendingStorage, like inner: Storage) -> CallbackList {
+        if let result = inner.completedResult {
+            return waiting.completeReturningCallbacks(result)
+        }
+        waiting.setUpstream(inner)
+        inner.append(FutureContinuation(target: waiting) { waiting, inner in
+            let waiting = unsafeDowncast(waiting.unsafelyUnwrapped, to: PendingStorage.self)
+            let inner = unsafeDowncast(inner, to: Storage.self)
+            return waiting.complete(inner.resultOfCompleted, from: inner)
+        })
+        return CallbackList()
     }
 }
 
