@@ -66,11 +66,15 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
         var first = first
         var second = second
         return first.withUTF8 { a in
-            second.withUTF8 { b in
-                for index in 0..<a.count where foldedASCII(a[index]) != foldedASCII(b[index]) { return false }
-                return true
-            }
+            second.withUTF8 { b in equalIgnoringASCIICase(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) }
         }
+    }
+
+    /// The same comparison for bytes as received, e.g. a header line's name.
+    static func equalIgnoringASCIICase(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
+        guard first.count == second.count else { return false }
+        for index in 0..<first.count where foldedASCII(first[index]) != foldedASCII(second[index]) { return false }
+        return true
     }
 
     /// `byte` with A–Z lowered and every other byte as it is: the one case rule for header names.

@@ -40,16 +40,16 @@ struct RawHeaders: Sendable {
 
     /// The value of the first header named `name` (ASCII, ignoring case), without parsing the rest.
     func value(for name: String) -> String? {
-        let wanted = Array(name.utf8)
-        var found: String?
-        forEachHeader { lineName, value in
-            guard lineName.count == wanted.count,
-                zip(lineName, wanted).allSatisfy({ HTTPHeader.foldedASCII($0) == HTTPHeader.foldedASCII($1) })
-            else { return false }
-            found = String(decoding: value, as: UTF8.self)
-            return true
+        var name = name
+        return name.withUTF8 { wanted in
+            var found: String?
+            forEachHeader { lineName, value in
+                guard HTTPHeader.equalIgnoringASCIICase(lineName, UnsafeRawBufferPointer(wanted)) else { return false }
+                found = String(decoding: value, as: UTF8.self)
+                return true
+            }
+            return found
         }
-        return found
     }
 
     /// Calls `body` with the name and value bytes of each header line, in order, until it

@@ -359,6 +359,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         return code
     }
 
+    /// `HTTPHeader.equalIgnoringASCIICase` for bytes against a lowercase literal, folding only
+    /// `bytes`: this runs on header lines of every response on the transfer thread, where the
+    /// general comparison, folding both sides, cost 450 instructions a request more.
     static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercaseASCII: StaticString) -> Bool {
         guard bytes.count == lowercaseASCII.utf8CodeUnitCount else { return false }
         let expected = lowercaseASCII.utf8Start
