@@ -255,7 +255,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The response received, or the error, once libcurl reports `code` for this transfer. The
     /// `Response` itself is made on the callback queue (see ``ReceivedResponse``).
     func outcome(code: CURLcode, handle: CurlEasyHandle) -> Result<ReceivedResponse, any Error> {
-        let requestSent = handle.infoLong(CURLINFO_REQUEST_SIZE) > 0
+        let bytesSent = handle.infoLong(CURLINFO_REQUEST_SIZE)
+        let requestSent = bytesSent > 0
         updateFinalProgress(handle)
         guard code == CURLE_OK else {
             let sinkError = sink?.error
@@ -284,7 +285,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             firstByte: handle.infoDuration(CURLINFO_STARTTRANSFER_TIME_T),
             total: handle.infoDuration(CURLINFO_TOTAL_TIME_T),
             redirectCount: 0,
-            bytesSent: handle.infoLong(CURLINFO_REQUEST_SIZE),
+            bytesSent: bytesSent,
             bytesReceived: Int(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
             reusedConnection: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0
         )
@@ -431,13 +432,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     }
 }
 
-private func transfer(_ context: UnsafeMutableRawPointer?) -> CurlTransfer {
-    Unmanaged<CurlTransfer>.fromOpaque(context!).takeUnretainedValue()
-}
-
 /// Runs `body` with the transfer behind a callback's context pointer, without retaining it: the
 /// transfer loop holds it for as long as libcurl can call back, and these callbacks run for
-/// every header line and body chunk.
+/// every header line, body chunk and progress tick.
 private func withTransfer<Result>(_ context: UnsafeMutableRawPointer?, _ body: (CurlTransfer) -> Result) -> Result {
     Unmanaged<CurlTransfer>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
 }
@@ -451,8 +448,9 @@ private let curlReceiveHeader: ccurl_data_callback = { buffer, size, count, cont
     return withTransfer(context) { $0.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) } ? length : 0
 }
 
-
 private let curlReportProgress: ccurl_progress_callback = { context, downloadTotal, downloaded, uploadTotal, uploaded in
-    transfer(context).reportProgress(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
+    withTransfer(context) {
+        $0.reportProgress(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
+    }
     return 0
 }
