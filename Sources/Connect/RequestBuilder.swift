@@ -149,7 +149,7 @@ struct RequestBuilder {
         var rest = endpoint
         while let open = Self.firstIndex(of: UInt8(ascii: "{"), in: rest) {
             result += rest[..<open]
-            guard let close = rest[open...].utf8.firstIndex(of: UInt8(ascii: "}")) else {
+            guard let close = Self.firstIndex(of: UInt8(ascii: "}"), in: rest[open...]) else {
                 throw .invalidRequest("the endpoint \(String(endpoint).debugDescription) has a \"{\" without a closing \"}\"")
             }
             let key = String(rest[rest.index(after: open)..<close])
