@@ -62,7 +62,8 @@ struct StreamTests {
     @Test func cancellingStopsTheStream() async throws {
         // Part of the body, then nothing: the stream can only end by being cancelled, however
         // slowly this test runs (under ThreadSanitizer it can be starved for seconds).
-        let server = try TestServer { _ in TestResponse(body: pattern(1_000_000), behavior: .stallAfter(bytes: 100_000)) }
+        let body = pattern(1_000_000)
+        let server = try TestServer { _ in TestResponse(body: body, behavior: .stallAfter(bytes: 100_000)) }
         defer { server.shutdown() }
         let stream = sharedConnect.stream(TestConnector(server, "/endless"), bufferSize: 16 << 10)
         var chunks = 0

@@ -114,7 +114,7 @@ struct AdvancedTodoConnector: Connector {
 
 /// Waits until `condition` holds, polling, for at most `limit`; returns whether it held.
 /// For tests that must not assume how fast a loaded machine (or ThreadSanitizer) runs.
-func eventually(within limit: Duration = .seconds(20), _ condition: () -> Bool) async -> Bool {
+func eventually(within limit: Duration = .seconds(60), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while ContinuousClock.now < deadline {
         if condition() { return true }
