@@ -1,0 +1,185 @@
+// The floor of Connect's threading design, in plain C: the GETs of raw_multi.c, but one thread
+// drives libcurl's multi handle (blocked in curl_multi_poll, woken with curl_multi_wakeup) and
+// hands each finished transfer to a second thread, which starts the next request from there,
+// as a Connect observer does. No Swift, no libdispatch: what two threads cost by themselves.
+// usage: two_thread_multi URL TOTAL INFLIGHT
+// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+typedef struct {
+    char *data;
+    size_t length, capacity;
+    CURLcode result;  // set by the transfer thread when the transfer ends
+} Buffer;
+
+/// A fixed-size queue of easy handles, guarded by `lock`.
+typedef struct {
+    CURL **handles;
+    long count, capacity;
+} Queue;
+
+static const char *url;
+static CURLM *multi;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t finished_ready = PTHREAD_COND_INITIALIZER;
+static Queue to_start, finished;  // callback thread -> transfer thread, and back
+static int stopping = 0;
+
+static size_t write_body(char *bytes, size_t size, size_t count, void *context) {
+    Buffer *buffer = context;
+    size_t n = size * count;
+    if (buffer->length + n > buffer->capacity) {
+        buffer->capacity = (buffer->length + n) * 2;
+        buffer->data = realloc(buffer->data, buffer->capacity);
+    }
+    memcpy(buffer->data + buffer->length, bytes, n);
+    buffer->length += n;
+    return n;
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double cpu_seconds(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+static void push(Queue *queue, CURL *easy) {
+    queue->handles[queue->count++] = easy;
+}
+
+/// The transfer thread: starts what the callback thread queued, runs the transfers, and hands
+/// finished ones back, waking the callback thread once per batch.
+static void *transfer_thread(void *unused) {
+    (void)unused;
+    CURL **starting = calloc(to_start.capacity, sizeof(CURL *));
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        long count = to_start.count;
+        memcpy(starting, to_start.handles, count * sizeof(CURL *));
+        to_start.count = 0;
+        int stop = stopping;
+        pthread_mutex_unlock(&lock);
+        if (stop) break;
+        for (long i = 0; i < count; i++) curl_multi_add_handle(multi, starting[i]);
+
+        int running;
+        curl_multi_perform(multi, &running);
+        CURLMsg *message;
+        int left, handed = 0;
+        while ((message = curl_multi_info_read(multi, &left))) {
+            if (message->msg != CURLMSG_DONE) continue;
+            CURL *easy = message->easy_handle;
+            Buffer *buffer;
+            curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&buffer);
+            buffer->result = message->data.result;
+            curl_multi_remove_handle(multi, easy);
+            pthread_mutex_lock(&lock);
+            push(&finished, easy);
+            pthread_mutex_unlock(&lock);
+            handed = 1;
+        }
+        if (handed) pthread_cond_signal(&finished_ready);
+        curl_multi_poll(multi, NULL, 0, 1000, NULL);
+    }
+    free(starting);
+    return NULL;
+}
+
+static void prepare(CURL *easy, Buffer *buffer) {
+    buffer->length = 0;
+    curl_easy_reset(easy);
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, buffer);
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, buffer);
+}
+
+/// Queues `easy` for the transfer thread and wakes it.
+static void submit(CURL *easy) {
+    pthread_mutex_lock(&lock);
+    push(&to_start, easy);
+    pthread_mutex_unlock(&lock);
+    curl_multi_wakeup(multi);
+}
+
+/// Runs TOTAL requests, INFLIGHT at a time, from the calling (callback) thread; returns failures.
+static long run(long total, long inflight, CURL **handles, Buffer *buffers) {
+    long started = 0, done = 0, failed = 0;
+    for (long i = 0; i < inflight && started < total; i++, started++) {
+        prepare(handles[i], &buffers[i]);
+        submit(handles[i]);
+    }
+    CURL **batch = calloc(inflight, sizeof(CURL *));
+    while (done < total) {
+        pthread_mutex_lock(&lock);
+        while (finished.count == 0) pthread_cond_wait(&finished_ready, &lock);
+        long count = finished.count;
+        memcpy(batch, finished.handles, count * sizeof(CURL *));
+        finished.count = 0;
+        pthread_mutex_unlock(&lock);
+        for (long i = 0; i < count; i++) {
+            CURL *easy = batch[i];
+            long status = 0;
+            curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+            Buffer *buffer;
+            curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&buffer);
+            if (buffer->result != CURLE_OK || status != 200) failed++;
+            done++;
+            if (started < total) {
+                started++;
+                prepare(easy, buffer);
+                submit(easy);
+            }
+        }
+    }
+    free(batch);
+    return failed;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        fprintf(stderr, "usage: %s URL TOTAL INFLIGHT\n", argv[0]);
+        return 2;
+    }
+    url = argv[1];
+    long total = atol(argv[2]), inflight = atol(argv[3]);
+    curl_global_init(CURL_GLOBAL_ALL);
+    multi = curl_multi_init();
+    curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, inflight);
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, inflight < 16 ? 16 : inflight);
+    to_start = (Queue){calloc(inflight, sizeof(CURL *)), 0, inflight};
+    finished = (Queue){calloc(inflight, sizeof(CURL *)), 0, inflight};
+    CURL **handles = calloc(inflight, sizeof(CURL *));
+    Buffer *buffers = calloc(inflight, sizeof(Buffer));
+    for (long i = 0; i < inflight; i++) handles[i] = curl_easy_init();
+    pthread_t thread;
+    pthread_create(&thread, NULL, transfer_thread, NULL);
+
+    // Warm up as the Swift benchmark does: open the connections once.
+    run(inflight * 4 < total ? inflight * 4 : total, inflight, handles, buffers);
+    double cpu0 = cpu_seconds(), t0 = now();
+    long failed = run(total, inflight, handles, buffers);
+    double elapsed = now() - t0, cpu = cpu_seconds() - cpu0;
+    printf("%ld %.4f %.1f %.2f %ld\n", total, elapsed, total / elapsed, cpu / total * 1e6, failed);
+
+    pthread_mutex_lock(&lock);
+    stopping = 1;
+    pthread_mutex_unlock(&lock);
+    curl_multi_wakeup(multi);
+    pthread_join(thread, NULL);
+    return failed ? 1 : 0;
+}
