@@ -1,51 +1,12 @@
 // The ceiling for Connect: the same GETs with libcurl's multi interface in plain C.
 // usage: raw_multi URL TOTAL INFLIGHT
 // Prints: requests, seconds, requests/s, CPU microseconds per request.
-#include <curl/curl.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
-typedef struct {
-    char *data;
-    size_t length, capacity;
-} Buffer;
-
-static size_t write_body(char *bytes, size_t size, size_t count, void *context) {
-    Buffer *buffer = context;
-    size_t n = size * count;
-    if (buffer->length + n > buffer->capacity) {
-        buffer->capacity = (buffer->length + n) * 2;
-        buffer->data = realloc(buffer->data, buffer->capacity);
-    }
-    memcpy(buffer->data + buffer->length, bytes, n);
-    buffer->length += n;
-    return n;
-}
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static double cpu_seconds(void) {
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
-}
+#include "benchmark_get.h"
 
 static void start(CURLM *multi, CURL *easy, const char *url, Buffer *buffer) {
-    buffer->length = 0;
-    curl_easy_reset(easy);
-    curl_easy_setopt(easy, CURLOPT_URL, url);
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, buffer);
-    curl_easy_setopt(easy, CURLOPT_PRIVATE, buffer);
+    prepare_get(easy, url, buffer);
     curl_multi_add_handle(multi, easy);
 }
 

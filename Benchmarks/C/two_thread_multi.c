@@ -4,19 +4,10 @@
 // as a Connect observer does. No Swift, no libdispatch: what two threads cost by themselves.
 // usage: two_thread_multi URL TOTAL INFLIGHT
 // Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
-#include <curl/curl.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
-typedef struct {
-    char *data;
-    size_t length, capacity;
-    CURLcode result;  // set by the transfer thread when the transfer ends
-} Buffer;
+#include "benchmark_get.h"
 
 /// A fixed-size queue of easy handles, guarded by `lock`.
 typedef struct {
@@ -30,30 +21,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t finished_ready = PTHREAD_COND_INITIALIZER;
 static Queue to_start, finished;  // callback thread -> transfer thread, and back
 static int stopping = 0;
-
-static size_t write_body(char *bytes, size_t size, size_t count, void *context) {
-    Buffer *buffer = context;
-    size_t n = size * count;
-    if (buffer->length + n > buffer->capacity) {
-        buffer->capacity = (buffer->length + n) * 2;
-        buffer->data = realloc(buffer->data, buffer->capacity);
-    }
-    memcpy(buffer->data + buffer->length, bytes, n);
-    buffer->length += n;
-    return n;
-}
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-static double cpu_seconds(void) {
-    struct rusage usage;
-    getrusage(RUSAGE_SELF, &usage);
-    return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
-}
 
 static void push(Queue *queue, CURL *easy) {
     queue->handles[queue->count++] = easy;
@@ -97,17 +64,6 @@ static void *transfer_thread(void *unused) {
     return NULL;
 }
 
-static void prepare(CURL *easy, Buffer *buffer) {
-    buffer->length = 0;
-    curl_easy_reset(easy);
-    curl_easy_setopt(easy, CURLOPT_URL, url);
-    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
-    curl_easy_setopt(easy, CURLOPT_WRITEDATA, buffer);
-    curl_easy_setopt(easy, CURLOPT_PRIVATE, buffer);
-}
-
 /// Queues `easy` for the transfer thread and wakes it.
 static void submit(CURL *easy) {
     pthread_mutex_lock(&lock);
@@ -120,7 +76,7 @@ static void submit(CURL *easy) {
 static long run(long total, long inflight, CURL **handles, Buffer *buffers) {
     long started = 0, done = 0, failed = 0;
     for (long i = 0; i < inflight && started < total; i++, started++) {
-        prepare(handles[i], &buffers[i]);
+        prepare_get(handles[i], url, &buffers[i]);
         submit(handles[i]);
     }
     CURL **batch = calloc(inflight, sizeof(CURL *));
@@ -141,7 +97,7 @@ static long run(long total, long inflight, CURL **handles, Buffer *buffers) {
             done++;
             if (started < total) {
                 started++;
-                prepare(easy, buffer);
+                prepare_get(easy, url, buffer);
                 submit(easy);
             }
         }
