@@ -20,11 +20,18 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        // The body decoders: Connect inflates gzip, deflate, br and zstd bodies itself (see ContentDecoder).
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"]), .brew(["brotli"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
         .target(
             name: "Connect",
             dependencies: [
                 "ConnectFutures",
                 "CCurl",
+                "CZlib",
+                "CBrotli",
+                "CZstd",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -67,7 +74,7 @@ let package = Package(
         .testTarget(name: "ConnectFuturesTests", dependencies: ["ConnectFutures"]),
         .testTarget(
             name: "ConnectTests",
-            dependencies: ["Connect", "ConnectTestServer", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Connect", "ConnectTestServer", "CZlib", .product(name: "Logging", package: "swift-log")],
             exclude: ["Certificates"]
         ),
     ],

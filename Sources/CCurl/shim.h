@@ -77,6 +77,25 @@ static inline CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption optio
     return curl_multi_setopt(handle, option, value);
 }
 
+typedef int (*ccurl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port);
+typedef int (*ccurl_sockopt_callback)(void *context, curl_socket_t socket, int purpose);
+typedef int (*ccurl_closesocket_callback)(void *context, curl_socket_t socket);
+
+static inline CURLcode ccurl_easy_setopt_prereq_callback(CURL *handle, ccurl_prereq_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_sockopt_callback(CURL *handle, ccurl_sockopt_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_closesocket_callback(CURL *handle, ccurl_closesocket_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
+}
+
+static const int ccurl_prereq_ok = CURL_PREREQFUNC_OK;
+static const int ccurl_prereq_abort = CURL_PREREQFUNC_ABORT;
+
 /// CURL_WRITEFUNC_PAUSE and CURLPAUSE_CONT are macros Swift does not import.
 static const size_t ccurl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
 static const int ccurl_pause_continue = CURLPAUSE_CONT;

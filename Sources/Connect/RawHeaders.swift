@@ -15,6 +15,21 @@ struct RawHeaders: Sendable {
         bytes.append(contentsOf: line.bindMemory(to: UInt8.self))
     }
 
+    /// Joins an obs-fold line (one that starts with a space or tab) to the header line before
+    /// it, with one space in place of the fold, as RFC 9112 §5.2 asks of a user agent.
+    mutating func appendContinuation(_ line: UnsafeRawBufferPointer) {
+        var start = 0
+        var end = line.count
+        while start < end, line[start] == UInt8(ascii: " ") || line[start] == UInt8(ascii: "\t") { start += 1 }
+        while end > start, [UInt8(ascii: "\r"), UInt8(ascii: "\n"), UInt8(ascii: " "), UInt8(ascii: "\t")].contains(line[end - 1]) { end -= 1 }
+        while let last = bytes.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") { bytes.removeLast() }
+        if start < end {
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: line[start..<end]).bindMemory(to: UInt8.self))
+        }
+        bytes.append(contentsOf: [UInt8(ascii: "\r"), UInt8(ascii: "\n")])
+    }
+
     var capacity: Int { bytes.capacity }
 
     mutating func removeAll(keepingCapacity: Bool = true) {

@@ -14,95 +14,15 @@ import ConnectFutures
 /// ```
 /// It records every request and connection, and can misbehave on purpose (see
 /// ``TestResponse/Behavior``).
-public final class TestServer: Sendable {
+public final class TestServer: LocalServer, @unchecked Sendable {
     public typealias Handler = @Sendable (RecordedRequest) -> TestResponse
-
-    private let channel: any Channel
-    private let state: ServerState
-
-    /// The port it listens on.
-    public let port: Int
-
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
-
-    /// Every request received so far, in arrival order.
-    public var requests: [RecordedRequest] { state.requests }
-
-    /// How many connections were accepted so far.
-    public var connectionCount: Int { state.connectionCount }
 
     /// Starts a server that answers each request with `handler`'s response.
     public init(handler: @escaping Handler) throws {
-        let state = ServerState(handler: handler)
-        self.state = state
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(ChannelOptions.backlog, value: 1024)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                let connectionID = state.connectionOpened()
-                return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(TestServerHandler(state: state, connectionID: connectionID))
-                }
-            }
-        channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
-        port = channel.localAddress?.port ?? 0
-    }
-
-    /// Stops listening and closes every connection.
-    public func shutdown() {
-        try? channel.close().wait()
-        state.closeAll()
-    }
-
-    deinit {
-        channel.close(promise: nil)
-        state.closeAll()
-    }
-}
-
-/// The server's shared, locked state.
-final class ServerState: Sendable {
-    private struct Inner {
-        var requests: [RecordedRequest] = []
-        var connections = 0
-        var openChannels: [ObjectIdentifier: any Channel] = [:]
-    }
-
-    let handler: TestServer.Handler
-    private let inner = Locked(Inner())
-
-    init(handler: @escaping TestServer.Handler) {
-        self.handler = handler
-    }
-
-    var requests: [RecordedRequest] { inner.withLock { $0.requests } }
-    var connectionCount: Int { inner.withLock { $0.connections } }
-
-    func connectionOpened() -> Int {
-        inner.withLock {
-            $0.connections += 1
-            return $0.connections
+        try super.init { state, channel, connectionID in
+            try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+            try channel.pipeline.syncOperations.addHandler(TestServerHandler(state: state, handler: handler, connectionID: connectionID))
         }
-    }
-
-    func record(_ request: RecordedRequest) {
-        inner.withLock { $0.requests.append(request) }
-    }
-
-    func track(_ channel: any Channel) {
-        inner.withLock { $0.openChannels[ObjectIdentifier(channel)] = channel }
-    }
-
-    func untrack(_ channel: any Channel) {
-        _ = inner.withLock { $0.openChannels.removeValue(forKey: ObjectIdentifier(channel)) }
-    }
-
-    func closeAll() {
-        let channels = inner.withLock { Array($0.openChannels.values) }
-        for channel in channels { channel.close(promise: nil) }
     }
 }
 
@@ -111,23 +31,15 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let state: ServerState
+    private let handler: TestServer.Handler
     private let connectionID: Int
     private var head: HTTPRequestHead?
     private var body = ByteBuffer()
 
-    init(state: ServerState, connectionID: Int) {
+    init(state: ServerState, handler: @escaping TestServer.Handler, connectionID: Int) {
         self.state = state
+        self.handler = handler
         self.connectionID = connectionID
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        state.track(context.channel)
-        context.fireChannelActive()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        state.untrack(context.channel)
-        context.fireChannelInactive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -147,7 +59,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                 connectionID: connectionID
             )
             state.record(recorded)
-            let response = state.handler(recorded)
+            let response = handler(recorded)
             respond(response, keepAlive: requestHead.isKeepAlive, isHead: requestHead.method == .HEAD, context: context)
         }
     }
@@ -163,13 +75,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                 handler.write(response, keepAlive: keepAlive, isHead: isHead, context: context)
             }
         case .reset:
-            // SO_LINGER with a zero timeout makes close() send RST instead of FIN.
-            let channel = context.channel
-            if let options = channel as? any SocketOptionProvider {
-                options.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
-            } else {
-                channel.close(promise: nil)
-            }
+            context.channel.reset()
         case .stall:
             break
         case .truncate(let count):

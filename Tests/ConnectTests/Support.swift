@@ -28,7 +28,7 @@ struct TestConnector: Connector {
     var parameters: ParametersRepresentable?
     var timeout: Duration?
 
-    init(_ server: TestServer, _ endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [], parameters: ParametersRepresentable? = nil, timeout: Duration? = nil) {
+    init(_ server: LocalServer, _ endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [], parameters: ParametersRepresentable? = nil, timeout: Duration? = nil) {
         baseURL = server.baseURL
         self.endpoint = endpoint
         self.method = method

@@ -19,11 +19,24 @@ final class CurlEasyHandle {
     /// the same headers as the last one on this handle (the common case) reuses it instead of
     /// building one (two allocations per header) and freeing it again.
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    private var headerListSource: (headers: [HTTPHeader], suppressesExpect: Bool) = ([], false)
+    private var headerListSource: (headers: [HTTPHeader], suppressed: SuppressedHeaders) = ([], [])
+    /// The transport's record of its connections, which libcurl's socket callbacks fill in.
+    let connections: ConnectionTracker
 
-    init?() {
+    /// Headers libcurl adds by itself that a request may need left out.
+    struct SuppressedHeaders: OptionSet, Equatable {
+        let rawValue: UInt8
+        /// `Expect: 100-continue`, which costs a round trip on uploads to servers that never answer it.
+        static let expect = SuppressedHeaders(rawValue: 1)
+        /// The `Content-Type: application/x-www-form-urlencoded` libcurl claims for every POST
+        /// that did not name a type, a body or not.
+        static let contentType = SuppressedHeaders(rawValue: 2)
+    }
+
+    init?(connections: ConnectionTracker) {
         guard let raw = curl_easy_init() else { return nil }
         self.raw = raw
+        self.connections = connections
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(to: 0)
         pointPrivateAtSelf()
@@ -35,10 +48,9 @@ final class CurlEasyHandle {
         errorBuffer.deallocate()
     }
 
-    /// Sets the request headers; with `suppressesExpect`, also turns off libcurl's
-    /// `Expect: 100-continue`.
-    func setHeaders(_ headers: [HTTPHeader], suppressesExpect: Bool) {
-        if headerList == nil || headerListSource.suppressesExpect != suppressesExpect || headerListSource.headers != headers {
+    /// Sets the request headers, and turns off the ones of libcurl's own in `suppressed`.
+    func setHeaders(_ headers: [HTTPHeader], suppressing suppressed: SuppressedHeaders) {
+        if headerList == nil || headerListSource.suppressed != suppressed || headerListSource.headers != headers {
             curl_slist_free_all(headerList)
             var list: UnsafeMutablePointer<curl_slist>?
             for header in headers {
@@ -46,11 +58,11 @@ final class CurlEasyHandle {
                 let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
                 list = curl_slist_append(list, line)
             }
-            if suppressesExpect {
-                list = curl_slist_append(list, "Expect:")
-            }
+            // "Name:" with no value tells libcurl to leave out a header it would add.
+            if suppressed.contains(.expect) { list = curl_slist_append(list, "Expect:") }
+            if suppressed.contains(.contentType) { list = curl_slist_append(list, "Content-Type:") }
             headerList = list
-            headerListSource = (headers, suppressesExpect)
+            headerListSource = (headers, suppressed)
         }
         set(CURLOPT_HTTPHEADER, slist: headerList)
     }

@@ -30,6 +30,23 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The `Content-Range` of the response, looked up once for a file sink.
     @exclusivity(unchecked) var contentRange: String??
     @exclusivity(unchecked) var bodyTooLarge = false
+    /// What the response head has shown so far; a head it refused leaves its problem here.
+    @exclusivity(unchecked) var head = ResponseHeadParser()
+    @exclusivity(unchecked) var headProblem: ResponseHeadParser.Problem?
+    /// Inflates a gzip or deflate body; see ``ContentDecoder``.
+    @exclusivity(unchecked) var decoder: ContentDecoder?
+    @exclusivity(unchecked) var decodingFailure: ContentDecoder.Failure?
+    /// Decoded bytes a paused stream did not take yet, and how many bytes of the input libcurl
+    /// will hand over again when it resumes were already decoded into them.
+    @exclusivity(unchecked) var pendingDecoded: [UInt8] = []
+    @exclusivity(unchecked) var alreadyDecodedInput = 0
+    /// Connections libcurl has chosen for this transfer: a second means it is sending the
+    /// request again after a connection died.
+    @exclusivity(unchecked) var connectionsChosen = 0
+    /// libcurl was stopped from sending a request again that may not be repeated.
+    @exclusivity(unchecked) var refusedResend = false
+    /// The connection libcurl chose had unread bytes waiting: start over on a new one.
+    @exclusivity(unchecked) var needsFreshConnection = false
     /// The request body's bytes, from memory or disk.
     @exclusivity(unchecked) var bodyReader: BodyReader?
     /// A multipart body, built with libcurl's MIME API on the easy handle.
@@ -112,8 +129,13 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             handle.set(CURLOPT_XFERINFODATA, pointer: context)
         }
 
-        // Waiting for "100 Continue" costs a round trip on every upload to servers that never send it.
-        handle.setHeaders(request.headers, suppressesExpect: request.body != nil && !request.headers.contains(name: "Expect"))
+        var suppressed: CurlEasyHandle.SuppressedHeaders = []
+        if request.body != nil, !request.headers.contains(name: "Expect") { suppressed.insert(.expect) }
+        if request.method == .post, !request.headers.contains(name: "Content-Type") {
+            // A multipart body names its own type, with the boundary.
+            if case .multipart? = request.body?.content {} else { suppressed.insert(.contentType) }
+        }
+        handle.setHeaders(request.headers, suppressing: suppressed)
     }
 
     /// The options every transfer of this transport sets alike.
@@ -122,8 +144,18 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         handle.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(handle.errorBuffer))
         handle.setDataCallback(CURLOPT_WRITEFUNCTION, curlWriteBody)
         handle.setDataCallback(CURLOPT_HEADERFUNCTION, curlReceiveHeader)
-        // Every decoder this libcurl was built with (gzip, deflate, br, zstd on Debian).
-        handle.set(CURLOPT_ACCEPT_ENCODING, "")
+        // Connect decodes the bodies itself (see ContentDecoder): libcurl only asks for them.
+        handle.set(CURLOPT_ACCEPT_ENCODING, ContentDecoder.Coding.acceptEncoding)
+        handle.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
+        // Each connection's socket is known, so that an idle one with unread bytes is never
+        // reused (see ConnectionTracker), and each is chosen through `connectionChosen`.
+        let tracker = Unmanaged.passUnretained(handle.connections).toOpaque()
+        ccurl_easy_setopt_sockopt_callback(handle.raw, ConnectionTrackerCallbacks.socketOpened)
+        handle.set(CURLOPT_SOCKOPTDATA, pointer: tracker)
+        ccurl_easy_setopt_closesocket_callback(handle.raw, ConnectionTrackerCallbacks.socketClosing)
+        handle.set(CURLOPT_CLOSESOCKETDATA, pointer: tracker)
+        ccurl_easy_setopt_prereq_callback(handle.raw, curlConnectionChosen)
+        handle.set(CURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(handle).toOpaque())
         handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(settings.connectTimeout))
         handle.set(CURLOPT_TCP_KEEPALIVE, 1)
         // Redirects are followed above the transport (see RedirectFollower), hop by hop, so that
@@ -258,12 +290,21 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         let bytesSent = handle.infoLong(CURLINFO_REQUEST_SIZE)
         let requestSent = bytesSent > 0
         updateFinalProgress(handle)
+        if let failure = failure(code: code, requestSent: requestSent) {
+            finishSink(succeeded: false)
+            return .failure(failure)
+        }
         guard code == CURLE_OK else {
             let sinkError = sink?.error
             finishSink(succeeded: false)
             if let sinkError { return .failure(sinkError) }
             if bodyTooLarge { return .failure(ConnectError.responseTooLarge(limit: settings.maximumBodySize)) }
             return .failure(ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent))
+        }
+        if head.statusCode != 0 {
+            handle.connections.exchangeFinished(
+                onConnectionWith: ConnectionTracker.ports(local: handle.infoLong(CURLINFO_LOCAL_PORT), remote: handle.infoLong(CURLINFO_PRIMARY_PORT)),
+                isHTTP1: handle.infoLong(CURLINFO_HTTP_VERSION) < CURL_HTTP_VERSION_2_0)
         }
         var fileURL: URL?
         if let sink, (200..<300).contains(statusCode) {
@@ -294,9 +335,108 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         return .success(received)
     }
 
+    /// The failures Connect finds itself, which libcurl 7.88 lets through or reports as
+    /// something else: a response it refused, a resend it stopped, a compressed body that is cut
+    /// off or corrupt, a head that never ended, a reply that is not HTTP.
+    private func failure(code: CURLcode, requestSent: Bool) -> ConnectError? {
+        if let headProblem {
+            return .transport(code: Int(CURLE_WEIRD_SERVER_REPLY.rawValue), message: "Malformed response: \(headProblem)", requestSent: true)
+        }
+        if refusedResend {
+            return .transport(code: Int(CURLE_SEND_ERROR.rawValue),
+                              message: "The connection closed before a response; the request may have reached the server, and a \(request.method.rawValue) is not sent again unless it allows retries",
+                              requestSent: true)
+        }
+        if let decodingFailure {
+            return .transport(code: Int(CURLE_BAD_CONTENT_ENCODING.rawValue), message: "Malformed response: \(decodingFailure)", requestSent: true)
+        }
+        if code == CURLE_UNSUPPORTED_PROTOCOL, requestSent {
+            return .transport(code: Int(CURLE_WEIRD_SERVER_REPLY.rawValue), message: "Malformed response: the reply is not HTTP/1.x (\(code.rawValue))", requestSent: true)
+        }
+        guard code == CURLE_OK else { return nil }
+        if !head.isComplete {
+            return .transport(code: Int(CURLE_PARTIAL_FILE.rawValue), message: "Truncated response: the connection closed inside the response head", requestSent: true)
+        }
+        if let decoder, decoder.hasInput, !decoder.isComplete {
+            return .transport(code: Int(CURLE_PARTIAL_FILE.rawValue), message: "Truncated response: \(ContentDecoder.Failure.truncated)", requestSent: true)
+        }
+        return nil
+    }
+
+    /// The transfer starts over on a new connection: nothing was sent or received on the last.
+    func prepareForRestart() {
+        needsFreshConnection = false
+        connectionsChosen = 0
+        head = ResponseHeadParser()
+        received?.empty()
+    }
+
     // MARK: Callbacks, on the transfer thread
 
+    /// libcurl chose a connection for this transfer and is about to send the request on it.
+    /// Returns whether it may.
+    func connectionChosen(ports: ConnectionTracker.Ports, connections: ConnectionTracker) -> Bool {
+        connectionsChosen += 1
+        if connectionsChosen > 1, !(request.allowsRetry ?? request.method.isIdempotent) {
+            // libcurl sends a request again, on a new connection, when a reused one closed
+            // without answering; the request may have been processed, so only a request that
+            // may be repeated goes out twice. The retrier decides about the others.
+            refusedResend = true
+            return false
+        }
+        if connections.hasUnreadBytes(onConnectionWith: ports) {
+            needsFreshConnection = true
+            return false
+        }
+        return true
+    }
+
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard decoder != nil else { return deposit(bytes) }
+        return decodeBody(bytes)
+    }
+
+    /// Inflates `bytes` into ``deposit(_:)``. When a stream consumer is full, what is already
+    /// decoded waits in `pendingDecoded` and libcurl is paused; it hands the same input over
+    /// again when it resumes, and that much of it is skipped.
+    private func decodeBody(_ input: UnsafeRawBufferPointer) -> Int {
+        guard let decoder else { return 0 }
+        if !pendingDecoded.isEmpty {
+            let accepted = pendingDecoded.withUnsafeBytes { deposit($0) }
+            guard accepted == pendingDecoded.count else { return accepted == ccurl_writefunc_pause ? accepted : 0 }
+            pendingDecoded.removeAll()
+        }
+        let skipped = min(alreadyDecodedInput, input.count)
+        alreadyDecodedInput = 0
+        var paused = false
+        do {
+            let delivered = try decoder.decode(UnsafeRawBufferPointer(rebasing: input[skipped...])) { chunk in
+                if paused {
+                    pendingDecoded.append(contentsOf: chunk.bindMemory(to: UInt8.self))
+                    return true
+                }
+                let accepted = deposit(chunk)
+                if accepted == chunk.count { return true }
+                guard accepted == ccurl_writefunc_pause else { return false }
+                paused = true
+                pendingDecoded.append(contentsOf: chunk.bindMemory(to: UInt8.self))
+                return true
+            }
+            guard delivered else { return 0 }
+        } catch {
+            decodingFailure = error
+            return 0
+        }
+        if paused {
+            alreadyDecodedInput = input.count
+            return ccurl_writefunc_pause
+        }
+        return input.count
+    }
+
+    /// Hands body bytes to where the response goes: a stream, a file or memory. Returns
+    /// `bytes.count`, `ccurl_writefunc_pause` (a full stream), or less to stop the transfer.
+    private func deposit(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard let received else { return 0 }
         if let stream = request.streamBuffer, (200..<300).contains(statusCode) {
             let accepted = stream.offer(bytes, head: Response(statusCode: statusCode, rawHeaders: received.headers.copy(), url: request.url))
@@ -316,70 +456,51 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         return received.body.append(bytes) ? bytes.count : 0
     }
 
-    /// One header line from libcurl: kept as bytes (see ``RawHeaders``), with the status line
-    /// and `Content-Length` read at the byte level. Going through `String` trimming (Foundation)
-    /// here once cost a quarter of the client's CPU time in the benchmark.
+    /// One header line from libcurl, checked by the head parser and kept as bytes (see
+    /// ``RawHeaders``); `false` stops the transfer.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard let received else { return false }
-        if bytes.count >= 5, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"), bytes[2] == UInt8(ascii: "T"),
-            bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/")
-        {
-            // A new status line: an interim 1xx or a redirect came before; start over.
+        let line: ResponseHeadParser.Line
+        do {
+            line = try head.read(bytes)
+        } catch {
+            headProblem = error
+            return false
+        }
+        switch line {
+        case .status:
+            // A new head: an interim 1xx or a proxy's answer to CONNECT came before; start over.
             received.headers.removeAll()
             contentRange = nil
-            statusCode = Self.statusCode(inStatusLine: bytes)
-            return true
-        }
-        // The blank line that ends the headers; anything else is kept as it came.
-        guard bytes.count > 2 else { return true }
-        received.headers.append(line: bytes)
-        // Only a Content-Length line is looked into.
-        guard bytes.count > 15, bytes[0] | 0x20 == UInt8(ascii: "c"), sink == nil, request.streamBuffer == nil,
-            Self.equalsIgnoringCase(UnsafeRawBufferPointer(rebasing: bytes[..<14]), "content-length"),
-            let (name, value) = RawHeaders.split(bytes), name.count == 14
-        else { return true }
-        if let length = Self.decimal(UnsafeRawBufferPointer(rebasing: bytes[value])) {
-            if length > settings.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode) {
+            decoder = nil
+            statusCode = head.statusCode
+        case .end:
+            break
+        case .field:
+            received.headers.append(line: bytes)
+        case .continuation:
+            received.headers.appendContinuation(bytes)
+        case .contentEncoding:
+            received.headers.append(line: bytes)
+            guard let (_, value) = RawHeaders.split(bytes),
+                let coding = ContentDecoder.Coding(headerValue: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[value]), as: UTF8.self))
+            else { return true }
+            do {
+                decoder = try ContentDecoder(coding: coding)
+            } catch {
+                decodingFailure = error
+                return false
+            }
+        case .contentLength:
+            received.headers.append(line: bytes)
+            guard let length = head.contentLength, sink == nil, request.streamBuffer == nil else { return true }
+            if length > settings.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode), decoder == nil {
                 bodyTooLarge = true
                 return false
             }
-            if received.body.isEmpty { received.body.reserveCapacity(length) }
+            if received.body.isEmpty, decoder == nil { received.body.reserveCapacity(min(length, settings.maximumBodySize)) }
         }
         return true
-    }
-
-    /// The code in "HTTP/1.1 200 OK" or "HTTP/2 404".
-    static func statusCode(inStatusLine line: UnsafeRawBufferPointer) -> Int {
-        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return 0 }
-        var code = 0
-        var index = space + 1
-        while index < line.count, index < space + 4, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(line[index]) {
-            code = code * 10 + Int(line[index] - UInt8(ascii: "0"))
-            index += 1
-        }
-        return code
-    }
-
-    /// `HTTPHeader.equalIgnoringASCIICase` for bytes against a lowercase literal, folding only
-    /// `bytes`: this runs on header lines of every response on the transfer thread, where the
-    /// general comparison, folding both sides, cost 450 instructions a request more.
-    static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercaseASCII: StaticString) -> Bool {
-        guard bytes.count == lowercaseASCII.utf8CodeUnitCount else { return false }
-        let expected = lowercaseASCII.utf8Start
-        for index in 0..<bytes.count where HTTPHeader.foldedASCII(bytes[index]) != expected[index] {
-            return false
-        }
-        return true
-    }
-
-    static func decimal(_ bytes: UnsafeRawBufferPointer) -> Int? {
-        guard !bytes.isEmpty, bytes.count <= 18 else { return nil }
-        var value = 0
-        for byte in bytes {
-            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
-            value = value * 10 + Int(byte - UInt8(ascii: "0"))
-        }
-        return value
     }
 
     /// Closes the file and, unless the download succeeded, removes what it wrote (or keeps it
@@ -446,6 +567,15 @@ private let curlWriteBody: ccurl_data_callback = { buffer, size, count, context 
 private let curlReceiveHeader: ccurl_data_callback = { buffer, size, count, context in
     let length = size * count
     return withTransfer(context) { $0.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) } ? length : 0
+}
+
+/// libcurl's pre-request callback, with the easy handle as its context: the transfer running on
+/// it decides whether the request may go out on the chosen connection.
+private let curlConnectionChosen: ccurl_prereq_callback = { context, _, _, remotePort, localPort in
+    let handle = Unmanaged<CurlEasyHandle>.fromOpaque(context!).takeUnretainedValue()
+    guard let transfer = handle.transfer else { return ccurl_prereq_ok }
+    let ports = ConnectionTracker.ports(local: Int(localPort), remote: Int(remotePort))
+    return transfer.connectionChosen(ports: ports, connections: handle.connections) ? ccurl_prereq_ok : ccurl_prereq_abort
 }
 
 private let curlReportProgress: ccurl_progress_callback = { context, downloadTotal, downloaded, uploadTotal, uploaded in

@@ -37,6 +37,8 @@ final class TransferLoop: @unchecked Sendable {
     private let handOff: CompletionHandOff
     /// At most 64 kept: up to 80 KiB each (see ``ReceivedResponse``), held until the client goes.
     private let receivedResponses = ReceivedResponsePool(limit: 64)
+    /// The connections libcurl opens, as its socket callbacks report them.
+    private let connections = ConnectionTracker()
 
     // MARK: Transfer thread only
     // `@exclusivity(unchecked)`: touched by the loop thread alone, one access at a time, so the
@@ -134,7 +136,7 @@ final class TransferLoop: @unchecked Sendable {
             transfer.owner = nil
             return
         }
-        guard let handle = idleHandles.popLast() ?? CurlEasyHandle() else {
+        guard let handle = idleHandles.popLast() ?? CurlEasyHandle(connections: connections) else {
             deliver(transfer, .failure(ConnectError.transport(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed", requestSent: false)))
             return
         }
@@ -232,9 +234,28 @@ final class TransferLoop: @unchecked Sendable {
                 let handle = CurlEasyHandle.owner(of: raw), let transfer = handle.transfer
             else { continue }
             let code = message.pointee.data.result
+            if code == CURLE_ABORTED_BY_CALLBACK, transfer.needsFreshConnection {
+                restartOnFreshConnection(handle, transfer)
+                continue
+            }
             let outcome = transfer.outcome(code: code, handle: handle)
             remove(handle)
             deliver(transfer, outcome)
+        }
+    }
+
+    /// Starts `transfer` again on a new connection: the one it was given had unread bytes
+    /// waiting, and was shut down before anything was sent on it.
+    private func restartOnFreshConnection(_ handle: CurlEasyHandle, _ transfer: CurlTransfer) {
+        curl_multi_remove_handle(multi, handle.raw)
+        transfer.prepareForRestart()
+        handle.set(CURLOPT_FRESH_CONNECT, 1)
+        handle.holdsPlainSetup = false  // so that `recycle` resets the option
+        let code = curl_multi_add_handle(multi, handle.raw)
+        if code != CURLM_OK {
+            removeActive(handle)
+            recycle(handle)
+            deliver(transfer, .failure(ConnectError.transport(code: Int(code.rawValue), message: String(cString: curl_multi_strerror(code)), requestSent: false)))
         }
     }
 

@@ -1,0 +1,6 @@
+#ifndef CONNECT_CBROTLI_SHIM_H
+#define CONNECT_CBROTLI_SHIM_H
+
+#include <brotli/decode.h>
+
+#endif

@@ -1,0 +1,6 @@
+#ifndef CONNECT_CZSTD_SHIM_H
+#define CONNECT_CZSTD_SHIM_H
+
+#include <zstd.h>
+
+#endif

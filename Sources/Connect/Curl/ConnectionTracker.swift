@@ -1,0 +1,115 @@
+import CCurl
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The transport's own record of the connections libcurl opens: their sockets, their ports (how
+/// libcurl names a connection to a callback), and whether the last exchange on each was HTTP/1.
+///
+/// libcurl 7.88 reuses an idle HTTP/1 connection with bytes already waiting on it, so a second,
+/// unrequested response sent on it would be read as the answer to the next request. Before a
+/// request goes out on a connection that carried an HTTP/1 exchange, the transfer asks here
+/// whether anything is waiting (``hasUnreadBytes(onConnectionWithLocalPort:)``); if so, the
+/// connection is shut down and the request goes out on a new one. HTTP/2 connections are left
+/// alone: frames for other streams are waiting on them all the time.
+///
+/// Used by the transfer thread alone.
+final class ConnectionTracker {
+    /// A connection's local and remote port in one number: what libcurl's callbacks give.
+    typealias Ports = Int
+
+    static func ports(local: Int, remote: Int) -> Ports { local << 16 | remote }
+
+    private struct Connection {
+        var ports: Ports?
+        var lastExchangeWasHTTP1 = false
+    }
+
+    /// Open sockets by descriptor.
+    private var connections: [Int32: Connection] = [:]
+    /// Descriptors by ports, for the sockets whose ports are known.
+    private var descriptors: [Ports: Int32] = [:]
+
+    /// libcurl created `socket` for a connection.
+    func opened(_ socket: Int32) {
+        forget(socket)
+        connections[socket] = Connection()
+    }
+
+    /// libcurl is closing `socket`.
+    func closing(_ socket: Int32) {
+        forget(socket)
+    }
+
+    private func forget(_ socket: Int32) {
+        if let ports = connections.removeValue(forKey: socket)?.ports, descriptors[ports] == socket {
+            descriptors[ports] = nil
+        }
+    }
+
+    /// An exchange finished on the connection with `ports`.
+    func exchangeFinished(onConnectionWith ports: Ports, isHTTP1: Bool) {
+        guard let socket = descriptor(for: ports) else { return }
+        connections[socket]?.lastExchangeWasHTTP1 = isHTTP1
+    }
+
+    /// Whether the connection with `ports` last carried an HTTP/1 exchange and has bytes
+    /// waiting that nobody asked for. If so, it is shut down, so that libcurl never reuses it.
+    func hasUnreadBytes(onConnectionWith ports: Ports) -> Bool {
+        guard let socket = descriptor(for: ports), connections[socket]?.lastExchangeWasHTTP1 == true else { return false }
+        var byte: UInt8 = 0
+        let waiting = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        guard waiting > 0 else { return false }
+        shutdown(socket, Int32(SHUT_RDWR))
+        connections[socket]?.lastExchangeWasHTTP1 = false
+        return true
+    }
+
+    /// The socket of the connection with `ports`; learnt the first time it is asked for, from
+    /// the sockets whose ports are not known yet (a connection's ports are known once it is
+    /// connected).
+    private func descriptor(for ports: Ports) -> Int32? {
+        if let socket = descriptors[ports] { return socket }
+        for (socket, connection) in connections where connection.ports == nil {
+            guard let local = Self.port(of: socket, getsockname), let remote = Self.port(of: socket, getpeername) else { continue }
+            connections[socket]?.ports = Self.ports(local: local, remote: remote)
+            descriptors[Self.ports(local: local, remote: remote)] = socket
+        }
+        return descriptors[ports]
+    }
+
+    /// The port of one end of `socket`: `name` is `getsockname` or `getpeername`.
+    private static func port(of socket: Int32, _ name: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32) -> Int? {
+        var address = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let found = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { name(socket, $0, &length) == 0 }
+        }
+        guard found else { return nil }
+        switch Int32(address.ss_family) {
+        case AF_INET:
+            return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) } }
+        case AF_INET6:
+            return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) } }
+        default:
+            return nil
+        }
+    }
+}
+
+/// libcurl's socket callbacks, with the tracker as their context.
+enum ConnectionTrackerCallbacks {
+    static let socketOpened: ccurl_sockopt_callback = { context, socket, _ in
+        Unmanaged<ConnectionTracker>.fromOpaque(context!).takeUnretainedValue().opened(socket)
+        return 0  // CURL_SOCKOPT_OK
+    }
+
+    static let socketClosing: ccurl_closesocket_callback = { context, socket in
+        Unmanaged<ConnectionTracker>.fromOpaque(context!).takeUnretainedValue().closing(socket)
+        return close(socket)
+    }
+}

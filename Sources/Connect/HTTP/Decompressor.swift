@@ -1,0 +1,19 @@
+/// One compression format's decoder, driven by ``ContentDecoder``.
+protocol Decompressor: AnyObject {
+    /// Decodes what it can of `input` into `output`.
+    func decompress(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(ContentDecoder.Failure) -> DecompressionStep
+
+    /// Gets ready for another stream after one ended (gzip members and zstd frames may follow
+    /// one another); throws for formats whose body is a single stream.
+    func startNextStream() throws(ContentDecoder.Failure)
+}
+
+/// What one call of ``Decompressor/decompress(_:into:)`` did.
+struct DecompressionStep: Equatable {
+    /// Input bytes read.
+    var consumed: Int
+    /// Output bytes written.
+    var produced: Int
+    /// The stream (member, frame) ended with this step, its checks passed.
+    var streamEnded: Bool
+}

@@ -1,0 +1,64 @@
+import ConnectFutures
+import NIOCore
+import NIOPosix
+
+/// What a test server records, shared by its connections under a lock: the requests, how many
+/// connections it accepted, and the open ones (to close them at shutdown).
+final class ServerState: Sendable {
+    private struct Inner {
+        var requests: [RecordedRequest] = []
+        var connections = 0
+        var open: [ObjectIdentifier: any Channel] = [:]
+    }
+
+    private let inner = Locked(Inner())
+
+    var requests: [RecordedRequest] { inner.withLock { $0.requests } }
+    var connectionCount: Int { inner.withLock { $0.connections } }
+
+    /// Listens on 127.0.0.1 and a free port; `configure` sets up each accepted connection's
+    /// pipeline, given the connection's number (from 1).
+    func listen(configure: @escaping @Sendable (any Channel, Int) throws -> Void) throws -> any Channel {
+        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { [self] channel in
+                let connectionID = connectionOpened(channel)
+                channel.closeFuture.whenComplete { [self] _ in connectionClosed(channel) }
+                return channel.eventLoop.makeCompletedFuture { try configure(channel, connectionID) }
+            }
+        return try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
+    }
+
+    private func connectionOpened(_ channel: any Channel) -> Int {
+        inner.withLock {
+            $0.connections += 1
+            $0.open[ObjectIdentifier(channel)] = channel
+            return $0.connections
+        }
+    }
+
+    private func connectionClosed(_ channel: any Channel) {
+        _ = inner.withLock { $0.open.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+
+    func record(_ request: RecordedRequest) {
+        inner.withLock { $0.requests.append(request) }
+    }
+
+    func closeAll() {
+        for channel in inner.withLock({ Array($0.open.values) }) { channel.close(promise: nil) }
+    }
+}
+
+extension Channel {
+    /// Closes the connection with a TCP reset instead of a FIN: SO_LINGER with a zero timeout.
+    func reset() {
+        guard let options = self as? any SocketOptionProvider else {
+            close(promise: nil)
+            return
+        }
+        options.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in self.close(promise: nil) }
+    }
+}
