@@ -3,27 +3,39 @@ import ConnectFutures
 import Dispatch
 import Foundation
 
-/// The same GETs as `Benchmarks/C/raw_multi.c`, through Connect.
-/// usage: HTTPBenchmark URL TOTAL INFLIGHT
+/// The same GETs as `Benchmarks/C/raw_multi.c`, through Connect; with `post`, POSTs of a 1 KiB
+/// JSON body from `Parameter.jsonObject`, the way users send them.
+/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 @main
 struct HTTPBenchmark {
     struct Endpoint: Connector {
         let baseURL: URL
+        let posts: Bool
         var endpoint: String { "" }
-        var method: HTTPMethod { .get }
+        var method: HTTPMethod { posts ? .post : .get }
+        var parameters: ParametersRepresentable? { posts ? Parameter.jsonObject(value: Self.document) : nil }
+
+        /// 22 to-do items: 1 KiB of JSON.
+        static let document = (0..<22).map { Item(id: $0, title: String(format: "todo %03d", $0), done: $0 % 2 == 0) }
+    }
+
+    struct Item: Encodable, Sendable {
+        let id: Int
+        let title: String
+        let done: Bool
     }
 
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count >= 4, let url = URL(string: arguments[1]), let total = Int(arguments[2]), let inflight = Int(arguments[3]) else {
-            FileHandle.standardError.write(Data("usage: HTTPBenchmark URL TOTAL INFLIGHT\n".utf8))
+            FileHandle.standardError.write(Data("usage: HTTPBenchmark URL TOTAL INFLIGHT [post]\n".utf8))
             exit(2)
         }
         var configuration = ConnectConfiguration()
         configuration.maximumConnectionsPerHost = inflight
         let connect = Connect(configuration: configuration)
-        let endpoint = Endpoint(baseURL: url)
+        let endpoint = Endpoint(baseURL: url, posts: arguments.count > 4 && arguments[4] == "post")
 
         // Warm up: open the connections once.
         run(connect, endpoint, total: min(total, inflight * 4), inflight: inflight)

@@ -102,7 +102,8 @@ public final class Connect: Sendable {
     }
 
     func redirectFollower(handler: (any RedirectHandler)?) -> RedirectFollower {
-        RedirectFollower(transport: transport, maximumRedirects: configuration.maximumRedirects, handler: handler)
+        RedirectFollower(transport: transport, maximumRedirects: configuration.maximumRedirects, handler: handler,
+                         sensitiveHeaders: configuration.sensitiveHeaders, timeout: configuration.timeout)
     }
 
     /// Sends a request built by hand, through the same middleware, validation and error handler.

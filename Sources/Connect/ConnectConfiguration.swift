@@ -22,7 +22,11 @@ public struct ConnectConfiguration: Sendable {
     public var defaultQueryItems: [QueryItem] = []
     /// Encodes ``Parameter/jsonObject(value:)`` bodies (dates, key strategies…).
     public var jsonEncoder = JSONEncoder()
-    /// The longest a whole exchange may take, redirects included. 60 seconds by default.
+    /// The longest one exchange may take: from the start of an attempt (adapters and a wait
+    /// for a token refresh included) through every redirect hop to the last byte of the
+    /// response. A retry starts a new attempt with the whole time again; the wait before it is
+    /// bounded by the retrier (see ``RetryPolicy/deadline``). 60 seconds by default; a connector
+    /// or request can set its own.
     public var timeout: Duration = .seconds(60)
     /// The longest connecting (TCP and TLS) may take. 10 seconds by default.
     public var connectTimeout: Duration = .seconds(10)
@@ -51,7 +55,11 @@ public struct ConnectConfiguration: Sendable {
     public var tls = TLSConfiguration()
     /// Sent as `User-Agent` unless a request sets its own.
     public var userAgent: String = "Connect/0.1"
-    /// Whether `debugResponse` output shows `Authorization`, `Cookie` and similar values. Off by default.
+    /// Headers whose values are secrets: redacted in `debugResponse` output and withheld from
+    /// another origin on a redirect. ``SensitiveHeaders/default`` by default.
+    public var sensitiveHeaders: SensitiveHeaders = .default
+    /// Whether `debugResponse` output shows the values of ``sensitiveHeaders`` and a password
+    /// in the URL. Off by default.
     public var logsSecrets: Bool = false
     /// Where `debugResponse` output goes.
     public var logger: Logger = Logger(label: "connect")

@@ -2,51 +2,60 @@ import Foundation
 import Logging
 
 /// What `debugResponse: true` prints: the request as a runnable `curl` command, then the
-/// response or error. Secrets are redacted unless the configuration says otherwise.
+/// response or error. The values of sensitive headers and a password in the URL are redacted
+/// unless the configuration says otherwise.
 struct DebugLog: Sendable {
-    static let secretHeaders: Set<String> = ["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key"]
-
     let logger: Logger
-    let showsSecrets: Bool
+    /// What to redact; `nil` shows everything.
+    let secrets: SensitiveHeaders?
     let started = ContinuousClock.now
 
     init(configuration: ConnectConfiguration) {
         logger = configuration.logger
-        showsSecrets = configuration.logsSecrets
+        secrets = configuration.logsSecrets ? nil : configuration.sensitiveHeaders
     }
 
     func request(_ request: Request) {
-        logger.info("\(Self.curlCommand(for: request, showingSecrets: showsSecrets))")
+        logger.info("\(Self.curlCommand(for: request, redacting: secrets))")
     }
 
     func outcome(_ result: Result<Response, any Error>, of request: Request) {
         let elapsed = ContinuousClock.now - started
         switch result {
         case .success(let response):
-            logger.info("\(Self.describe(response, elapsed: elapsed, showingSecrets: showsSecrets))")
+            logger.info("\(Self.describe(response, elapsed: elapsed, redacting: secrets))")
         case .failure(let error):
-            logger.info("\(request.method) \(request.url.absoluteString) failed after \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow))): \(error)")
+            logger.info("\(request.method) \(Self.text(of: request.url, redacting: secrets)) failed after \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow))): \(error)")
         }
     }
 
-    static func curlCommand(for request: Request, showingSecrets: Bool) -> String {
+    static func curlCommand(for request: Request, redacting secrets: SensitiveHeaders?) -> String {
         var lines = ["$ curl -v", "-X \(request.method.rawValue)"]
         for header in request.headers {
-            let value = showingSecrets || !secretHeaders.contains(header.name.lowercased()) ? header.value : "<redacted>"
+            let value = secrets?.contains(header.name) == true ? "<redacted>" : header.value
             lines.append("-H \(shellQuoted("\(header.name): \(value)"))")
         }
         if let body = request.body?.data, !body.isEmpty {
             let text = String(data: body, encoding: .utf8) ?? "<\(body.count) bytes of binary data>"
             lines.append("-d \(shellQuoted(text))")
         }
-        lines.append(shellQuoted(request.url.absoluteString))
+        lines.append(shellQuoted(text(of: request.url, redacting: secrets)))
         return lines.joined(separator: " \\\n    ")
     }
 
-    static func describe(_ response: Response, elapsed: Duration, showingSecrets: Bool) -> String {
+    /// The URL as text, its password (`user:password@host`) replaced unless secrets are shown.
+    static func text(of url: URL, redacting secrets: SensitiveHeaders?) -> String {
+        guard secrets != nil, url.password(percentEncoded: true) != nil,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: true)
+        else { return url.absoluteString }
+        components.percentEncodedPassword = "REDACTED"
+        return components.string ?? url.absoluteString
+    }
+
+    static func describe(_ response: Response, elapsed: Duration, redacting secrets: SensitiveHeaders?) -> String {
         var lines = ["HTTP/\(response.httpVersion) \(response.statusCode) \(response.reasonPhrase) in \(String(format: "%.1f", elapsed.milliseconds)) ms, \(response.body.count) bytes"]
         for header in response.headers {
-            let value = showingSecrets || !secretHeaders.contains(header.name.lowercased()) ? header.value : "<redacted>"
+            let value = secrets?.contains(header.name) == true ? "<redacted>" : header.value
             lines.append("\(header.name): \(value)")
         }
         if !response.body.isEmpty {

@@ -25,55 +25,91 @@ public enum RedirectDecision: Sendable {
 /// Connect follows redirects itself, each hop a new request with the same settings, so TLS pins
 /// apply to every host reached. The proposed request already follows the rules: 303 (and 301
 /// or 302 after a POST) becomes a GET without a body, 307 and 308 keep the method and body,
-/// `Authorization`, `Cookie` and `Proxy-Authorization` are dropped when the scheme, host or
-/// port changes, and only http and https are followed. ``ConnectConfiguration/maximumRedirects``
-/// bounds the hops.
+/// the ``ConnectConfiguration/sensitiveHeaders`` are dropped when the scheme, host or port
+/// changes, and only http and https are followed. ``ConnectConfiguration/maximumRedirects``
+/// bounds the hops, and the configured timeout bounds them all together.
+///
+/// A redirect from https to http is refused unless ``allowsInsecureRedirect(_:of:to:)`` says
+/// otherwise: it would send the request, and any body, in cleartext.
 public protocol RedirectHandler: Sendable {
     /// The decision for `response`, a redirect of `request`, which would be followed with `proposed`.
     func redirect(_ response: Response, of request: Request, to proposed: Request) -> RedirectDecision
+
+    /// Whether a redirect from https to http may be followed; asked before
+    /// ``redirect(_:of:to:)``. `false` unless you implement it.
+    func allowsInsecureRedirect(_ response: Response, of request: Request, to proposed: Request) -> Bool
 }
 
-/// Follows redirects above the transport.
+extension RedirectHandler {
+    public func allowsInsecureRedirect(_ response: Response, of request: Request, to proposed: Request) -> Bool {
+        false
+    }
+}
+
+/// Follows redirects above the transport, within one deadline for all the hops.
 struct RedirectFollower: Sendable {
     let transport: any Transport
     let maximumRedirects: Int
     let handler: (any RedirectHandler)?
-
-    static let credentialHeaders = ["authorization", "cookie", "proxy-authorization"]
+    /// Withheld from another origin.
+    let sensitiveHeaders: SensitiveHeaders
+    /// The time all the hops may take together, unless a request sets its own.
+    let timeout: Duration
 
     /// Sends `request` and follows its redirects; the final response carries the number of hops.
     ///
     /// - Parameters:
+    ///   - started: when the exchange started (before adapters ran, on the middleware path):
+    ///     the request's timeout counts from then. Now, by default.
     ///   - context: when given, every hop's response is handled under it (on its callback queue),
     ///     whatever queue the transport completes on.
     ///   - finish: applied to the final response in the same step, e.g. the status validation:
     ///     one step less per request than chaining it after.
     func send<Output: Sendable>(
         _ request: Request,
+        started: ContinuousClock.Instant? = nil,
         context: FutureContext?,
         finish: @escaping @Sendable (Response) throws -> Output
     ) -> Future<Output> {
-        send(request, hops: 0, started: ContinuousClock.now, context: context, finish: finish)
+        let now = ContinuousClock.now
+        let budget = request.timeout ?? timeout
+        let deadline = (started ?? now) + budget
+        guard let started else {
+            // The transport's own timeout for the first hop is the whole budget: no copy of the request to set it.
+            return send(request, hops: 0, started: now, deadline: deadline, context: context, finish: finish)
+        }
+        do {
+            return send(try Self.request(request, within: deadline, budget: budget), hops: 0, started: started, deadline: deadline, context: context, finish: finish)
+        } catch {
+            return context.map { Future(result: .failure(error), context: $0) } ?? Future(error: error)
+        }
     }
 
-    /// `send(_:context:finish:)` with the final response as it is.
-    func send(_ request: Request) -> Future<Response> {
-        send(request, context: nil) { $0 }
+    /// `send(_:started:context:finish:)` with the final response as it is.
+    func send(_ request: Request, started: ContinuousClock.Instant? = nil) -> Future<Response> {
+        send(request, started: started, context: nil) { $0 }
     }
 
     private func send<Output: Sendable>(
-        _ request: Request, hops: Int, started: ContinuousClock.Instant, context: FutureContext?,
+        _ request: Request, hops: Int, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant, context: FutureContext?,
         finish: @escaping @Sendable (Response) throws -> Output
     ) -> Future<Output> {
         var sent = transport.send(request)
         if let context { sent = sent.following(context) }
         return sent.flatMap { response -> Future<Output> in
-            guard let proposed = Self.redirect(for: response, of: request) else {
+            guard let proposed = Self.redirect(for: response, of: request, sensitiveHeaders: sensitiveHeaders) else {
                 return Future(value: try finish(hops == 0 ? response : Self.counting(response, hops: hops, since: started)))
             }
             guard hops < maximumRedirects else {
                 if maximumRedirects == 0 { return Future(value: try finish(response)) }
                 throw ConnectError.transport(code: 47, message: "Maximum (\(maximumRedirects)) redirects followed", requestSent: true)
+            }
+            if Self.isDowngrade(from: request.url, to: proposed.url), handler?.allowsInsecureRedirect(response, of: request, to: proposed) != true {
+                throw ConnectError.transport(
+                    code: 1,
+                    message: "Refused a redirect from \(DebugLog.text(of: request.url, redacting: .default)) to \(DebugLog.text(of: proposed.url, redacting: .default)): "
+                        + "it would send the request in cleartext (allow it with RedirectHandler.allowsInsecureRedirect)",
+                    requestSent: true)
             }
             let next: Request
             switch handler?.redirect(response, of: request, to: proposed) ?? .follow {
@@ -82,8 +118,21 @@ struct RedirectFollower: Sendable {
             case .refuse: return Future(value: try finish(Self.counting(response, hops: hops, since: started)))
             }
             try next.validate()
-            return send(next, hops: hops + 1, started: started, context: context, finish: finish)
+            return send(try Self.request(next, within: deadline, budget: nil), hops: hops + 1, started: started, deadline: deadline, context: context, finish: finish)
         }
+    }
+
+    /// `request` with the time left before `deadline` as its timeout, or a timeout failure if
+    /// none is left.
+    static func request(_ request: Request, within deadline: ContinuousClock.Instant, budget: Duration?) throws(ConnectError) -> Request {
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else {
+            let whole = budget.map { " of \($0.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))" } ?? ""
+            throw .timedOut("the exchange took longer than its timeout\(whole), redirects included")
+        }
+        var limited = request
+        limited.timeout = left
+        return limited
     }
 
     static func isRedirect(_ status: Int) -> Bool {
@@ -94,7 +143,7 @@ struct RedirectFollower: Sendable {
     }
 
     /// The request a redirect response proposes, or `nil` if it is not a redirect to follow.
-    static func redirect(for response: Response, of request: Request) -> Request? {
+    static func redirect(for response: Response, of request: Request, sensitiveHeaders: SensitiveHeaders = .default) -> Request? {
         guard Self.isRedirect(response.statusCode),
             let location = response.header("Location"),
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
@@ -111,9 +160,14 @@ struct RedirectFollower: Sendable {
             next.headers.removeAll { $0.hasName("Content-Type") || $0.hasName("Content-Length") }
         }
         if !sameOrigin(request.url, target) {
-            next.headers.removeAll { header in credentialHeaders.contains(header.name.lowercased()) }
+            next.headers.removeAll { sensitiveHeaders.contains($0.name) }
         }
         return next
+    }
+
+    /// From https to plain http.
+    static func isDowngrade(from source: URL, to target: URL) -> Bool {
+        source.scheme?.lowercased() == "https" && target.scheme?.lowercased() == "http"
     }
 
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {

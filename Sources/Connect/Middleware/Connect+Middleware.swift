@@ -33,8 +33,10 @@ extension Connect {
         var current = original
         do {
             while true {
-                var request = try await middleware.adapt(original)
-                for interceptor in interceptors { try await interceptor.prepare(&request) }
+                // The timeout bounds the attempt from here: preparing it (adapters, interceptors,
+                // a wait for a token refresh) and every redirect hop.
+                let attemptStarted = clock.now
+                let request = try await prepare(original, interceptors: interceptors, until: attemptStarted + (original.timeout ?? configuration.timeout))
                 try request.validate()
                 current = request
                 for monitor in monitors { monitor.requestStarted(request, attempt: number) }
@@ -43,7 +45,7 @@ extension Connect {
                 var response: Response?
                 var result: Result<Response, any Error>
                 do {
-                    let received = try await policy.redirects.send(request).value
+                    let received = try await policy.redirects.send(request, started: attemptStarted).value
                     response = received
                     for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }
                     result = Result { try policy.check(received, of: request) }
@@ -78,6 +80,34 @@ extension Connect {
             }
             throw error
         }
+    }
+
+    /// `original` adapted and prepared by the interceptors, or a timeout failure at `deadline`
+    /// if that takes longer (a wait for a token refresh that does not come, an adapter that
+    /// hangs). The work runs in a task of its own, which inherits this one's task-local values
+    /// and is cancelled at the deadline.
+    private func prepare(_ original: Request, interceptors: [any Interceptor], until deadline: ContinuousClock.Instant) async throws -> Request {
+        let middleware = self.middleware
+        if let plain = middleware as? ConnectMiddleware, plain.adapters.isEmpty, interceptors.isEmpty { return original }
+        let prepared = Promise<Request>()
+        let work = Task {
+            do {
+                var request = try await middleware.adapt(original)
+                for interceptor in interceptors { try await interceptor.prepare(&request) }
+                prepared.succeed(request)
+            } catch {
+                prepared.fail(error)
+            }
+        }
+        let timer = Task {
+            try await Task.sleep(until: deadline, clock: .continuous)
+            prepared.fail(ConnectError.timedOut("preparing the request (adapters, interceptors, a wait for a token refresh) took longer than its timeout"))
+        }
+        defer {
+            work.cancel()
+            timer.cancel()
+        }
+        return try await prepared.future.value
     }
 
     static func isCancellation(_ error: any Error) -> Bool {

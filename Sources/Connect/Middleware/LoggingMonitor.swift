@@ -9,7 +9,8 @@ import Logging
 /// ✗ GET https://api.example.com/todos/1 failed after 3 attempts: HTTP 503 Service Unavailable
 /// ```
 /// Request and response lines log at `level` (`.info` by default); failures at `.warning` or
-/// above. URLs are logged without their query, which often carries keys and tokens.
+/// above. URLs are logged without their query, which often carries keys and tokens, and
+/// without a password.
 public struct LoggingMonitor: ConnectMonitor {
     /// Where the lines go.
     public let logger: Logger
@@ -40,7 +41,7 @@ public struct LoggingMonitor: ConnectMonitor {
     }
 
     static func describe(_ request: Request) -> String {
-        var text = request.url.absoluteString
+        var text = DebugLog.text(of: request.url, redacting: .default)
         if let query = text.utf8.firstIndex(of: UInt8(ascii: "?")) { text = String(text[..<query]) }
         return "\(request.method) \(text)"
     }

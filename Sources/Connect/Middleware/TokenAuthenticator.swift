@@ -16,6 +16,12 @@ import ConnectFutures
 /// token must not be hammered), until ``setToken(_:)`` gives a new one, e.g. after signing in
 /// again. A request is refreshed for at most ``maximumRefreshes`` times, so nothing loops forever.
 /// Cancelling a waiting request ends its wait at once; the refresh goes on for the others.
+///
+/// The refresh may call the token endpoint through the same `Connect`: requests made from the
+/// `refresh` closure (in its task, or tasks it starts as child or unstructured tasks) pass this
+/// authenticator untouched, without waiting for the refresh they are part of, and a 401 among
+/// them does not start another refresh. A request whose wait for a refresh outlasts its timeout
+/// fails with ``ConnectError/timedOut(_:)``, so nothing waits forever, whatever the refresh does.
 public final class TokenAuthenticator: RequestAdapter, RequestRetrier {
     /// How many times one request may trigger or wait for a refresh.
     public let maximumRefreshes: Int
@@ -50,7 +56,14 @@ public final class TokenAuthenticator: RequestAdapter, RequestRetrier {
         await store.replace(with: token)
     }
 
+    /// The store whose refresh the current task is running, if any: requests the refresh makes
+    /// must not wait for it.
+    @TaskLocal static var refreshInProgress: ObjectIdentifier?
+
+    private var isInsideOwnRefresh: Bool { Self.refreshInProgress == ObjectIdentifier(store) }
+
     public func adapt(_ request: Request) async throws -> Request {
+        if isInsideOwnRefresh { return request }
         guard let token = try await store.currentToken() else { return request }
         var request = request
         request.setHeader(header(token))
@@ -58,7 +71,7 @@ public final class TokenAuthenticator: RequestAdapter, RequestRetrier {
     }
 
     public func retry(_ attempt: FailedAttempt) async -> RetryDecision {
-        guard attempt.response?.statusCode == 401, attempt.number <= maximumRefreshes else { return .doNotRetry }
+        guard !isInsideOwnRefresh, attempt.response?.statusCode == 401, attempt.number <= maximumRefreshes else { return .doNotRetry }
         let sentHeader = attempt.request.headers.value(for: header("").name)
         do {
             try await store.refresh(unlessReplacing: sentHeader, header: header)
@@ -103,7 +116,7 @@ actor TokenStore {
         // Runs on this actor (it inherits the isolation), so it stores the token directly.
         let task = Task { [refresh] in
             do {
-                let newToken = try await refresh()
+                let newToken = try await TokenAuthenticator.$refreshInProgress.withValue(ObjectIdentifier(self)) { try await refresh() }
                 // Stored before the task finishes, so every waiter sees the new token at once.
                 self.finishRefresh(with: newToken)
                 return newToken

@@ -1,0 +1,222 @@
+import ConnectFutures
+import ConnectTestServer
+import Foundation
+import Logging
+import Testing
+
+@testable import Connect
+
+/// The exchange's limits: one timeout for every hop and for the wait before an attempt, a
+/// token refresh that may use its own client, and secrets that stay with their origin.
+@Suite("Exchange limits", .timeLimit(.minutes(3)))
+struct ExchangeLimitTests {
+    /// A server whose `/hop/n` redirects to `/hop/n+1` after `delay`, up to `/hop/<last>`, which answers "done".
+    static func redirectChain(last: Int, delay: Duration) throws -> TestServer {
+        try TestServer { request in
+            let number = Int(request.path.split(separator: "/").last ?? "") ?? 0
+            guard number < last else { return TestResponse(body: Data("done".utf8), behavior: .delay(delay)) }
+            var response = TestResponse.redirect(to: "/hop/\(number + 1)")
+            response.behavior = .delay(delay)
+            return response
+        }
+    }
+
+    @Test func theTimeoutBoundsEveryRedirectHopTogether() async throws {
+        let server = try Self.redirectChain(last: 5, delay: .milliseconds(300))
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.timeout = .seconds(1)
+        for middleware in [ConnectMiddleware(), ConnectMiddleware(retrier: RetryPolicy(maximumAttempts: 1))] {
+            let started = ContinuousClock.now
+            let error = await connectError(Connect(middleware: middleware, configuration: configuration).request(TestConnector(server, "/hop/0")))
+            let elapsed = ContinuousClock.now - started
+            guard case .timedOut? = error else {
+                Issue.record("expected a timeout, got \(String(describing: error))")
+                continue
+            }
+            // Each hop alone is well within the second; all six are not.
+            #expect(elapsed >= .milliseconds(900) && elapsed < .milliseconds(1700), "took \(elapsed)")
+        }
+    }
+
+    @Test func hopsWithinTheTimeoutTogetherSucceed() async throws {
+        let server = try Self.redirectChain(last: 3, delay: .milliseconds(50))
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.timeout = .seconds(5)
+        let response = try await Connect(configuration: configuration).response(TestConnector(server, "/hop/0")).value
+        #expect(response.body == Data("done".utf8) && response.metrics.redirectCount == 3)
+    }
+
+    /// Sleeps before handing the request on, like an adapter that signs with a slow key store.
+    struct SlowAdapter: RequestAdapter {
+        let delay: Duration
+        func adapt(_ request: Request) async throws -> Request {
+            try await Task.sleep(for: delay)
+            return request
+        }
+    }
+
+    @Test func timeSpentAdaptingCountsAgainstTheTimeout() async throws {
+        let server = try Self.redirectChain(last: 2, delay: .milliseconds(300))
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.timeout = .seconds(1)
+        // 0.6 s adapting, then three answers of 0.3 s: 1.5 s in all.
+        let connect = Connect(middleware: ConnectMiddleware(adapters: [SlowAdapter(delay: .milliseconds(600))]), configuration: configuration)
+        let error = await connectError(connect.request(TestConnector(server, "/hop/0")))
+        guard case .timedOut? = error else {
+            Issue.record("expected a timeout, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func anAdapterThatNeverReturnsTimesOut() async throws {
+        let server = try TestServer { _ in .text("never reached") }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.timeout = .milliseconds(500)
+        let connect = Connect(middleware: ConnectMiddleware(adapters: [SlowAdapter(delay: .seconds(3600))]), configuration: configuration)
+        let started = ContinuousClock.now
+        let error = await connectError(connect.request(TestConnector(server, "/")))
+        guard case .timedOut? = error else {
+            Issue.record("expected a timeout, got \(String(describing: error))")
+            return
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+        #expect(server.requests.isEmpty)
+    }
+
+    @Test func eachRetryHasTheWholeTimeoutAgain() async throws {
+        let attempts = Hits()
+        let server = try TestServer { _ in
+            attempts.next() == 1
+                ? TestResponse(status: 503, behavior: .delay(.milliseconds(600)))
+                : TestResponse(body: Data("second".utf8), behavior: .delay(.milliseconds(600)))
+        }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.timeout = .seconds(1)
+        let policy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(100), jitter: 0)
+        let body = try await Connect(middleware: ConnectMiddleware(retrier: policy), configuration: configuration).request(TestConnector(server, "/")).value
+        #expect(body == Data("second".utf8))
+    }
+
+    /// Holds the client a refresh closure calls, which is made after the authenticator.
+    final class ClientBox: Sendable {
+        private let client = Locked<Connect?>(nil)
+        var connect: Connect { client.withLock { $0! } }
+        func set(_ connect: Connect) { client.withLock { $0 = connect } }
+    }
+
+    /// `/me` needs "Bearer fresh"; `/token` hands out "fresh" to anyone.
+    static func tokenServer() throws -> TestServer {
+        try TestServer { request in
+            if request.path == "/token" { return .json(#"{"token":"fresh"}"#) }
+            return request.header("Authorization") == "Bearer fresh" ? .text("me") : .json(#"{"message":"expired"}"#, status: 401)
+        }
+    }
+
+    struct TokenReply: Decodable, Sendable { let token: String }
+
+    @Test func aRefreshMayCallTheTokenEndpointThroughTheSameClient() async throws {
+        let server = try Self.tokenServer()
+        defer { server.shutdown() }
+        let box = ClientBox()
+        let authenticator = TokenAuthenticator(token: "stale") {
+            try await box.connect.request(TestConnector(server, "/token", method: .post)).decoded(toType: TokenReply.self).value.token
+        }
+        var configuration = ConnectConfiguration()
+        configuration.timeout = .seconds(5)
+        box.set(Connect(middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]), configuration: configuration))
+        let started = ContinuousClock.now
+        #expect(try await box.connect.request(TestConnector(server, "/me")).value == Data("me".utf8))
+        #expect(ContinuousClock.now - started < .seconds(4))
+        // The token request went out untouched: no stale token, no wait for itself.
+        let tokenRequest = try #require(server.requests.first { $0.path == "/token" })
+        #expect(tokenRequest.header("Authorization") == nil)
+    }
+
+    @Test func aRefreshWhoseRequestsLoseTheirTaskEndsAtTheTimeout() async throws {
+        let server = try Self.tokenServer()
+        defer { server.shutdown() }
+        let box = ClientBox()
+        let authenticator = TokenAuthenticator(token: "stale") {
+            // A detached task does not carry the refresh's task-local mark: its request waits
+            // for the refresh it is part of, until the timeout ends the wait.
+            try await Task.detached {
+                try await box.connect.request(TestConnector(server, "/token")).decoded(toType: TokenReply.self).value.token
+            }.value
+        }
+        var configuration = ConnectConfiguration()
+        configuration.timeout = .seconds(1)
+        box.set(Connect(middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]), configuration: configuration))
+        let started = ContinuousClock.now
+        let error = await connectError(box.connect.request(TestConnector(server, "/me")))
+        guard case .timedOut? = error else {
+            Issue.record("expected the refresh's timeout, got \(String(describing: error))")
+            return
+        }
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test func sensitiveHeadersStayWithTheirOrigin() async throws {
+        let other = try TestServer { _ in .text("elsewhere") }
+        defer { other.shutdown() }
+        let origin = try TestServer { _ in .redirect(to: other.baseURL.absoluteString + "/landing", status: 307) }
+        defer { origin.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.sensitiveHeaders.insert("X-Tenant-Secret")
+        let headers = [HTTPHeader(name: "X-API-Key", value: "k"), HTTPHeader(name: "X-Tenant-Secret", value: "s"),
+                       HTTPHeader(name: "Authorization", value: "Bearer t"), HTTPHeader(name: "X-Trace", value: "abc")]
+        _ = try await Connect(configuration: configuration).request(TestConnector(origin, "/start", headers: headers)).value
+        let landed = try #require(other.requests.first)
+        #expect(landed.header("X-API-Key") == nil && landed.header("X-Tenant-Secret") == nil && landed.header("Authorization") == nil)
+        #expect(landed.header("X-Trace") == "abc")
+        #expect(origin.requests.first?.header("X-Tenant-Secret") == "s")
+    }
+
+    @Test func theDebugLogRedactsTheSameHeadersAndAPasswordInTheURL() {
+        var secrets = SensitiveHeaders.default
+        secrets.insert("X-Tenant-Secret")
+        let request = Request(method: .get, url: URL(string: "https://me:hunter2@api.example.com/items?x=1")!,
+                              headers: [HTTPHeader(name: "x-api-key", value: "k1"), HTTPHeader(name: "X-Tenant-Secret", value: "s1"), HTTPHeader(name: "X-Trace", value: "t1")])
+        let command = DebugLog.curlCommand(for: request, redacting: secrets)
+        #expect(!command.contains("k1") && !command.contains("s1") && !command.contains("hunter2"))
+        #expect(command.contains("t1") && command.contains("me:REDACTED@api.example.com/items?x=1"))
+        let shown = DebugLog.curlCommand(for: request, redacting: nil)
+        #expect(shown.contains("k1") && shown.contains("hunter2"))
+        #expect(LoggingMonitor.describe(request) == "GET https://me:REDACTED@api.example.com/items")
+    }
+
+    /// Lets every redirect through, downgrades included when asked to.
+    struct Permissive: RedirectHandler {
+        let allowsDowngrade: Bool
+        func redirect(_ response: Response, of request: Request, to proposed: Request) -> RedirectDecision { .follow }
+        func allowsInsecureRedirect(_ response: Response, of request: Request, to proposed: Request) -> Bool { allowsDowngrade }
+    }
+
+    @Test func aRedirectFromHTTPSToHTTPIsRefusedUnlessAllowed() async throws {
+        let mock = MockTransport()
+        mock.register(.status(307, headers: [HTTPHeader(name: "Location", value: "http://api.example.com/plain")]), when: { $0.url.scheme == "https" })
+        mock.register(.json(#"{"ok":true}"#), when: { $0.url.scheme == "http" })
+        let secure = Request(method: .post, url: URL(string: "https://api.example.com/upload")!,
+                             headers: [.authorization(bearerToken: "t")], body: .data(Data("secret body".utf8)))
+        for handler in [nil, Permissive(allowsDowngrade: false)] as [(any RedirectHandler)?] {
+            var configuration = ConnectConfiguration()
+            configuration.redirectHandler = handler
+            let error = await connectError(Connect(configuration: configuration, transport: mock).send(secure))
+            guard case .transport(_, let message, true)? = error else {
+                Issue.record("expected the downgrade refused, got \(String(describing: error))")
+                continue
+            }
+            #expect(message.contains("cleartext"))
+        }
+        #expect(mock.requests.allSatisfy { $0.url.scheme == "https" })
+        var configuration = ConnectConfiguration()
+        configuration.redirectHandler = Permissive(allowsDowngrade: true)
+        _ = try await Connect(configuration: configuration, transport: mock).send(secure).value
+        let plain = try #require(mock.requests.last)
+        #expect(plain.url.scheme == "http" && plain.headers.value(for: "Authorization") == nil)
+    }
+}
