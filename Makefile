@@ -1,7 +1,7 @@
 # The README's quick start: `make demo` and `make test`. Each installs what is missing first.
 SWIFT ?= swift
 
-.PHONY: all deps demo test test-fast test-tsan bench bench-instructions bench-transfers clean
+.PHONY: all deps demo test test-fast test-tsan test-asan bench bench-instructions bench-transfers clean
 
 all: test
 
@@ -21,6 +21,12 @@ test-fast: deps
 test-tsan: deps
 	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
+## Runs every test under AddressSanitizer (use after free, overflows, double frees). CI runs it too.
+## LeakSanitizer stays off: it cannot follow Swift's references into Foundation's storage and
+## reports live objects (test fixtures, shared clients) as leaked.
+test-asan: deps
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan
+
 ## Benchmarks against raw libcurl in C (release builds; needs nginx, gcc and curl, installed if missing).
 bench:
 	@./.ci/dependencies --bench
@@ -37,4 +43,4 @@ bench-transfers:
 	./Benchmarks/transfers
 
 clean:
-	rm -rf .build .build-tsan Benchmarks/.build
+	rm -rf .build .build-tsan .build-asan Benchmarks/.build

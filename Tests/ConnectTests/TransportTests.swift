@@ -373,7 +373,7 @@ final class RefusingPort {
     }
 
     deinit {
-        _ = Glibc.close(descriptor)
+        _ = systemClose(descriptor)
     }
 }
 
@@ -411,7 +411,7 @@ final class FullBacklogListener {
     }
 
     func close() {
-        for descriptor in descriptors { _ = Glibc.close(descriptor) }
+        for descriptor in descriptors { _ = systemClose(descriptor) }
         descriptors.removeAll()
     }
 }

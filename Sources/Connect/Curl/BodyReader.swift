@@ -46,7 +46,7 @@ final class BodyReader {
             offset += count
             return count
         case .file(let descriptor):
-            let count = Glibc.read(descriptor, buffer.baseAddress, buffer.count)
+            let count = systemRead(descriptor, buffer.baseAddress, buffer.count)
             return count >= 0 ? count : Int(CURL_READFUNC_ABORT)
         }
     }

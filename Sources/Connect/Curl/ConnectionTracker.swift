@@ -13,7 +13,7 @@ import Darwin
 /// libcurl 7.88 reuses an idle HTTP/1 connection with bytes already waiting on it, so a second,
 /// unrequested response sent on it would be read as the answer to the next request. Before a
 /// request goes out on a connection that carried an HTTP/1 exchange, the transfer asks here
-/// whether anything is waiting (``hasUnreadBytes(onConnectionWithLocalPort:)``); if so, the
+/// whether anything is waiting (``hasUnreadBytes(on:)``); if so, the
 /// connection is shut down and the request goes out on a new one. HTTP/2 connections are left
 /// alone: frames for other streams are waiting on them all the time.
 ///
@@ -29,15 +29,17 @@ final class ConnectionTracker {
         var lastExchangeWasHTTP1 = false
     }
 
-    /// Open sockets by descriptor.
-    private var connections: [Int32: Connection] = [:]
+    /// Open sockets, indexed by descriptor (small numbers, so an array).
+    private var connections: [Connection?] = []
     /// Descriptors by ports, for the sockets whose ports are known.
     private var descriptors: [Ports: Int32] = [:]
 
     /// libcurl created `socket` for a connection.
     func opened(_ socket: Int32) {
+        guard socket >= 0 else { return }
         forget(socket)
-        connections[socket] = Connection()
+        if connections.count <= Int(socket) { connections += Array(repeating: nil, count: Int(socket) + 1 - connections.count) }
+        connections[Int(socket)] = Connection()
     }
 
     /// libcurl is closing `socket`.
@@ -46,37 +48,38 @@ final class ConnectionTracker {
     }
 
     private func forget(_ socket: Int32) {
-        if let ports = connections.removeValue(forKey: socket)?.ports, descriptors[ports] == socket {
-            descriptors[ports] = nil
-        }
+        guard socket >= 0, Int(socket) < connections.count, let connection = connections[Int(socket)] else { return }
+        if let ports = connection.ports, descriptors[ports] == socket { descriptors[ports] = nil }
+        connections[Int(socket)] = nil
     }
 
-    /// An exchange finished on the connection with `ports`.
-    func exchangeFinished(onConnectionWith ports: Ports, isHTTP1: Bool) {
-        guard let socket = descriptor(for: ports) else { return }
-        connections[socket]?.lastExchangeWasHTTP1 = isHTTP1
+    /// An exchange finished on the connection of `socket`.
+    func exchangeFinished(on socket: Int32, isHTTP1: Bool) {
+        guard Int(socket) < connections.count else { return }
+        connections[Int(socket)]?.lastExchangeWasHTTP1 = isHTTP1
     }
 
-    /// Whether the connection with `ports` last carried an HTTP/1 exchange and has bytes
-    /// waiting that nobody asked for. If so, it is shut down, so that libcurl never reuses it.
-    func hasUnreadBytes(onConnectionWith ports: Ports) -> Bool {
-        guard let socket = descriptor(for: ports), connections[socket]?.lastExchangeWasHTTP1 == true else { return false }
+    /// Whether the connection of `socket` last carried an HTTP/1 exchange and has bytes waiting
+    /// that nobody asked for. If so, it is shut down, so that libcurl never reuses it.
+    func hasUnreadBytes(on socket: Int32) -> Bool {
+        guard Int(socket) < connections.count, connections[Int(socket)]?.lastExchangeWasHTTP1 == true else { return false }
         var byte: UInt8 = 0
         let waiting = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         guard waiting > 0 else { return false }
         shutdown(socket, Int32(SHUT_RDWR))
-        connections[socket]?.lastExchangeWasHTTP1 = false
+        connections[Int(socket)]?.lastExchangeWasHTTP1 = false
         return true
     }
 
     /// The socket of the connection with `ports`; learnt the first time it is asked for, from
     /// the sockets whose ports are not known yet (a connection's ports are known once it is
     /// connected).
-    private func descriptor(for ports: Ports) -> Int32? {
+    func socket(for ports: Ports) -> Int32? {
         if let socket = descriptors[ports] { return socket }
-        for (socket, connection) in connections where connection.ports == nil {
+        for index in connections.indices where connections[index] != nil && connections[index]?.ports == nil {
+            let socket = Int32(index)
             guard let local = Self.port(of: socket, getsockname), let remote = Self.port(of: socket, getpeername) else { continue }
-            connections[socket]?.ports = Self.ports(local: local, remote: remote)
+            connections[index]?.ports = Self.ports(local: local, remote: remote)
             descriptors[Self.ports(local: local, remote: remote)] = socket
         }
         return descriptors[ports]

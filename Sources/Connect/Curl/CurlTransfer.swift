@@ -47,6 +47,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var refusedResend = false
     /// The connection libcurl chose had unread bytes waiting: start over on a new one.
     @exclusivity(unchecked) var needsFreshConnection = false
+    /// The socket of the connection the request went out on, once libcurl chose it.
+    @exclusivity(unchecked) var connectionSocket: Int32?
     /// The request body's bytes, from memory or disk.
     @exclusivity(unchecked) var bodyReader: BodyReader?
     /// A multipart body, built with libcurl's MIME API on the easy handle.
@@ -301,10 +303,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             if bodyTooLarge { return .failure(ConnectError.responseTooLarge(limit: settings.maximumBodySize)) }
             return .failure(ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent))
         }
-        if head.statusCode != 0 {
-            handle.connections.exchangeFinished(
-                onConnectionWith: ConnectionTracker.ports(local: handle.infoLong(CURLINFO_LOCAL_PORT), remote: handle.infoLong(CURLINFO_PRIMARY_PORT)),
-                isHTTP1: handle.infoLong(CURLINFO_HTTP_VERSION) < CURL_HTTP_VERSION_2_0)
+        let httpVersion = handle.infoLong(CURLINFO_HTTP_VERSION)
+        if let connectionSocket {
+            handle.connections.exchangeFinished(on: connectionSocket, isHTTP1: httpVersion < CURL_HTTP_VERSION_2_0)
         }
         var fileURL: URL?
         if let sink, (200..<300).contains(statusCode) {
@@ -318,7 +319,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         }
         self.received = nil
         received.statusCode = statusCode
-        received.httpVersion = Self.versionName(handle.infoLong(CURLINFO_HTTP_VERSION))
+        received.httpVersion = Self.versionName(httpVersion)
         received.metrics = TransferMetrics(
             nameLookup: handle.infoDuration(CURLINFO_NAMELOOKUP_TIME_T),
             connect: handle.infoDuration(CURLINFO_CONNECT_TIME_T),
@@ -367,6 +368,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     func prepareForRestart() {
         needsFreshConnection = false
         connectionsChosen = 0
+        connectionSocket = nil
         head = ResponseHeadParser()
         received?.empty()
     }
@@ -384,7 +386,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             refusedResend = true
             return false
         }
-        if connections.hasUnreadBytes(onConnectionWith: ports) {
+        connectionSocket = connections.socket(for: ports)
+        if let connectionSocket, connections.hasUnreadBytes(on: connectionSocket) {
             needsFreshConnection = true
             return false
         }

@@ -42,7 +42,7 @@ final class FileSink {
         if descriptor < 0, !open(status: status, contentRange: contentRange, resumeOffset: resumeOffset) { return false }
         var written = 0
         while written < bytes.count {
-            let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+            let count = systemWrite(descriptor, bytes.baseAddress! + written, bytes.count - written)
             if count < 0 {
                 if errno == EINTR { continue }
                 return fail("could not write to \(writtenPath ?? destination.path): \(String(cString: strerror(errno)))")
@@ -96,7 +96,7 @@ final class FileSink {
             path = destination.path + ".connect-\(UInt32.random(in: .min ... .max)).part"
             flags |= O_TRUNC | O_EXCL
         }
-        descriptor = Glibc.open(path, flags, 0o644)
+        descriptor = systemOpen(path, flags, 0o644)
         guard descriptor >= 0 else {
             return fail("could not open \(path) for writing: \(String(cString: strerror(errno)))")
         }

@@ -76,7 +76,8 @@ struct ResponseHeadParser {
             guard hasField else { throw .continuationBeforeAnyField }
             return .continuation
         }
-        guard let colon = content.firstIndex(of: UInt8(ascii: ":")) else { throw .fieldWithoutColon }
+        guard let found = memchr(content.baseAddress!, Int32(UInt8(ascii: ":")), content.count) else { throw .fieldWithoutColon }
+        let colon = UnsafeRawPointer(found) - content.baseAddress!
         hasField = true
         // Only the two fields the transport acts on are looked into; both start with "content-".
         guard first | 0x20 == UInt8(ascii: "c"), !isComplete else { return .field }

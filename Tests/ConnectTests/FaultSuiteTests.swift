@@ -1,0 +1,245 @@
+import CZlib
+import ConnectFutures
+import ConnectTestServer
+import Foundation
+import Testing
+
+@testable import Connect
+
+/// One way a server misbehaves, and what the request that meets it must get.
+struct FaultScenario: Sendable, CustomTestStringConvertible {
+    /// What the request must end with.
+    enum Outcome: Sendable, Equatable {
+        /// Success, with exactly this body.
+        case body(String)
+        /// An HTTP failure with this status (outside the accepted codes).
+        case status(Int)
+        /// A transport failure after the request was sent, with libcurl's (or Connect's) code.
+        case transport(code: Int)
+        case timedOut
+        case tooLarge(limit: Int)
+    }
+
+    let name: String
+    var method: HTTPMethod = .get
+    /// The request's own timeout, for stalls.
+    var timeout: Duration?
+    var maximumRedirects = 10
+    var maximumBodySize = 1 << 20
+    /// Send a good request first, so that the fault meets a reused connection.
+    var warmsUp = false
+    /// How the server answers the request to `/fault…`.
+    let answer: @Sendable (RecordedRequest) -> [RawServer.Step]
+    let outcome: Outcome
+
+    var testDescription: String { name }
+
+    init(_ name: String, method: HTTPMethod = .get, timeout: Duration? = nil, maximumRedirects: Int = 10, maximumBodySize: Int = 1 << 20,
+         warmsUp: Bool = false, _ outcome: Outcome, answer: @escaping @Sendable (RecordedRequest) -> [RawServer.Step]) {
+        self.name = name
+        self.method = method
+        self.timeout = timeout
+        self.maximumRedirects = maximumRedirects
+        self.maximumBodySize = maximumBodySize
+        self.warmsUp = warmsUp
+        self.outcome = outcome
+        self.answer = answer
+    }
+
+    /// The same answer whatever the request.
+    init(_ name: String, method: HTTPMethod = .get, timeout: Duration? = nil, maximumRedirects: Int = 10, maximumBodySize: Int = 1 << 20,
+         warmsUp: Bool = false, _ outcome: Outcome, steps: [RawServer.Step]) {
+        self.init(name, method: method, timeout: timeout, maximumRedirects: maximumRedirects, maximumBodySize: maximumBodySize,
+                  warmsUp: warmsUp, outcome) { _ in steps }
+    }
+}
+
+extension FaultScenario {
+    static let malformed = 8  // CURLE_WEIRD_SERVER_REPLY: a response Connect refuses
+    static let truncated = 18  // CURLE_PARTIAL_FILE
+    static let emptyReply = 52  // CURLE_GOT_NOTHING
+    static let receiveFailed = 56  // CURLE_RECV_ERROR
+    static let sendFailed = 55  // CURLE_SEND_ERROR: a resend Connect stopped
+    static let tooManyRedirects = 47  // CURLE_TOO_MANY_REDIRECTS
+    static let badEncoding = 61  // CURLE_BAD_CONTENT_ENCODING
+    static let outOfMemory = 27  // CURLE_OUT_OF_MEMORY: libcurl 7.88 for a head over its 300 KiB limit
+
+    static func ok(_ body: String, _ headers: [String] = []) -> RawServer.Step { .send(RawServer.response(headers: headers, body: body)) }
+
+    static let gzipped = WireTests.gzipped
+    static let gzipHead = "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: "
+
+    static let all: [FaultScenario] = [
+        // The connection ends or breaks.
+        FaultScenario("reset before the response", .transport(code: receiveFailed), steps: [.reset]),
+        FaultScenario("close before the response", .transport(code: emptyReply), steps: [.close]),
+        FaultScenario("reset during the body", .transport(code: receiveFailed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789"), .pause(.milliseconds(20)), .reset]),
+        FaultScenario("Content-Length longer than the body", .transport(code: truncated),
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789"), .close]),
+        FaultScenario("Content-Length shorter than the body", .body("0123"),
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\n0123456789")]),
+        FaultScenario("Content-Length 0 with bytes after it", .body(""),
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nextra bytes")]),
+        FaultScenario("chunked body cut off", .transport(code: truncated),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n"), .close]),
+        FaultScenario("chunk size that is not hex", .transport(code: receiveFailed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n")]),
+        FaultScenario("chunked body with trailers", .body("hello"),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-Checksum: 1\r\n\r\n")]),
+        FaultScenario("Transfer-Encoding and Content-Length both", .body("hello"),
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 99\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"), .close]),
+        FaultScenario("keep-alive connection closed after the answer", .body("kept?"), steps: [ok("kept?"), .close]),
+        FaultScenario("keep-alive connection reset after the answer", .body("kept?"), steps: [ok("kept?"), .pause(.milliseconds(20)), .reset]),
+
+        // Slow and endless.
+        FaultScenario("stall before the head", timeout: .milliseconds(300), .timedOut, steps: [.stall]),
+        FaultScenario("stall inside the head", timeout: .milliseconds(300), .timedOut, steps: [.send("HTTP/1.1 200 OK\r\nContent-"), .stall]),
+        FaultScenario("stall during the body", timeout: .milliseconds(300), .timedOut,
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n0123456789"), .stall]),
+        FaultScenario("trickled body", .body("abcdefghij"), steps: trickled("abcdefghij")),
+        FaultScenario("endless chunked body", maximumBodySize: 64 << 10, .tooLarge(limit: 64 << 10),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")]
+                      + Array(repeating: RawServer.Step.send("4000\r\n" + String(repeating: "x", count: 0x4000) + "\r\n"), count: 64)),
+        FaultScenario("Content-Length over the body limit", maximumBodySize: 1000, .tooLarge(limit: 1000),
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n" + String(repeating: "y", count: 5000))]),
+        FaultScenario("gzip bomb", maximumBodySize: 1 << 20, .tooLarge(limit: 1 << 20),
+                      steps: [.send(Data("HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\nContent-Length: \(bomb.count)\r\n\r\n".utf8) + bomb)]),
+
+        // The head.
+        FaultScenario("garbage status line", .transport(code: malformed), steps: [.send("garbage\r\n\r\n"), .close]),
+        FaultScenario("HTTP/0.9 answer", .transport(code: malformed), steps: [.send("<html>no head at all</html>"), .close]),
+        FaultScenario("non-numeric status", .transport(code: malformed), steps: [.send("HTTP/1.1 abc OK\r\nContent-Length: 0\r\n\r\n")]),
+        FaultScenario("two-digit status", .transport(code: malformed), steps: [.send("HTTP/1.1 20 OK\r\nContent-Length: 0\r\n\r\n")]),
+        FaultScenario("HTTP/9", .transport(code: malformed), steps: [.send("HTTP/9 200 OK\r\nContent-Length: 0\r\n\r\n")]),
+        FaultScenario("status without a reason phrase", .body("ok"), steps: [.send("HTTP/1.1 200\r\nContent-Length: 2\r\n\r\nok")]),
+        FaultScenario("line ends without CR", .body("ok"), steps: [.send("HTTP/1.1 200 OK\nContent-Length: 2\n\nok")]),
+        FaultScenario("cut off after the status line", .transport(code: truncated), steps: [.send("HTTP/1.1 200 OK\r\n"), .close]),
+        FaultScenario("cut off inside the header block", .transport(code: truncated),
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nX-Half: val"), .close]),
+        FaultScenario("two different Content-Lengths", .transport(code: malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc")]),
+        FaultScenario("Content-Length too large to represent", .transport(code: malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\nabc"), .close]),
+        FaultScenario("header line without a colon", .transport(code: malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nthis is no header\r\nContent-Length: 2\r\n\r\nok")]),
+        FaultScenario("obs-fold continuation", .body("first second"), answer: { _ in
+            [.send("HTTP/1.1 200 OK\r\nX-Folded: first\r\n second\r\nContent-Length: 12\r\n\r\nfirst second")]
+        }),
+        FaultScenario("NUL in a header", .transport(code: malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nX-Bad: a\u{0}b\r\nContent-Length: 2\r\n\r\nok")]),
+        FaultScenario("huge header line", .transport(code: outOfMemory),
+                      steps: [.send("HTTP/1.1 200 OK\r\nX-Huge: " + String(repeating: "h", count: 300_000) + "\r\nContent-Length: 2\r\n\r\nok")]),
+        FaultScenario("a thousand headers", .body("ok"),
+                      steps: [.send("HTTP/1.1 200 OK\r\n" + (0..<1000).map { "X-Header-\($0): \($0)\r\n" }.joined() + "Content-Length: 2\r\n\r\nok")]),
+        FaultScenario("interim 100 before the answer", .body("ok"), steps: [.send("HTTP/1.1 100 Continue\r\n\r\n"), ok("ok")]),
+        FaultScenario("several interim answers", .body("ok"),
+                      steps: [.send("HTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"), ok("ok")]),
+        FaultScenario("204 with a body", .body(""), steps: [.send("HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\nhello")]),
+        FaultScenario("304 with a body", .status(304), steps: [.send("HTTP/1.1 304 Not Modified\r\nContent-Length: 5\r\n\r\nhello")]),
+        FaultScenario("HEAD answered with a body", method: .head, .body(""), steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")]),
+        FaultScenario("error status with a message", .status(503),
+                      steps: [.send(RawServer.response(status: "503 Service Unavailable", headers: ["Content-Type: application/json"], body: #"{"message":"down"}"#))]),
+
+        // Bodies.
+        FaultScenario("complete gzip body", .body(WireTests.plain),
+                      steps: [.send(Data((gzipHead + "\(gzipped.count)\r\n\r\n").utf8) + gzipped)]),
+        FaultScenario("truncated gzip body", .transport(code: truncated),
+                      steps: [.send(Data((gzipHead + "\(gzipped.count / 2)\r\n\r\n").utf8) + gzipped.prefix(gzipped.count / 2))]),
+        FaultScenario("corrupt gzip body", .transport(code: badEncoding),
+                      steps: [.send(gzipHead + "11\r\n\r\nnot gzipped")]),
+        FaultScenario("unknown content coding", .body("as sent"),
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Encoding: x-custom\r\nContent-Length: 7\r\n\r\nas sent")]),
+
+        // Redirects.
+        FaultScenario("redirect loop", .transport(code: tooManyRedirects),
+                      steps: [.send("HTTP/1.1 302 Found\r\nLocation: /fault\r\nContent-Length: 0\r\n\r\n")]),
+        FaultScenario("redirect chain past the limit", maximumRedirects: 3, .transport(code: tooManyRedirects), answer: { request in
+            [.send("HTTP/1.1 302 Found\r\nLocation: /fault/\(request.uri.count)\r\nContent-Length: 0\r\n\r\n")]
+        }),
+        FaultScenario("redirect to file:", .status(302), steps: [.send("HTTP/1.1 302 Found\r\nLocation: file:///etc/passwd\r\nContent-Length: 0\r\n\r\n")]),
+        FaultScenario("redirect to ftp:", .status(302), steps: [.send("HTTP/1.1 302 Found\r\nLocation: ftp://127.0.0.1/file\r\nContent-Length: 0\r\n\r\n")]),
+        FaultScenario("redirect without a Location", .status(302), steps: [.send("HTTP/1.1 302 Found\r\nContent-Length: 0\r\n\r\n")]),
+
+        // What comes between requests.
+        FaultScenario("stray response on an idle connection", .body("mine"),
+                      steps: [ok("mine"), .pause(.milliseconds(20)), ok("stray")]),
+        FaultScenario("POST on a reused connection closed unanswered", method: .post, warmsUp: true, .transport(code: sendFailed), steps: [.close]),
+        FaultScenario("GET on a reused connection closed unanswered", warmsUp: true, .body("second try"), answer: { request in
+            request.connectionID == 1 ? [.close] : [ok("second try")]
+        }),
+    ]
+
+    /// A head, then `body` a byte every 5 ms.
+    static func trickled(_ body: String) -> [RawServer.Step] {
+        var steps: [RawServer.Step] = [.send("HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n")]
+        for character in body {
+            steps.append(.send(String(character)))
+            steps.append(.pause(.milliseconds(5)))
+        }
+        return steps
+    }
+
+    /// 64 MiB of zeros as a zlib stream: about 64 KiB on the wire.
+    static let bomb = CompressedBodyTests.deflated(Data(count: 64 << 20))
+}
+
+
+/// The fault suite: each way a server can misbehave on the wire, the exact outcome, and a next
+/// request on the same client that gets its own answer. `Sources/Connect/Connect.docc/ServerFaults.md`
+/// lists the same scenarios and outcomes.
+@Suite("Fault suite", .timeLimit(.minutes(3)))
+struct FaultSuiteTests {
+    @Test(arguments: FaultScenario.all)
+    func scenario(_ scenario: FaultScenario) async throws {
+        let server = try RawServer { request, _ in
+            if request.path == "/warm-up" { return [FaultScenario.ok("warm")] }
+            if request.path == "/next" { return [FaultScenario.ok("next")] }
+            return scenario.answer(request)
+        }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.maximumRedirects = scenario.maximumRedirects
+        configuration.maximumResponseBodySize = scenario.maximumBodySize
+        let connect = Connect(configuration: configuration)
+        if scenario.warmsUp {
+            #expect(try await connect.request(TestConnector(server, "/warm-up")).value == Data("warm".utf8))
+        }
+        let result = await outcome(connect.request(TestConnector(server, "/fault", method: scenario.method, timeout: scenario.timeout)))
+        switch (scenario.outcome, result) {
+        case (.body(let expected), .success(let body)):
+            #expect(body == Data(expected.utf8))
+        case (.status(let expected), .failure(ConnectError.http(let failure))):
+            #expect(failure.statusCode == expected)
+        case (.transport(let code), .failure(ConnectError.transport(let actual, let message, let requestSent))):
+            #expect(actual == code, "\(message)")
+            #expect(requestSent)
+        case (.timedOut, .failure(ConnectError.timedOut)):
+            break
+        case (.tooLarge(let limit), .failure(ConnectError.responseTooLarge(let actual))):
+            #expect(actual == limit)
+        default:
+            Issue.record("expected \(scenario.outcome), got \(result)")
+        }
+        if scenario.method == .post {
+            #expect(server.requests.filter { $0.path == "/fault" }.count == 1, "the POST went out once")
+        }
+        // Whatever the fault left behind, the next request on the same client gets its own answer.
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(try await connect.request(TestConnector(server, "/next")).value == Data("next".utf8))
+    }
+
+    @Test func thereAreAtLeastFortyScenariosWithDistinctNames() {
+        #expect(FaultScenario.all.count >= 40)
+        #expect(Set(FaultScenario.all.map(\.name)).count == FaultScenario.all.count)
+    }
+
+    @Test func theDocumentationListsEveryScenario() throws {
+        let article = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Sources/Connect/Connect.docc/ServerFaults.md")
+        let text = try String(contentsOf: article, encoding: .utf8)
+        for scenario in FaultScenario.all {
+            #expect(text.contains("| \(scenario.name) |"), "\(scenario.name) is not in ServerFaults.md")
+        }
+    }
+}
