@@ -79,6 +79,19 @@ struct WireTests {
         await expectFailureAfterSending(Connect().request(TestConnector(server, "/")), reply.debugDescription)
     }
 
+    @Test func aMalformedResponseIsRetriedLikeAReset() async throws {
+        let server = try RawServer { request, _ in
+            request.connectionID == 1 || request.path == "/once" ? [.send("HTTP/1.1 abc OK\r\n\r\n"), .close] : [.send(RawServer.response(body: "second"))]
+        }
+        defer { server.shutdown() }
+        let connect = Connect(middleware: ConnectMiddleware(retrier: RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10))))
+        #expect(try await connect.request(TestConnector(server, "/")).value == Data("second".utf8))
+        // A POST, which may not be repeated, is not.
+        let post = connect.request(TestConnector(server, "/once", method: .post))
+        await expectFailureAfterSending(post)
+        #expect(server.requests.filter { $0.path == "/once" }.count == 1)
+    }
+
     @Test(arguments: [
         "HTTP/1.1 200 OK\r\n",
         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n",
