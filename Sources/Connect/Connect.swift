@@ -167,32 +167,3 @@ public final class Connect: Sendable {
         Future(result: .failure(error), context: context)
     }
 }
-
-/// `RequestBuilder` holds a `JSONEncoder`, which is not `Sendable` on every platform; the
-/// builder never mutates it after `Connect.init`, and encoding with one instance from several
-/// threads at once is safe.
-struct UncheckedRequestBuilder: @unchecked Sendable {
-    let builder: RequestBuilder
-
-    init(_ builder: RequestBuilder) {
-        self.builder = builder
-    }
-}
-
-extension ConnectError: Equatable {
-    /// Compares the case and its plain values; HTTP and decoding failures compare by status
-    /// and description.
-    public static func == (lhs: ConnectError, rhs: ConnectError) -> Bool {
-        switch (lhs, rhs) {
-        case (.cancelled, .cancelled): return true
-        case (.invalidRequest(let a), .invalidRequest(let b)): return a == b
-        case (.timedOut(let a), .timedOut(let b)): return a == b
-        case (.transport(let a, let b, let c), .transport(let d, let e, let f)): return a == d && b == e && c == f
-        case (.tls(let a, let b), .tls(let c, let d)): return a == c && b == d
-        case (.responseTooLarge(let a), .responseTooLarge(let b)): return a == b
-        case (.http(let a), .http(let b)): return a.statusCode == b.statusCode && a.message == b.message
-        case (.decoding(let a), .decoding(let b)): return a.description == b.description
-        default: return false
-        }
-    }
-}

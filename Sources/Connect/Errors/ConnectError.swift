@@ -63,45 +63,25 @@ public enum ConnectError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-extension FutureContext {
-    /// The context of every future a `Connect` returns.
-    static func connect(callbackQueue: DispatchQueue) -> FutureContext {
-        FutureContext(callbackQueue: callbackQueue, cancellationError: ConnectError.cancelled) { ConnectError.decoding($0) }
-    }
-}
-
-/// A response whose status was outside the accepted range.
-public struct HTTPFailure: Sendable, CustomStringConvertible {
-    /// The status code.
-    public var statusCode: Int { response.statusCode }
-    /// What the server said, as the error handler found it in the body; `nil` if it found nothing.
-    public let message: String?
-    /// The whole response: headers and raw body.
-    public let response: Response
-
-    /// Creates a failure for `response`.
-    public init(message: String?, response: Response) {
-        self.message = message
-        self.response = response
-    }
-
-    /// At most this many bytes of the body appear in ``description``.
-    public static let previewLength = 512
-
-    /// The start of the body as text, for logs and messages.
-    public var bodyPreview: String {
-        DecodingFailure.preview(of: response.body, limit: Self.previewLength)
-    }
-
-    public var description: String {
-        var text = "HTTP \(statusCode) \(response.reasonPhrase)"
-        if let message { text += ": \(message)" }
-        if message == nil, !response.body.isEmpty { text += ". Body starts: \(bodyPreview)" }
-        return text
-    }
-}
-
 extension ConnectError: LocalizedError {
     /// The same text as ``description``, for code that shows `localizedDescription`.
     public var errorDescription: String? { description }
+}
+
+extension ConnectError: Equatable {
+    /// Compares the case and its plain values; HTTP and decoding failures compare by status
+    /// and description.
+    public static func == (lhs: ConnectError, rhs: ConnectError) -> Bool {
+        switch (lhs, rhs) {
+        case (.cancelled, .cancelled): return true
+        case (.invalidRequest(let a), .invalidRequest(let b)): return a == b
+        case (.timedOut(let a), .timedOut(let b)): return a == b
+        case (.transport(let a, let b, let c), .transport(let d, let e, let f)): return a == d && b == e && c == f
+        case (.tls(let a, let b), .tls(let c, let d)): return a == c && b == d
+        case (.responseTooLarge(let a), .responseTooLarge(let b)): return a == b
+        case (.http(let a), .http(let b)): return a.statusCode == b.statusCode && a.message == b.message
+        case (.decoding(let a), .decoding(let b)): return a.description == b.description
+        default: return false
+        }
+    }
 }

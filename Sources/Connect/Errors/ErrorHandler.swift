@@ -73,16 +73,3 @@ public struct ErrorHandler: ErrorHandlerProtocol {
         return trimmed.isEmpty ? nil : trimmed
     }
 }
-
-/// A message a server returned, for handlers called with the body dictionary alone.
-public struct ServerMessage: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The message.
-    public let message: String
-
-    /// Wraps `message`.
-    public init(message: String) {
-        self.message = message
-    }
-
-    public var description: String { message }
-}

@@ -1,23 +1,5 @@
 import Foundation
 
-/// Anything a ``Connector`` can return as its `parameters`: ``Parameter``,
-/// ``CompositeParameters``, or a kind of your own.
-///
-/// ```swift
-/// struct Paging: ParametersRepresentable {
-///     var page: Int, size: Int
-///     func encode(into parameters: inout EncodedParameters) throws {
-///         parameters.appendQuery(name: "page", value: "\(page)")
-///         parameters.appendQuery(name: "per_page", value: "\(size)")
-///     }
-/// }
-/// ```
-public protocol ParametersRepresentable {
-    /// Adds this value's path values, query items, body or headers to `parameters`.
-    /// Throwing fails the request before anything is sent.
-    func encode(into parameters: inout EncodedParameters) throws
-}
-
 /// The parameters of one request, collected from a connector's `parameters` before the request
 /// is built.
 public struct EncodedParameters {
@@ -61,19 +43,5 @@ public struct EncodedParameters {
             throw ConnectError.invalidRequest("more than one parameter supplies a request body")
         }
         body = newBody
-    }
-}
-
-/// One `name=value` pair of a URL query.
-public struct QueryItem: Hashable, Sendable {
-    /// The name, unencoded.
-    public var name: String
-    /// The value, unencoded; `nil` sends the name alone.
-    public var value: String?
-
-    /// Creates a query item.
-    public init(name: String, value: String?) {
-        self.name = name
-        self.value = value
     }
 }
