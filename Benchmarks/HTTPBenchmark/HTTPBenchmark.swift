@@ -14,7 +14,7 @@ struct HTTPBenchmark {
         let posts: Bool
         var endpoint: String { "" }
         var method: HTTPMethod { posts ? .post : .get }
-        var parameters: ParametersRepresentable? { posts ? Parameter.jsonObject(value: Self.document) : nil }
+        var parameters: (any ParametersRepresentable)? { posts ? Parameter.jsonObject(value: Self.document) : nil }
 
         /// 22 to-do items: 1 KiB of JSON.
         static let document = (0..<22).map { Item(id: $0, title: String(format: "todo %03d", $0), done: $0 % 2 == 0) }

@@ -71,18 +71,18 @@ public final class Connect: Sendable {
     ///   - connector: the endpoint and its parameters.
     ///   - debugResponse: logs the request as a runnable `curl` command and the response
     ///     (status, headers, time, the start of the body), with secrets redacted.
-    public func request(_ connector: Connector, debugResponse: Bool = false) -> Future<Data> {
+    public func request(_ connector: any Connector, debugResponse: Bool = false) -> Future<Data> {
         exchange(connector, debugResponse: debugResponse) { $0.body }
     }
 
     /// Sends the request `connector` describes; the future gives the whole response, headers
     /// and timings included.
-    public func response(_ connector: Connector, debugResponse: Bool = false) -> Future<Response> {
+    public func response(_ connector: any Connector, debugResponse: Bool = false) -> Future<Response> {
         exchange(connector, debugResponse: debugResponse) { $0 }
     }
 
     private func exchange<Output: Sendable>(
-        _ connector: Connector, debugResponse: Bool, output: @escaping @Sendable (Response) -> Output
+        _ connector: any Connector, debugResponse: Bool, output: @escaping @Sendable (Response) -> Output
     ) -> Future<Output> {
         let request: Request
         do {
@@ -93,7 +93,7 @@ public final class Connect: Sendable {
         return send(request, policy: policy(for: connector), debugResponse: debugResponse, alreadyValidated: true, output: output)
     }
 
-    func policy(for connector: Connector) -> ExchangePolicy {
+    func policy(for connector: any Connector) -> ExchangePolicy {
         ExchangePolicy(
             acceptedStatusCodes: connector.acceptedStatusCodes ?? configuration.acceptedStatusCodes,
             errorHandler: connector.errorHandler ?? errorHandler,

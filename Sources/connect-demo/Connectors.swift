@@ -34,7 +34,7 @@ enum TodoConnector: Connector {
 
     var headers: [HTTPHeader] { [] }
 
-    var parameters: ParametersRepresentable? {
+    var parameters: (any ParametersRepresentable)? {
         switch self {
         case .get(let id): return Parameter.path(key: "id", value: "\(id)")
         }
@@ -47,7 +47,7 @@ enum TodoAction: String {
 
 /// The seed's `CompositeParameters` example.
 enum AdvancedTodoConnector: Connector {
-    case update(userId: Int, todoId: Int, action: TodoAction, object: Encodable)
+    case update(userId: Int, todoId: Int, action: TodoAction, object: any Encodable)
 
     var baseURL: URL { TodoConnector.baseURL }
 
@@ -65,7 +65,7 @@ enum AdvancedTodoConnector: Connector {
 
     var headers: [HTTPHeader] { [] }
 
-    var parameters: ParametersRepresentable? {
+    var parameters: (any ParametersRepresentable)? {
         switch self {
         case .update(let userId, let todoId, let action, let object):
             return CompositeParameters(
@@ -83,5 +83,5 @@ struct BrokenConnector: Connector {
     var baseURL: URL { TodoConnector.baseURL }
     var endpoint: String { "/todos" }
     var method: HTTPMethod { .get }
-    var parameters: ParametersRepresentable? { Parameter.path(key: "id", value: "1") }
+    var parameters: (any ParametersRepresentable)? { Parameter.path(key: "id", value: "1") }
 }

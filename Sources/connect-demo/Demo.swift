@@ -1,5 +1,6 @@
 import Connect
 import ConnectFutures
+import ConnectTestServer
 import Foundation
 import Logging
 

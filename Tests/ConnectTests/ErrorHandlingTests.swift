@@ -12,7 +12,7 @@ enum AppError: Error, Equatable {
 
 /// A plugin as an app would write it: the seed's one-method form.
 struct AppErrorHandler: ErrorHandlerProtocol {
-    func handle(response: [String: Any]) -> Error? {
+    func handle(response: [String: Any]) -> (any Error)? {
         if response["code"] as? String == "TOKEN_EXPIRED" { return AppError.sessionExpired }
         if response["code"] as? String == "IGNORE" { return nil }
         return AppError.server(response["reason"] as? String ?? "unknown")
@@ -21,9 +21,9 @@ struct AppErrorHandler: ErrorHandlerProtocol {
 
 /// A handler that needs more than the dictionary.
 struct StatusAwareHandler: ErrorHandlerProtocol {
-    func handle(response: [String: Any]) -> Error? { nil }
+    func handle(response: [String: Any]) -> (any Error)? { nil }
 
-    func handle(failure: FailedResponse) -> Error? {
+    func handle(failure: FailedResponse) -> (any Error)? {
         AppError.server("\(failure.request.method) \(failure.statusCode) \(failure.response.header("X-Request-ID") ?? "-") \(failure.response.body.count)")
     }
 }
@@ -159,7 +159,7 @@ struct ErrorHandlingTests {
             let baseURL: URL
             var endpoint: String { "/me" }
             var method: HTTPMethod { .get }
-            var errorHandler: ErrorHandlerProtocol? { AppErrorHandler() }
+            var errorHandler: (any ErrorHandlerProtocol)? { AppErrorHandler() }
         }
         let result = await outcome(sharedConnect.request(Guarded(baseURL: server.baseURL)))
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }

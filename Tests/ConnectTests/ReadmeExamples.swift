@@ -15,7 +15,7 @@ private enum ReadmeTodoConnector: Connector {
     var baseURL: URL { URL(string: "https://api.example.com")! }
     var endpoint: String { "/todos/{id}" }
     var method: HTTPMethod { .get }
-    var parameters: ParametersRepresentable? {
+    var parameters: (any ParametersRepresentable)? {
         switch self {
         case .get(let id): return Parameter.path(key: "id", value: "\(id)")
         }
@@ -25,12 +25,12 @@ private enum ReadmeTodoConnector: Connector {
 private enum ReadmeTodoAction: String { case update }
 
 private enum ReadmeAdvancedTodoConnector: Connector {
-    case update(userId: Int, todoId: Int, action: ReadmeTodoAction, object: Encodable)
+    case update(userId: Int, todoId: Int, action: ReadmeTodoAction, object: any Encodable)
 
     var baseURL: URL { URL(string: "https://myserver.com")! }
     var endpoint: String { "/users/{userId}/todos/{todoId}" }
     var method: HTTPMethod { .put }
-    var parameters: ParametersRepresentable? {
+    var parameters: (any ParametersRepresentable)? {
         switch self {
         case .update(let userId, let todoId, let action, let object):
             return CompositeParameters(
@@ -62,15 +62,15 @@ private struct ReadmePaging: ParametersRepresentable {
 private enum ReadmeAppError: Error { case sessionExpired, server(String) }
 
 private struct ReadmeHandler: ErrorHandlerProtocol {
-    func handle(response: [String: Any]) -> Error? {
+    func handle(response: [String: Any]) -> (any Error)? {
         if response["code"] as? String == "TOKEN_EXPIRED" { return ReadmeAppError.sessionExpired }
         return ReadmeAppError.server(response["reason"] as? String ?? "unknown")
     }
 }
 
 private struct ReadmeStatusAwareHandler: ErrorHandlerProtocol {
-    func handle(response: [String: Any]) -> Error? { nil }
-    func handle(failure: FailedResponse) -> Error? {
+    func handle(response: [String: Any]) -> (any Error)? { nil }
+    func handle(failure: FailedResponse) -> (any Error)? {
         failure.statusCode == 401 ? ReadmeAppError.sessionExpired : ErrorHandler().handle(failure: failure)
     }
 }
@@ -80,7 +80,7 @@ private struct ReadmeCachedFeed: Connector {
     var endpoint: String { "/latest" }
     var method: HTTPMethod { .get }
     var acceptedStatusCodes: AcceptedStatusCodes? { .successful + [304] }
-    var errorHandler: ErrorHandlerProtocol? { ReadmeHandler() }
+    var errorHandler: (any ErrorHandlerProtocol)? { ReadmeHandler() }
 }
 
 private struct ReadmeAPIKey: RequestAdapter {

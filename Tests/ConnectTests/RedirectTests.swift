@@ -46,7 +46,7 @@ struct RedirectTests {
             let target: URL
             var endpoint: String { "/start" }
             var method: HTTPMethod { .get }
-            var redirectHandler: RedirectHandler? { Reroute(target: target) }   // per connector
+            var redirectHandler: (any RedirectHandler)? { Reroute(target: target) }   // per connector
         }
         let body = try await sharedConnect.request(Rerouted(baseURL: origin.baseURL, target: URL(string: "\(target.baseURL.absoluteString)/landing")!)).value
         #expect(String(decoding: body, as: UTF8.self) == "target saw yes")

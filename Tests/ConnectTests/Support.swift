@@ -25,10 +25,10 @@ struct TestConnector: Connector {
     var endpoint: String = ""
     var method: HTTPMethod = .get
     var headers: [HTTPHeader] = []
-    var parameters: ParametersRepresentable?
+    var parameters: (any ParametersRepresentable)?
     var timeout: Duration?
 
-    init(_ server: LocalServer, _ endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [], parameters: ParametersRepresentable? = nil, timeout: Duration? = nil) {
+    init(_ server: LocalServer, _ endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [], parameters: (any ParametersRepresentable)? = nil, timeout: Duration? = nil) {
         baseURL = server.baseURL
         self.endpoint = endpoint
         self.method = method
@@ -37,7 +37,7 @@ struct TestConnector: Connector {
         self.timeout = timeout
     }
 
-    init(url: URL, endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [], parameters: ParametersRepresentable? = nil) {
+    init(url: URL, endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [], parameters: (any ParametersRepresentable)? = nil) {
         baseURL = url
         self.endpoint = endpoint
         self.method = method
@@ -80,7 +80,7 @@ enum TodoConnector: Connector {
 
     var headers: [HTTPHeader] { [] }
 
-    var parameters: ParametersRepresentable? {
+    var parameters: (any ParametersRepresentable)? {
         switch self {
         case .get(let id): return Parameter.path(key: "id", value: "\(id)")
         }
@@ -96,13 +96,13 @@ struct AdvancedTodoConnector: Connector {
     var userId: Int
     var todoId: Int
     var action: TodoAction
-    var object: Encodable
+    var object: any Encodable
 
     var baseURL: URL { server }
     var endpoint: String { "/users/{userId}/todos/{todoId}" }
     var method: HTTPMethod { .put }
     var headers: [HTTPHeader] { [] }
-    var parameters: ParametersRepresentable? {
+    var parameters: (any ParametersRepresentable)? {
         CompositeParameters(
             .path(key: "userId", value: "\(userId)"),
             .path(key: "todoId", value: "\(todoId)"),

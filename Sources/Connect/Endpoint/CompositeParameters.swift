@@ -11,7 +11,7 @@ import Foundation
 /// ```
 public struct CompositeParameters: ParametersRepresentable {
     /// The parameters, applied in order.
-    public var parameters: [ParametersRepresentable]
+    public var parameters: [any ParametersRepresentable]
 
     /// Combines `parameters`.
     public init(_ parameters: Parameter...) {
@@ -19,7 +19,7 @@ public struct CompositeParameters: ParametersRepresentable {
     }
 
     /// Combines `parameters`, which may be of any kind.
-    public init(_ parameters: [ParametersRepresentable]) {
+    public init(_ parameters: [any ParametersRepresentable]) {
         self.parameters = parameters
     }
 

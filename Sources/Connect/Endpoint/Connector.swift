@@ -30,7 +30,7 @@ public protocol Connector {
     /// Headers for this endpoint; empty by default.
     var headers: [HTTPHeader] { get }
     /// Query, path and body parameters; `nil` by default.
-    var parameters: ParametersRepresentable? { get }
+    var parameters: (any ParametersRepresentable)? { get }
     /// The longest the whole exchange may take; `nil` (the default) uses the configuration's.
     var timeout: Duration? { get }
     /// The status codes that count as success for this endpoint; `nil` (the default) uses the
@@ -38,20 +38,20 @@ public protocol Connector {
     var acceptedStatusCodes: AcceptedStatusCodes? { get }
     /// The error handler for this endpoint's failed responses; `nil` (the default) uses the one
     /// `Connect` was made with.
-    var errorHandler: ErrorHandlerProtocol? { get }
+    var errorHandler: (any ErrorHandlerProtocol)? { get }
     /// Whether retriers may repeat this request after it reached the server; `nil` (the
     /// default) decides by the method. Return `true` for a POST that is safe to repeat.
     var allowsRetry: Bool? { get }
     /// Decides about this endpoint's redirects; `nil` (the default) uses the configuration's.
-    var redirectHandler: RedirectHandler? { get }
+    var redirectHandler: (any RedirectHandler)? { get }
 }
 
 extension Connector {
     public var headers: [HTTPHeader] { [] }
-    public var parameters: ParametersRepresentable? { nil }
+    public var parameters: (any ParametersRepresentable)? { nil }
     public var timeout: Duration? { nil }
     public var acceptedStatusCodes: AcceptedStatusCodes? { nil }
-    public var errorHandler: ErrorHandlerProtocol? { nil }
+    public var errorHandler: (any ErrorHandlerProtocol)? { nil }
     public var allowsRetry: Bool? { nil }
-    public var redirectHandler: RedirectHandler? { nil }
+    public var redirectHandler: (any RedirectHandler)? { nil }
 }

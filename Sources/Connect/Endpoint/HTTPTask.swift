@@ -14,7 +14,7 @@ public enum HTTPTask: ParametersRepresentable {
     /// Raw bytes as the body, with a content type (`application/octet-stream` if `nil`).
     case requestData(Data, contentType: String? = nil)
     /// An `Encodable` as a JSON body; `nil` uses the configuration's `jsonEncoder`.
-    case requestJSONEncodable(Encodable, encoder: JSONEncoder? = nil)
+    case requestJSONEncodable(any Encodable, encoder: JSONEncoder? = nil)
     /// Form parameters, URL-encoded, in the query or as an
     /// `application/x-www-form-urlencoded` body. Sent in key order.
     case requestParameters([String: String], encoding: URLEncoding)

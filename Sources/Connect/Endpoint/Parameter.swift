@@ -13,7 +13,7 @@ public enum Parameter: ParametersRepresentable {
     /// `?`, `#`, `%`, space or `..` in `value` cannot change the route.
     case path(key: String, value: String)
     /// `value` encoded as JSON and sent as the body, with `Content-Type: application/json`.
-    case jsonObject(value: Encodable)
+    case jsonObject(value: any Encodable)
 
     public func encode(into parameters: inout EncodedParameters) throws {
         switch self {

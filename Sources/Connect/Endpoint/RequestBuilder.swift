@@ -28,7 +28,7 @@ struct RequestBuilder {
     /// A multipart upload of `files` to `connector`: its path parameters fill the endpoint as
     /// usual, its query parameters become form fields, and a JSON object becomes a part named
     /// `json` (`application/json`).
-    func buildUpload(_ connector: Connector, files: [File]) throws(ConnectError) -> Request {
+    func buildUpload(_ connector: any Connector, files: [File]) throws(ConnectError) -> Request {
         let parameters = try encodeParameters(of: connector)
         var parts = parameters.queryItems.map { FormPart.field($0.name, $0.value ?? "") }
         if let json = parameters.body?.data {
@@ -43,11 +43,11 @@ struct RequestBuilder {
         return try build(connector, parameters: formParameters)
     }
 
-    func build(_ connector: Connector) throws(ConnectError) -> Request {
+    func build(_ connector: any Connector) throws(ConnectError) -> Request {
         try build(connector, parameters: encodeParameters(of: connector))
     }
 
-    private func encodeParameters(of connector: Connector) throws(ConnectError) -> EncodedParameters {
+    private func encodeParameters(of connector: any Connector) throws(ConnectError) -> EncodedParameters {
         var parameters = EncodedParameters(jsonEncoder: jsonEncoder)
         if let given = connector.parameters {
             do {
@@ -61,7 +61,7 @@ struct RequestBuilder {
         return parameters
     }
 
-    private func build(_ connector: Connector, parameters: EncodedParameters) throws(ConnectError) -> Request {
+    private func build(_ connector: any Connector, parameters: EncodedParameters) throws(ConnectError) -> Request {
         let (url, urlProblem) = try makeCheckedURL(base: environment.baseURL(for: connector.baseURL), endpoint: connector.endpoint, parameters: parameters)
 
         var headers = connector.headers

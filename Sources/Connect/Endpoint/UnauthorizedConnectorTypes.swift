@@ -6,10 +6,10 @@ final class UnauthorizedConnectorTypes: Sendable {
     private let types = Locked<Set<ObjectIdentifier>>([])
 
     /// The connector's token, if it is an ``AuthorizedConnector`` that has one.
-    func authorizationToken(of connector: Connector) -> AuthorizationToken? {
+    func authorizationToken(of connector: any Connector) -> AuthorizationToken? {
         let type = ObjectIdentifier(Swift.type(of: connector))
         if types.withLock({ $0.contains(type) }) { return nil }
-        guard let authorized = connector as? AuthorizedConnector else {
+        guard let authorized = connector as? any AuthorizedConnector else {
             types.withLock { _ = $0.insert(type) }
             return nil
         }

@@ -23,11 +23,11 @@ public struct ErrorHandler: ErrorHandlerProtocol {
 
     /// The message found in `response`, wrapped in ``ServerMessage``; used when a handler is
     /// called with a dictionary alone.
-    public func handle(response: [String: Any]) -> Error? {
+    public func handle(response: [String: Any]) -> (any Error)? {
         ServerMessage(message: message(in: response) ?? "The server reported an error.")
     }
 
-    public func handle(failure: FailedResponse) -> Error? {
+    public func handle(failure: FailedResponse) -> (any Error)? {
         ConnectError.http(HTTPFailure(message: message(in: failure), response: failure.response))
     }
 

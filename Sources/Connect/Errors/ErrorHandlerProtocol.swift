@@ -18,17 +18,17 @@ import Foundation
 /// run on the callback queue, never on the transfer thread.
 public protocol ErrorHandlerProtocol: Sendable {
     /// The error for a failed response whose body is a JSON object, or `nil` to accept it.
-    func handle(response: [String: Any]) -> Error?
+    func handle(response: [String: Any]) -> (any Error)?
 
     /// The error for any failed response, or `nil` to accept it.
     ///
     /// The default implementation calls ``handle(response:)`` when the body is a JSON object, and
     /// otherwise returns ``ConnectError/http(_:)`` with no message.
-    func handle(failure: FailedResponse) -> Error?
+    func handle(failure: FailedResponse) -> (any Error)?
 }
 
 extension ErrorHandlerProtocol {
-    public func handle(failure: FailedResponse) -> Error? {
+    public func handle(failure: FailedResponse) -> (any Error)? {
         if let object = failure.jsonObject {
             return handle(response: object)
         }

@@ -1,3 +1,4 @@
+import ConnectFutures
 import Foundation
 import Logging
 

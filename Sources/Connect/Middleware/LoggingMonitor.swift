@@ -1,3 +1,4 @@
+import ConnectFutures
 import Logging
 
 /// A monitor that logs each request's life to a swift-log `Logger`:

@@ -10,7 +10,7 @@ extension Connect {
     /// ```
     /// The connector's path parameters fill its endpoint; its query parameters become form fields
     /// and a JSON object a part named `json`. Files on disk are streamed, never loaded whole.
-    public func upload(files: [File]?, to connector: Connector, progress: ProgressHandler? = nil, debugResponse: Bool = false) -> Future<Data> {
+    public func upload(files: [File]?, to connector: any Connector, progress: ProgressHandler? = nil, debugResponse: Bool = false) -> Future<Data> {
         send(debugResponse: debugResponse, policy: policy(for: connector), progress: progress) {
             var request = try builder.builder.buildUpload(connector, files: files ?? [])
             request.progress = progress
@@ -24,7 +24,7 @@ extension Connect {
     public func upload(
         fileAt fileURL: URL,
         contentType: String = "application/octet-stream",
-        to connector: Connector,
+        to connector: any Connector,
         progress: ProgressHandler? = nil,
         debugResponse: Bool = false
     ) -> Future<Data> {
@@ -56,7 +56,7 @@ extension Connect {
     /// A failed or cancelled download that is not resumable leaves no file behind. An error
     /// status never touches the file: its body goes to the error handler as usual.
     public func download(
-        _ connector: Connector,
+        _ connector: any Connector,
         to destination: URL? = nil,
         resuming: Bool = false,
         progress: ProgressHandler? = nil,
@@ -77,7 +77,7 @@ extension Connect {
     ///
     /// - Parameter bufferSize: how many bytes may wait unread before the transfer pauses
     ///   (1 MiB by default).
-    public func stream(_ connector: Connector, bufferSize: Int = 1 << 20, debugResponse: Bool = false) -> ResponseStream {
+    public func stream(_ connector: any Connector, bufferSize: Int = 1 << 20, debugResponse: Bool = false) -> ResponseStream {
         let buffer = StreamBuffer(limit: bufferSize, context: context)
         let exchange = send(debugResponse: debugResponse, policy: policy(for: connector), progress: nil) {
             var request = try builder.builder.build(connector)

@@ -44,7 +44,7 @@ public final class MockTransport: Transport {
 
     /// Answers requests with `connector`'s method and path (as built without any environment):
     /// with `responses` in order, the last one again once they run out.
-    public func register(_ responses: MockResponse..., for connector: Connector) {
+    public func register(_ responses: MockResponse..., for connector: any Connector) {
         let method = connector.method
         let path = (try? RequestBuilder().build(connector).url.path) ?? connector.endpoint
         register(responses) { $0.method == method && $0.url.path == path }
