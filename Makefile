@@ -1,7 +1,7 @@
 # The README's quick start: `make demo` and `make test`. Each installs what is missing first.
 SWIFT ?= swift
 
-.PHONY: all deps demo test test-fast test-tsan test-asan bench bench-instructions bench-transfers clean
+.PHONY: all deps demo test test-fast test-tsan test-asan check docs bench bench-instructions bench-transfers clean
 
 all: test
 
@@ -27,6 +27,14 @@ test-tsan: deps
 test-asan: deps
 	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan
 
+## Guardrails CI enforces: no module-qualified Glibc/Darwin calls, no warnings in our code.
+check: deps
+	./.ci/check
+
+## The DocC catalog (Sources/Connect/Connect.docc) built into a documentation archive.
+docs: deps
+	$(SWIFT) package generate-documentation --target Connect --warnings-as-errors
+
 ## Benchmarks against raw libcurl in C (release builds; needs nginx, gcc and curl, installed if missing).
 bench:
 	@./.ci/dependencies --bench
@@ -43,4 +51,4 @@ bench-transfers:
 	./Benchmarks/transfers
 
 clean:
-	rm -rf .build .build-tsan .build-asan Benchmarks/.build
+	rm -rf .build .build-tsan .build-asan .build-check Benchmarks/.build

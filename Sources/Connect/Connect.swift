@@ -1,7 +1,7 @@
 import ConnectFutures
 import Foundation
 
-/// Sends ``Connector`` requests and hands back ``Future``s of their results.
+/// Sends ``Connector`` requests and hands back `Future`s of their results.
 ///
 /// ```swift
 /// Connect.default.request(TodoConnector.get(id: 123), debugResponse: true)

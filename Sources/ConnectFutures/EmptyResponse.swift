@@ -4,6 +4,7 @@
 /// `decoded(toType:)` gives an `EmptyResponse` for an empty body without asking the decoder
 /// (JSON has no empty document), and decodes any JSON body as usual, ignoring its contents.
 public struct EmptyResponse: EmptyDecodable, Hashable, Sendable {
+    /// The empty value.
     public init() {}
     public init(from decoder: any Decoder) throws {}
 }

@@ -20,11 +20,16 @@ public struct TestResponse: Sendable {
         case trickle(chunk: Int, every: Duration)
     }
 
+    /// The status code.
     public var status: Int
+    /// The headers, in order; `Content-Length` is added unless they frame the body.
     public var headers: [(String, String)]
+    /// The body.
     public var body: Data
+    /// How the server misbehaves while sending it, if at all.
     public var behavior: Behavior
 
+    /// A response with a status, headers, a body and a behaviour.
     public init(status: Int = 200, headers: [(String, String)] = [], body: Data = Data(), behavior: Behavior = .respond) {
         self.status = status
         self.headers = headers
@@ -50,10 +55,13 @@ public struct TestResponse: Sendable {
 
 /// A request as the test server received it.
 public struct RecordedRequest: Sendable {
+    /// The method, e.g. `GET`.
     public let method: String
     /// The request target as sent, e.g. `/users/1?x=2`.
     public let uri: String
+    /// The headers, in order.
     public let headers: [(String, String)]
+    /// The body, de-chunked.
     public let body: Data
     /// Which connection carried it; the same number means the connection was reused.
     public let connectionID: Int

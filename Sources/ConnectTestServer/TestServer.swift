@@ -15,6 +15,7 @@ import ConnectFutures
 /// It records every request and connection, and can misbehave on purpose (see
 /// ``TestResponse/Behavior``).
 public final class TestServer: LocalServer, @unchecked Sendable {
+    /// Answers one request.
     public typealias Handler = @Sendable (RecordedRequest) -> TestResponse
 
     /// Starts a server that answers each request with `handler`'s response.

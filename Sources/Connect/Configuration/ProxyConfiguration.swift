@@ -12,8 +12,9 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// The proxy, as libcurl takes it: `http://host:port`, `https://…`, `socks5://…`, or
     /// `socks5h://…` (host names resolved by the proxy).
     public var url: String
-    /// Credentials for the proxy, if it asks.
+    /// The user name for the proxy, if it asks for credentials.
     public var username: String?
+    /// The password for the proxy, if it asks for credentials.
     public var password: String?
     /// Hosts reached directly, e.g. `["localhost", ".internal.example.com"]`.
     public var bypassHosts: [String]

@@ -47,11 +47,18 @@ public protocol Connector {
 }
 
 extension Connector {
+    /// No headers of its own.
     public var headers: [HTTPHeader] { [] }
+    /// No parameters.
     public var parameters: (any ParametersRepresentable)? { nil }
+    /// The configuration's timeout.
     public var timeout: Duration? { nil }
+    /// The configuration's accepted status codes.
     public var acceptedStatusCodes: AcceptedStatusCodes? { nil }
+    /// The client's error handler.
     public var errorHandler: (any ErrorHandlerProtocol)? { nil }
+    /// Decided by the method: idempotent requests may be repeated.
     public var allowsRetry: Bool? { nil }
+    /// The configuration's redirect handler.
     public var redirectHandler: (any RedirectHandler)? { nil }
 }

@@ -19,13 +19,21 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
     public var description: String { rawValue }
 
+    /// `GET`.
     public static let get = HTTPMethod(rawValue: "GET")
+    /// `POST`.
     public static let post = HTTPMethod(rawValue: "POST")
+    /// `PUT`.
     public static let put = HTTPMethod(rawValue: "PUT")
+    /// `PATCH`.
     public static let patch = HTTPMethod(rawValue: "PATCH")
+    /// `DELETE`.
     public static let delete = HTTPMethod(rawValue: "DELETE")
+    /// `HEAD`.
     public static let head = HTTPMethod(rawValue: "HEAD")
+    /// `OPTIONS`.
     public static let options = HTTPMethod(rawValue: "OPTIONS")
+    /// `TRACE`.
     public static let trace = HTTPMethod(rawValue: "TRACE")
 
     /// `true` for methods that may be repeated without changing the outcome (RFC 9110 §9.2.2).

@@ -47,14 +47,17 @@ extension Connect {
     /// let (updates, progress) = TransferProgress.stream()
     /// let download = connect.download(VideoConnector.episode(3), to: videoURL, resuming: true, progress: progress)
     /// ```
+    /// A failed or cancelled download that is not resumable leaves no file behind. An error
+    /// status never touches the file: its body goes to the error handler as usual.
+    ///
     /// - Parameters:
+    ///   - connector: the endpoint and its parameters.
     ///   - destination: where the file goes (replaced if it exists); a new temporary file when `nil`.
     ///   - resuming: continue a partial file at `destination` with a Range request, and keep the
     ///     partial file if this download fails or is cancelled. If the server ignores the Range
     ///     (answers 200, not 206), the file is started over.
     ///   - progress: receives progress on the callback queue.
-    /// A failed or cancelled download that is not resumable leaves no file behind. An error
-    /// status never touches the file: its body goes to the error handler as usual.
+    ///   - debugResponse: logs the request as a `curl` command and the response, secrets redacted.
     public func download(
         _ connector: any Connector,
         to destination: URL? = nil,
@@ -75,8 +78,10 @@ extension Connect {
 
     /// The response to `connector`, its body read as it arrives; see ``ResponseStream``.
     ///
-    /// - Parameter bufferSize: how many bytes may wait unread before the transfer pauses
-    ///   (1 MiB by default).
+    /// - Parameters:
+    ///   - connector: the endpoint and its parameters.
+    ///   - bufferSize: how many bytes may wait unread before the transfer pauses (1 MiB by default).
+    ///   - debugResponse: logs the request as a `curl` command and the response, secrets redacted.
     public func stream(_ connector: any Connector, bufferSize: Int = 1 << 20, debugResponse: Bool = false) -> ResponseStream {
         let buffer = StreamBuffer(limit: bufferSize, context: context)
         let exchange = send(debugResponse: debugResponse, policy: policy(for: connector), progress: nil) {

@@ -15,7 +15,7 @@ public protocol ResponseDecoder: Sendable {
 }
 
 /// JSON into a `Decodable`, with a decoder you configure (dates, key strategies). An empty body
-/// decodes to an ``EmptyDecodable`` type such as `EmptyResponse`.
+/// decodes to an `EmptyDecodable` type such as `EmptyResponse`.
 public struct JSONResponseDecoder<Output: Decodable & Sendable>: ResponseDecoder {
     /// The decoder used.
     public let decoder: JSONDecoder
@@ -39,6 +39,7 @@ public struct JSONResponseDecoder<Output: Decodable & Sendable>: ResponseDecoder
 
 /// The raw body, e.g. an image.
 public struct RawDataResponseDecoder: ResponseDecoder {
+    /// Creates the decoder.
     public init() {}
     public func decode(_ response: Response) throws -> Data { response.body }
 }
@@ -46,6 +47,7 @@ public struct RawDataResponseDecoder: ResponseDecoder {
 /// The body as text, in the charset the response's `Content-Type` names (UTF-8 when it names
 /// none); bytes invalid in that charset fail with ``ConnectError/decoding(_:)``.
 public struct StringResponseDecoder: ResponseDecoder {
+    /// Creates the decoder.
     public init() {}
 
     public func decode(_ response: Response) throws -> String {
