@@ -81,7 +81,9 @@ struct TransportTests {
         // libcurl reports when it gave up, measured on the transfer thread: a wall clock here would
         // also count how long this test waited for a thread (the suite runs under TSan too).
         let waited = try #require(curlElapsedMilliseconds(message))
-        #expect(waited >= 300 && waited < 10_000)  // the configuration's default would be 60,000
+        // libcurl counts from when the transfer started on its thread, rounded down: a few
+        // milliseconds under the timeout at times.
+        #expect(waited >= 250 && waited < 10_000, "\(message)")  // the configuration's default would be 60,000
         #expect(ContinuousClock.now - started >= .milliseconds(300))
     }
 
