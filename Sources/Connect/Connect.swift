@@ -59,9 +59,10 @@ public final class Connect: Sendable {
         skipsMiddleware = (middleware as? ConnectMiddleware)?.isPassthrough == true
         self.errorHandler = errorHandler
         self.configuration = configuration
-        let context = FutureContext.connect(callbackQueue: configuration.callbackQueue)
+        let context = FutureContext.connect(callbackQueue: configuration.callbackQueue, jsonDecoder: configuration.jsonDecoder)
         self.context = context
         self.transport = transport ?? CurlTransport(configuration: configuration, context: context)
+        (transport as? MockTransport)?.adopt(configuration)
         builder = UncheckedRequestBuilder(RequestBuilder(configuration: configuration))
     }
 

@@ -9,14 +9,16 @@ extension Future where Value == Data {
     ///     .observe { result in /* Result<Todo, Error> */ }
     /// ```
     /// The type can be left out where Swift infers it: `let todo: Future<Todo> = f.decoded()`.
+    /// Without a `decoder`, the chain's ``FutureContext`` decoder is used (`Connect`'s futures:
+    /// the configuration's `jsonDecoder`), or a new `JSONDecoder()`.
     /// A body that does not decode fails the future with a ``DecodingFailure`` that names the
     /// type, the coding path and the start of the body, or with the error the chain's
     /// ``FutureContext/decodingFailure`` makes of it (`Connect`'s futures: `ConnectError.decoding`).
     public func decoded<Decoded: Decodable & Sendable>(
         toType type: Decoded.Type = Decoded.self,
-        decoder: JSONDecoder = JSONDecoder()
+        decoder: JSONDecoder? = nil
     ) -> Future<Decoded> {
-        let decoder = UncheckedDecoder(decoder)
+        let decoder = decoder.map(UncheckedDecoder.init) ?? storage.context?.jsonDecoder ?? UncheckedDecoder(JSONDecoder())
         let report = storage.context?.decodingFailure
         return map { data in
             if data.isEmpty, let empty = Decoded.self as? any EmptyDecodable.Type {

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 
 /// Settings a whole chain of futures shares: made once by a producer, handed down to every
 /// future chained from its promise.
@@ -18,15 +19,22 @@ public final class FutureContext: Sendable {
     /// Wraps the ``DecodingFailure`` that `decoded(toType:)` reports, e.g. into a library's own
     /// error type; `nil` reports it as it is.
     public let decodingFailure: (@Sendable (DecodingFailure) -> any Error)?
+    /// What `decoded(toType:)` decodes JSON with when it is given no decoder.
+    let jsonDecoder: UncheckedDecoder?
 
     /// Creates a context.
+    ///
+    /// - Parameter jsonDecoder: decodes JSON for `decoded(toType:)` when the call names no
+    ///   decoder; a new `JSONDecoder()` when `nil`. Not changed after it is handed over.
     public init(
         callbackQueue: DispatchQueue? = nil,
         cancellationError: (any Error)? = nil,
-        decodingFailure: (@Sendable (DecodingFailure) -> any Error)? = nil
+        decodingFailure: (@Sendable (DecodingFailure) -> any Error)? = nil,
+        jsonDecoder: JSONDecoder? = nil
     ) {
         self.callbackQueue = callbackQueue
         self.cancellationError = cancellationError
         self.decodingFailure = decodingFailure
+        self.jsonDecoder = jsonDecoder.map(UncheckedDecoder.init)
     }
 }

@@ -127,8 +127,8 @@ struct CookieAndProxyTests {
         var configuration = ConnectConfiguration()
         configuration.proxy = .socks5(host: "127.0.0.1", port: listener.port, username: "u", password: "p")
         let error = await connectError(Connect(configuration: configuration).request(TestConnector(url: URL(string: "http://api.example.invalid")!)))
-        guard case .transport(let code, _, false)? = error else { Issue.record("expected a proxy failure, got \(String(describing: error))"); return }
-        #expect(code == 97)  // CURLE_PROXY
+        guard case .transport(let failure)? = error, !failure.requestSent else { Issue.record("expected a proxy failure, got \(String(describing: error))"); return }
+        #expect(failure.kind == .proxy && failure.curlCode == 97)  // CURLE_PROXY
         let greeting = listener.firstBytes()
         #expect(greeting.first == 0x05)  // SOCKS version 5
         #expect(greeting.count >= 2 && greeting.count == 2 + Int(greeting[1]))

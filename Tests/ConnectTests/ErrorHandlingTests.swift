@@ -193,8 +193,8 @@ struct ErrorHandlingTests {
         let refusing = try RefusingPort()
         let refused = await connectError(sharedConnect.request(TestConnector(url: refusing.url)))
         withExtendedLifetime(refusing) {}
-        #expect(refused?.description.hasPrefix("Transport failure before the request was sent: Failed to connect to 127.0.0.1") == true)
-        #expect(refused?.description.hasSuffix("(curl error 7).") == true)
+        #expect(refused?.description.hasPrefix("Transport failure: Failed to connect to 127.0.0.1") == true)
+        #expect(refused?.description.hasSuffix("(connectionRefused, before the request was sent, curl error 7).") == true)
 
         let timedOut = await connectError(sharedConnect.request(TestConnector(server, "/slow", timeout: .milliseconds(200))))
         #expect(timedOut?.description.hasPrefix("Timed out: Operation timed out after") == true)

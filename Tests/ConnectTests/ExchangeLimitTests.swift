@@ -208,11 +208,11 @@ struct ExchangeLimitTests {
             var configuration = ConnectConfiguration()
             configuration.redirectHandler = handler
             let error = await connectError(Connect(configuration: configuration, transport: mock).send(secure))
-            guard case .transport(_, let message, true)? = error else {
+            guard case .transport(let failure)? = error, failure.kind == .insecureRedirect, failure.requestSent else {
                 Issue.record("expected the downgrade refused, got \(String(describing: error))")
                 continue
             }
-            #expect(message.contains("cleartext"))
+            #expect(failure.message.contains("cleartext"))
         }
         #expect(mock.requests.allSatisfy { $0.url.scheme == "https" })
         var configuration = ConnectConfiguration()

@@ -50,6 +50,8 @@ final class Recorder: Sendable {
 
 /// Retries quickly, so tests stay fast.
 let quickPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10), maximumDelay: .milliseconds(50), jitter: 0)
+/// `quickPolicy` that waits as long as a server's `Retry-After` asks, up to a minute.
+let patientPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10), maximumDelay: .seconds(60), jitter: 0)
 
 @Suite("Middleware", .timeLimit(.minutes(3)))
 struct MiddlewareTests {
@@ -96,7 +98,7 @@ struct MiddlewareTests {
             hits.next() == 1 ? TestResponse(status: 429, headers: [("Retry-After", "1")]) : .text("ok")
         }
         defer { server.shutdown() }
-        let connect = Connect(middleware: ConnectMiddleware(retrier: quickPolicy))
+        let connect = Connect(middleware: ConnectMiddleware(retrier: patientPolicy))
         let start = ContinuousClock.now
         _ = try await connect.request(TestConnector(server, "/")).value
         #expect(ContinuousClock.now - start >= .milliseconds(950))
@@ -115,7 +117,7 @@ struct MiddlewareTests {
         }
         defer { server.shutdown() }
         let scheduled = DelayMonitor()
-        let connect = Connect(middleware: ConnectMiddleware(retriers: [quickPolicy], monitors: [scheduled]))
+        let connect = Connect(middleware: ConnectMiddleware(retriers: [patientPolicy], monitors: [scheduled]))
         let start = ContinuousClock.now
         _ = try await connect.request(TestConnector(server, "/")).value
         // The date has one-second resolution: "in 2 s" means between 1 and 2 seconds from now.
@@ -148,8 +150,8 @@ struct MiddlewareTests {
     @Test func aPostThatNeverReachedTheServerIsRetried() async throws {
         let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1), jitter: 0)
         let request = Request(method: .post, url: URL(string: "http://127.0.0.1:1/")!)
-        let refused = FailedAttempt(request: request, error: ConnectError.transport(code: 7, message: "refused", requestSent: false), response: nil, number: 1, elapsed: .zero)
-        let reset = FailedAttempt(request: request, error: ConnectError.transport(code: 56, message: "reset", requestSent: true), response: nil, number: 1, elapsed: .zero)
+        let refused = FailedAttempt(request: request, error: ConnectError.transport(TransportFailure(kind: .connectionRefused, message: "refused", requestSent: false)), response: nil, number: 1, elapsed: .zero)
+        let reset = FailedAttempt(request: request, error: ConnectError.transport(TransportFailure(kind: .connectionReset, message: "reset", requestSent: true)), response: nil, number: 1, elapsed: .zero)
         #expect(policy.isWorthRetrying(refused))
         #expect(!policy.isWorthRetrying(reset))
         let cancelled = FailedAttempt(request: request, error: ConnectError.cancelled, response: nil, number: 1, elapsed: .zero)
@@ -161,7 +163,10 @@ struct MiddlewareTests {
         let refusing = try RefusingPort()
         let error = await connectError(connect.request(TestConnector(url: refusing.url, method: .post)))
         withExtendedLifetime(refusing) {}
-        guard case .transport(7, _, false)? = error else { Issue.record("expected refused, got \(String(describing: error))"); return }
+        guard case .transport(let failure)? = error, failure.kind == .connectionRefused, !failure.requestSent else {
+            Issue.record("expected refused, got \(String(describing: error))")
+            return
+        }
         #expect(monitor.started.value == 3)
     }
 
@@ -207,10 +212,24 @@ struct MiddlewareTests {
         if atLeast >= .milliseconds(3_500) { #expect(hits.value == 1) }
     }
 
+    @Test func aRetryAfterLongerThanTheMaximumDelayIsNotRetried() async throws {
+        let hits = Hits()
+        let server = try TestServer { _ in
+            hits.next() == 1 ? TestResponse(status: 429, headers: [("Retry-After", "120")]) : .text("ok")
+        }
+        defer { server.shutdown() }
+        // quickPolicy waits 50 ms at most: a server that asks for two minutes gets its 429 back.
+        let error = await connectError(Connect(middleware: ConnectMiddleware(retrier: quickPolicy)).request(TestConnector(server, "/")))
+        #expect(error?.statusCode == 429)
+        guard case .http(let failure)? = error else { return }
+        #expect(failure.response.header("Retry-After") == "120")
+        #expect(hits.value == 1)
+    }
+
     @Test func cancellingDuringABackoffEndsItAtOnce() async throws {
         let server = try TestServer { _ in TestResponse(status: 503, headers: [("Retry-After", "30")]) }
         defer { server.shutdown() }
-        let connect = Connect(middleware: ConnectMiddleware(retrier: quickPolicy))
+        let connect = Connect(middleware: ConnectMiddleware(retrier: patientPolicy))
         let future = connect.request(TestConnector(server, "/"))
         #expect(await eventually { server.requests.count == 1 })  // now in its 30 s wait
         future.cancel()
@@ -225,9 +244,7 @@ struct MiddlewareTests {
     }
 
     @Test func fiftyConcurrent401sRefreshOnce() async throws {
-        let server = try TestServer { request in
-            request.header("Authorization") == "Bearer fresh" ? .text("ok") : .json(#"{"message":"expired"}"#, status: 401)
-        }
+        let server = try freshTokenServer()
         defer { server.shutdown() }
         let refreshes = Hits()
         let authenticator = TokenAuthenticator(token: "stale") {

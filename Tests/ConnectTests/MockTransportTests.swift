@@ -22,11 +22,12 @@ struct MockTransportTests {
     @Test func aRequestWithNoMockFailsClearly() async throws {
         let mock = MockTransport()
         let result = await outcome(Connect(transport: mock).request(TestConnector(url: Self.api, endpoint: "/unknown", method: .delete)))
-        guard case .failure(let error) = result, let missing = error as? NoMockResponse else {
-            Issue.record("expected NoMockResponse, got \(result)")
+        guard case .failure(ConnectError.transport(let failure)) = result, failure.kind == .noMockResponse else {
+            Issue.record("expected a missing mock, got \(result)")
             return
         }
-        #expect(missing.description.hasPrefix("MockTransport has no response for DELETE https://api.example.com/unknown"))
+        #expect(failure.message.hasPrefix("MockTransport has no response for DELETE https://api.example.com/unknown"))
+        #expect(!failure.requestSent)
     }
 
     @Test func theWholePipelineRunsOverMocks() async throws {

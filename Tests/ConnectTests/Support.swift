@@ -122,3 +122,10 @@ func eventually(within limit: Duration = .seconds(60), _ condition: () -> Bool) 
     }
     return condition()
 }
+
+/// A server that answers "ok" to `Authorization: Bearer fresh` and 401 to anything else.
+func freshTokenServer() throws -> TestServer {
+    try TestServer { request in
+        request.header("Authorization") == "Bearer fresh" ? .text("ok") : .json(#"{"message":"expired"}"#, status: 401)
+    }
+}

@@ -193,36 +193,36 @@ struct TransportTests {
         let refusing = try RefusingPort()
         let error = await connectError(sharedConnect.request(TestConnector(url: refusing.url)))
         withExtendedLifetime(refusing) {}
-        guard case .transport(let code, let message, let requestSent)? = error else {
+        guard case .transport(let failure)? = error else {
             Issue.record("expected a transport failure, got \(String(describing: error))")
             return
         }
-        #expect(code == 7)
-        #expect(!requestSent)
+        #expect(failure.kind == .connectionRefused && failure.curlCode == 7)
+        #expect(!failure.requestSent)
         #expect(error?.description.contains("before the request was sent") == true)
-        #expect(!message.isEmpty)
+        #expect(!failure.message.isEmpty)
     }
 
     @Test func resetConnection() async throws {
         let server = try TestServer { _ in TestResponse(behavior: .reset) }
         defer { server.shutdown() }
         let error = await connectError(sharedConnect.request(TestConnector(server, "/reset")))
-        guard case .transport(_, _, let requestSent)? = error else {
+        guard case .transport(let failure)? = error else {
             Issue.record("expected a transport failure, got \(String(describing: error))")
             return
         }
-        #expect(requestSent)
+        #expect(failure.requestSent && failure.kind == .connectionReset)
     }
 
     @Test func truncatedBody() async throws {
         let server = try TestServer { _ in TestResponse(body: Data(repeating: 1, count: 10_000), behavior: .truncate(after: 4_000)) }
         defer { server.shutdown() }
         let error = await connectError(sharedConnect.request(TestConnector(server, "/truncated")))
-        guard case .transport(let code, _, _)? = error else {
+        guard case .transport(let failure)? = error else {
             Issue.record("expected a transport failure, got \(String(describing: error))")
             return
         }
-        #expect(code == 18)  // CURLE_PARTIAL_FILE
+        #expect(failure.kind == .truncatedResponse && failure.curlCode == 18)  // CURLE_PARTIAL_FILE
     }
 
     @Test func oversizedBodiesFailInsteadOfFillingMemory() async throws {
@@ -297,11 +297,11 @@ struct TransportTests {
         var configuration = ConnectConfiguration()
         configuration.maximumRedirects = 3
         let error = await connectError(Connect(configuration: configuration).request(TestConnector(server, "/r")))
-        guard case .transport(let code, _, _)? = error else {
+        guard case .transport(let failure)? = error else {
             Issue.record("expected a transport failure, got \(String(describing: error))")
             return
         }
-        #expect(code == 47)  // CURLE_TOO_MANY_REDIRECTS
+        #expect(failure.kind == .tooManyRedirects)
         #expect(server.requests.count == 4)
     }
 

@@ -174,11 +174,11 @@ struct WireTests {
 /// treat the failure like a reset.
 func expectFailureAfterSending<Value>(_ future: Future<Value>, _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation) async {
     let error = await connectError(future)
-    guard case .transport(_, _, let requestSent)? = error else {
+    guard case .transport(let failure)? = error else {
         Issue.record("expected a transport failure \(what), got \(String(describing: error))", sourceLocation: sourceLocation)
         return
     }
-    #expect(requestSent, sourceLocation: sourceLocation)
+    #expect(failure.requestSent, sourceLocation: sourceLocation)
 }
 
 @Suite("Compressed bodies", .timeLimit(.minutes(3)))

@@ -22,6 +22,9 @@ public struct ConnectConfiguration: Sendable {
     public var defaultQueryItems: [QueryItem] = []
     /// Encodes ``Parameter/jsonObject(value:)`` bodies (dates, key strategies…).
     public var jsonEncoder = JSONEncoder()
+    /// Decodes bodies for `decoded(toType:)` on this client's futures, unless a call passes its
+    /// own decoder (dates, key strategies…).
+    public var jsonDecoder = JSONDecoder()
     /// The longest one exchange may take: from the start of an attempt (adapters and a wait
     /// for a token refresh included) through every redirect hop to the last byte of the
     /// response. A retry starts a new attempt with the whole time again; the wait before it is

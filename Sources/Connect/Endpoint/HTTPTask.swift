@@ -25,6 +25,14 @@ public enum HTTPTask: ParametersRepresentable {
         case queryString
         /// As an `application/x-www-form-urlencoded` body.
         case httpBody
+
+        /// In the URL's query: NetworkKit's name for ``queryString``.
+        public static var url: URLEncoding { .queryString }
+    }
+
+    /// NetworkKit's spelling: `.requestParameters(["q": "swift"], .url)` or `.httpBody`.
+    public static func requestParameters(_ parameters: [String: String], _ destination: URLEncoding) -> HTTPTask {
+        .requestParameters(parameters, encoding: destination)
     }
 
     public func encode(into parameters: inout EncodedParameters) throws {

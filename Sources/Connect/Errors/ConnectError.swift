@@ -12,14 +12,17 @@ import Foundation
 /// }
 /// ```
 /// Errors that your own ``ErrorHandlerProtocol`` returns reach observers unchanged instead.
+///
+/// These cases are fixed: a switch over them stays exhaustive from one release to the next.
+/// New kinds of failure arrive as new ``TransportFailure/Kind`` values inside
+/// ``transport(_:)``, never as new cases here.
 public enum ConnectError: Error, Sendable, CustomStringConvertible {
     /// The request could not be built or is unsafe to send (a URL that does not parse, an
     /// unfilled `{key}`, a header with CR/LF, …). Nothing was sent.
     case invalidRequest(String)
-    /// The exchange failed below HTTP: connection refused, reset, DNS failure, truncated body, ….
-    /// `code` is libcurl's `CURLcode`; `requestSent` tells whether any byte of the request had
-    /// been sent, which decides whether a non-idempotent request may be retried safely.
-    case transport(code: Int, message: String, requestSent: Bool)
+    /// The exchange failed below HTTP: connection refused, reset, DNS failure, a truncated or
+    /// malformed response, too many redirects, …; see ``TransportFailure/kind``.
+    case transport(TransportFailure)
     /// The connect or total timeout elapsed.
     case timedOut(String)
     /// The request was cancelled.
@@ -38,9 +41,8 @@ public enum ConnectError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .invalidRequest(let reason):
             return "Invalid request: \(reason)."
-        case .transport(let code, let message, let requestSent):
-            let when = requestSent ? "after the request was sent" : "before the request was sent"
-            return "Transport failure \(when): \(message) (curl error \(code))."
+        case .transport(let failure):
+            return "Transport failure: \(failure)."
         case .timedOut(let message):
             return "Timed out: \(message)."
         case .cancelled:
@@ -76,7 +78,7 @@ extension ConnectError: Equatable {
         case (.cancelled, .cancelled): return true
         case (.invalidRequest(let a), .invalidRequest(let b)): return a == b
         case (.timedOut(let a), .timedOut(let b)): return a == b
-        case (.transport(let a, let b, let c), .transport(let d, let e, let f)): return a == d && b == e && c == f
+        case (.transport(let a), .transport(let b)): return a == b
         case (.tls(let a, let b), .tls(let c, let d)): return a == c && b == d
         case (.responseTooLarge(let a), .responseTooLarge(let b)): return a == b
         case (.http(let a), .http(let b)): return a.statusCode == b.statusCode && a.message == b.message

@@ -57,14 +57,14 @@ struct RedirectFollower: Sendable {
             }
             guard hops < maximumRedirects else {
                 if maximumRedirects == 0 { return Future(value: try finish(response)) }
-                throw ConnectError.transport(code: 47, message: "Maximum (\(maximumRedirects)) redirects followed", requestSent: true)
+                throw ConnectError.transport(TransportFailure(kind: .tooManyRedirects, message: "Maximum (\(maximumRedirects)) redirects followed", requestSent: true))
             }
             if Self.isDowngrade(from: request.url, to: proposed.url), handler?.allowsInsecureRedirect(response, of: request, to: proposed) != true {
-                throw ConnectError.transport(
-                    code: 1,
+                throw ConnectError.transport(TransportFailure(
+                    kind: .insecureRedirect,
                     message: "Refused a redirect from \(DebugLog.text(of: request.url, redacting: .default)) to \(DebugLog.text(of: proposed.url, redacting: .default)): "
                         + "it would send the request in cleartext (allow it with RedirectHandler.allowsInsecureRedirect)",
-                    requestSent: true)
+                    requestSent: true))
             }
             let next: Request
             switch handler?.redirect(response, of: request, to: proposed) ?? .follow {

@@ -9,6 +9,9 @@
 /// ```
 /// With nothing in it (`ConnectMiddleware()`, the default) requests go straight to the
 /// transport, on the fastest path.
+///
+/// An adapter that is also a ``RequestRetrier`` (a ``TokenAuthenticator``) is asked about
+/// retries too, after the `retriers`: listing it once, in `adapters`, is enough.
 public struct ConnectMiddleware: ConnectMiddlewareProtocol {
     /// Adapt each request, in order.
     public var adapters: [any RequestAdapter]
@@ -18,6 +21,8 @@ public struct ConnectMiddleware: ConnectMiddlewareProtocol {
     public var monitors: [any ConnectMonitor]
 
     /// Creates a middleware; with no arguments it adapts nothing and retries nothing.
+    ///
+    /// Adapters that are also retriers join `retriers` at the end, unless they are already there.
     public init(
         adapters: [any RequestAdapter] = [],
         retriers: [any RequestRetrier] = [],
@@ -25,7 +30,12 @@ public struct ConnectMiddleware: ConnectMiddlewareProtocol {
         monitors: [any ConnectMonitor] = []
     ) {
         self.adapters = adapters
-        self.retriers = retriers
+        self.retriers = retriers + adapters.compactMap { adapter -> (any RequestRetrier)? in
+            guard let retrier = adapter as? any RequestRetrier else { return nil }
+            // A class listed in both is asked once; a value type cannot be told apart from a copy.
+            let listed = retriers.contains { ($0 as AnyObject) === (retrier as AnyObject) }
+            return listed ? nil : retrier
+        }
         self.interceptors = interceptors
         self.monitors = monitors
     }

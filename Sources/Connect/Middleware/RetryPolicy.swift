@@ -15,11 +15,22 @@ import Foundation
 ///
 /// The n-th retry waits `baseDelay × 2ⁿ⁻¹`, at most ``maximumDelay``, less up to ``jitter`` of
 /// it at random (so clients that failed together do not retry together). A `Retry-After`
-/// header on 429 or 503 (seconds or an HTTP date) is obeyed instead. No retry starts once
-/// ``deadline`` has passed since the first attempt, or would start after it.
+/// header on 429 or 503 (seconds or an HTTP date) is obeyed instead, as long as it is within
+/// ``maximumDelay``: a server that asks for a longer wait gets no retry (the request fails with
+/// its response, `Retry-After` included), since retrying sooner than it asked would only be
+/// refused again. No retry starts once ``deadline`` has passed since the first attempt, or would
+/// start after it.
+///
+/// ``maximumAttempts`` counts attempts, the first included: 3 means at most 2 retries
+/// (Alamofire's `retryLimit` counts retries; here that is ``maximumRetries``).
 public struct RetryPolicy: RequestRetrier {
-    /// Attempts in all, the first included.
+    /// Attempts in all, the first included: 3 is one attempt and at most 2 retries.
     public var maximumAttempts: Int
+    /// Retries after the first attempt: ``maximumAttempts`` less one.
+    public var maximumRetries: Int {
+        get { max(maximumAttempts - 1, 0) }
+        set { maximumAttempts = max(newValue, 0) + 1 }
+    }
     /// The wait before the first retry.
     public var baseDelay: Duration
     /// The longest wait between two attempts from backoff.
@@ -54,7 +65,9 @@ public struct RetryPolicy: RequestRetrier {
 
     public func retry(_ attempt: FailedAttempt) async -> RetryDecision {
         guard attempt.number < maximumAttempts, isWorthRetrying(attempt) else { return .doNotRetry }
-        let delay = serverRequestedDelay(attempt.response) ?? backoff(afterAttempt: attempt.number)
+        let requested = serverRequestedDelay(attempt.response)
+        if let requested, requested > maximumDelay { return .doNotRetry }
+        let delay = requested ?? backoff(afterAttempt: attempt.number)
         if let deadline, attempt.elapsed + delay > deadline { return .doNotRetry }
         return delay <= .zero ? .retry : .retryAfter(delay)
     }
@@ -66,8 +79,8 @@ public struct RetryPolicy: RequestRetrier {
             return repeatable && retryableStatusCodes.contains(status)
         }
         switch attempt.error as? ConnectError {
-        case .transport(_, _, let requestSent)?:
-            return repeatable || !requestSent
+        case .transport(let failure)?:
+            return repeatable || !failure.requestSent
         case .timedOut?:
             return repeatable
         default:

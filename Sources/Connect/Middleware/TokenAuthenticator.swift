@@ -6,7 +6,7 @@ import ConnectFutures
 /// let authenticator = TokenAuthenticator(token: storedToken) {
 ///     try await authService.refreshAccessToken()          // runs once, however many requests hit 401
 /// }
-/// let connect = Connect(middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]))
+/// let connect = Connect(middleware: ConnectMiddleware(adapters: [authenticator]))   // adapts and retries
 /// ```
 /// When requests fail with 401 at the same time, the first starts a refresh and the others wait
 /// for that same refresh; requests started meanwhile wait for it before they are sent. Each then

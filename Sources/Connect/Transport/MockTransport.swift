@@ -13,8 +13,9 @@ import Foundation
 /// #expect(mock.requests.count == 1)
 /// ```
 /// Everything above the transport runs unchanged: adapters, retries, the error handler,
-/// decoding, downloads to files, streams. A request with no registered response fails with
-/// ``NoMockResponse`` (it never crashes).
+/// decoding, downloads to files, streams. A request with no registered response fails with a
+/// ``ConnectError/transport(_:)`` failure of kind ``TransportFailure/Kind/noMockResponse`` (it
+/// never crashes).
 public final class MockTransport: Transport {
     /// How responses arrive, unless a response sets its own ``MockResponse/delay``.
     public enum Behavior: Sendable, Hashable {
@@ -31,6 +32,9 @@ public final class MockTransport: Transport {
 
     private let behavior: Behavior
     private let state = Locked<(registrations: [Registration], requests: [Request])>(([], []))
+    /// The configuration of the `Connect` that sends through this mock (its environment, default
+    /// query): requests for a registered connector are matched as that client builds them.
+    private let configuration = Locked(ConnectConfiguration())
 
     /// Creates a mock that answers with `behavior`.
     public init(behavior: Behavior = .immediate) {
@@ -42,12 +46,23 @@ public final class MockTransport: Transport {
         state.withLock { $0.requests }
     }
 
-    /// Answers requests with `connector`'s method and path (as built without any environment):
-    /// with `responses` in order, the last one again once they run out.
+    /// Answers the requests for `connector`, as the client that sends through this mock builds
+    /// them (its environment included): the same method, scheme, host, port and path. With
+    /// `responses` in order, the last one again once they run out.
     public func register(_ responses: MockResponse..., for connector: any Connector) {
-        let method = connector.method
-        let path = (try? RequestBuilder().build(connector).url.path) ?? connector.endpoint
-        register(responses) { $0.method == method && $0.url.path == path }
+        let connector = UncheckedConnector(connector)
+        register(responses) { [weak self] request in
+            guard let self else { return false }
+            let builder = RequestBuilder(configuration: configuration.withLock { $0 })
+            guard let expected = try? builder.build(connector.connector), request.method == expected.method else { return false }
+            let (a, b) = (request.url, expected.url)
+            return a.scheme == b.scheme && a.host == b.host && a.port == b.port && a.path == b.path
+        }
+    }
+
+    /// Called by the `Connect` that sends through this mock, with its configuration.
+    func adopt(_ configuration: ConnectConfiguration) {
+        self.configuration.withLock { $0 = configuration }
     }
 
     /// Answers the requests `matches` accepts: with `responses` in order, the last one again once
@@ -76,7 +91,8 @@ public final class MockTransport: Transport {
         }
         let promise = Promise<Response>(cancellationError: ConnectError.cancelled)
         guard let mock else {
-            promise.fail(NoMockResponse(request: request))
+            let message = "MockTransport has no response for \(request.method) \(request.url.absoluteString); register one with register(_:for:) or register(_:when:)"
+            promise.fail(ConnectError.transport(TransportFailure(kind: .noMockResponse, message: message, requestSent: false)))
             return promise.future
         }
         let delay: Duration? = mock.delay ?? {
@@ -111,7 +127,7 @@ public final class MockTransport: Transport {
                 do {
                     try body.write(to: url, options: .atomic)
                 } catch {
-                    return .failure(ConnectError.transport(code: 23, message: "could not write to \(url.path): \(error)", requestSent: true))
+                    return .failure(ConnectError.transport(TransportFailure(kind: .localFile, message: "could not write to \(url.path): \(error)", requestSent: true)))
                 }
                 fileURL = url
                 memoryBody = Data()

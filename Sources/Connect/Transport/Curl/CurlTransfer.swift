@@ -250,7 +250,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// (escaping quotes, CR and LF in names) and streams file parts from disk.
     private func attachMultipart(_ parts: [FormPart], _ handle: CurlEasyHandle) throws(ConnectError) {
         guard let mime = curl_mime_init(handle.raw) else {
-            throw .transport(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_mime_init failed", requestSent: false)
+            throw .transport(TransportFailure(kind: .other, message: "curl_mime_init failed", requestSent: false, curlCode: Int(CURLE_OUT_OF_MEMORY.rawValue)))
         }
         self.mime = mime
         for formPart in parts {
@@ -315,7 +315,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             finishSink(succeeded: false)
         }
         guard let received else {  // the loop gives every transfer one before it starts
-            return .failure(ConnectError.transport(code: Int(CURLE_FAILED_INIT.rawValue), message: "no response buffers", requestSent: requestSent))
+            return .failure(ConnectError.transport(TransportFailure(.other, "no response buffers", requestSent: requestSent)))
         }
         self.received = nil
         received.statusCode = statusCode
@@ -341,25 +341,25 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// off or corrupt, a head that never ended, a reply that is not HTTP.
     private func failure(code: CURLcode, requestSent: Bool) -> ConnectError? {
         if let headProblem {
-            return .transport(code: Int(CURLE_WEIRD_SERVER_REPLY.rawValue), message: "Malformed response: \(headProblem)", requestSent: true)
+            return .transport(TransportFailure(.malformedResponse, "Malformed response: \(headProblem)"))
         }
         if refusedResend {
-            return .transport(code: Int(CURLE_SEND_ERROR.rawValue),
-                              message: "The connection closed before a response; the request may have reached the server, and a \(request.method.rawValue) is not sent again unless it allows retries",
-                              requestSent: true)
+            return .transport(TransportFailure(
+                .connectionClosed,
+                "The connection closed before a response; the request may have reached the server, and a \(request.method.rawValue) is not sent again unless it allows retries"))
         }
         if let decodingFailure {
-            return .transport(code: Int(CURLE_BAD_CONTENT_ENCODING.rawValue), message: "Malformed response: \(decodingFailure)", requestSent: true)
+            return .transport(TransportFailure(.malformedResponse, "Malformed response: \(decodingFailure)"))
         }
         if code == CURLE_UNSUPPORTED_PROTOCOL, requestSent {
-            return .transport(code: Int(CURLE_WEIRD_SERVER_REPLY.rawValue), message: "Malformed response: the reply is not HTTP/1.x (\(code.rawValue))", requestSent: true)
+            return .transport(TransportFailure(.malformedResponse, "Malformed response: the reply is not HTTP"))
         }
         guard code == CURLE_OK else { return nil }
         if !head.isComplete {
-            return .transport(code: Int(CURLE_PARTIAL_FILE.rawValue), message: "Truncated response: the connection closed inside the response head", requestSent: true)
+            return .transport(TransportFailure(.truncatedResponse, "Truncated response: the connection closed inside the response head"))
         }
         if let decoder, decoder.hasInput, !decoder.isComplete {
-            return .transport(code: Int(CURLE_PARTIAL_FILE.rawValue), message: "Truncated response: \(ContentDecoder.Failure.truncated)", requestSent: true)
+            return .transport(TransportFailure(.truncatedResponse, "Truncated response: \(ContentDecoder.Failure.truncated)"))
         }
         return nil
     }

@@ -35,7 +35,7 @@ public final class CurlTransport: Transport {
 
     /// Creates a transport with its own transfer thread.
     public convenience init(configuration: ConnectConfiguration = ConnectConfiguration()) {
-        self.init(configuration: configuration, context: .connect(callbackQueue: configuration.callbackQueue))
+        self.init(configuration: configuration, context: .connect(callbackQueue: configuration.callbackQueue, jsonDecoder: configuration.jsonDecoder))
     }
 
     init(configuration: ConnectConfiguration, context: FutureContext) {

@@ -70,7 +70,7 @@ final class FileSink {
             guard rename(writtenPath, destination.path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 unlink(writtenPath)
-                return .transport(code: 23, message: "could not move the download to \(destination.path): \(reason)", requestSent: true)
+                return .transport(TransportFailure(.localFile, "could not move the download to \(destination.path): \(reason)"))
             }
         } else {
             unlink(writtenPath)
@@ -113,7 +113,7 @@ final class FileSink {
     }
 
     private func fail(_ message: String) -> Bool {
-        error = .transport(code: 23, message: message, requestSent: true)
+        error = .transport(TransportFailure(.localFile, message))
         return false
     }
 }

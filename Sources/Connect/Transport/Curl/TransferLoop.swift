@@ -137,7 +137,7 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         guard let handle = idleHandles.popLast() ?? CurlEasyHandle(connections: connections) else {
-            deliver(transfer, .failure(ConnectError.transport(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "curl_easy_init failed", requestSent: false)))
+            deliver(transfer, .failure(ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false))))
             return
         }
         transfer.received = receivedResponses.take()
@@ -161,7 +161,7 @@ final class TransferLoop: @unchecked Sendable {
             removeActive(handle)
             recycle(handle)
             let message = String(cString: curl_multi_strerror(code))
-            deliver(transfer, .failure(ConnectError.transport(code: Int(code.rawValue), message: message, requestSent: false)))
+            deliver(transfer, .failure(ConnectError.transport(TransportFailure(kind: .other, message: message, requestSent: false, curlCode: Int(code.rawValue)))))
         }
     }
 
@@ -255,7 +255,8 @@ final class TransferLoop: @unchecked Sendable {
         if code != CURLM_OK {
             removeActive(handle)
             recycle(handle)
-            deliver(transfer, .failure(ConnectError.transport(code: Int(code.rawValue), message: String(cString: curl_multi_strerror(code)), requestSent: false)))
+            deliver(transfer, .failure(ConnectError.transport(TransportFailure(kind: .other, message: String(cString: curl_multi_strerror(code)), requestSent: false,
+                                                                                curlCode: Int(code.rawValue)))))
         }
     }
 

@@ -1,0 +1,80 @@
+/// A failure below HTTP: the connection, or a response that was not valid HTTP.
+///
+/// ```swift
+/// if case .transport(let failure) = error as? ConnectError {
+///     switch failure.kind {
+///     case .connectionRefused, .nameResolution: showOffline()
+///     case .truncatedResponse, .malformedResponse: report(failure)
+///     default: show(failure.message)
+///     }
+/// }
+/// ```
+/// Tell failures apart by ``kind``; ``requestSent`` says whether the server may have seen the
+/// request, which decides whether one that is not idempotent may be sent again. ``curlCode``
+/// and ``message`` are detail, for logs and bug reports.
+public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure it was.
+    ///
+    /// New kinds may be added in any release; compare with `==` or in a `switch` with a
+    /// `default` case.
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        /// A short name, e.g. `connectionRefused`.
+        public let name: String
+
+        /// A kind of your own, for transports you write.
+        public init(_ name: String) {
+            self.name = name
+        }
+
+        public var description: String { name }
+
+        /// Nothing listens at the address, or it refused the connection.
+        public static let connectionRefused = Kind("connectionRefused")
+        /// The host name could not be resolved.
+        public static let nameResolution = Kind("nameResolution")
+        /// The connection broke while sending or receiving (a reset, a network failure).
+        public static let connectionReset = Kind("connectionReset")
+        /// The server closed the connection without answering.
+        public static let connectionClosed = Kind("connectionClosed")
+        /// The response ended early: inside its head, its body, or its compressed stream.
+        public static let truncatedResponse = Kind("truncatedResponse")
+        /// The response is not valid HTTP: its status line, its header lines, its framing or
+        /// its compressed body.
+        public static let malformedResponse = Kind("malformedResponse")
+        /// More redirects than ``ConnectConfiguration/maximumRedirects``, or a loop.
+        public static let tooManyRedirects = Kind("tooManyRedirects")
+        /// A redirect from https to http, refused (see ``RedirectHandler``).
+        public static let insecureRedirect = Kind("insecureRedirect")
+        /// The proxy could not be reached or refused the request.
+        public static let proxy = Kind("proxy")
+        /// A file the transfer reads or writes failed (a download's destination, an upload's source).
+        public static let localFile = Kind("localFile")
+        /// A ``MockTransport`` has no response registered for the request.
+        public static let noMockResponse = Kind("noMockResponse")
+        /// Anything else; ``TransportFailure/curlCode`` and the message tell more.
+        public static let other = Kind("other")
+    }
+
+    /// What kind of failure it was.
+    public var kind: Kind
+    /// What went wrong, readable.
+    public var message: String
+    /// Whether any byte of the request had been sent: if so, the server may have acted on it.
+    public var requestSent: Bool
+    /// libcurl's `CURLcode`, when libcurl reported the failure; `nil` when Connect found it.
+    public var curlCode: Int?
+
+    /// Creates a failure.
+    public init(kind: Kind, message: String, requestSent: Bool, curlCode: Int? = nil) {
+        self.kind = kind
+        self.message = message
+        self.requestSent = requestSent
+        self.curlCode = curlCode
+    }
+
+    public var description: String {
+        let when = requestSent ? "after the request was sent" : "before the request was sent"
+        let code = curlCode.map { ", curl error \($0)" } ?? ""
+        return "\(message) (\(kind), \(when)\(code))"
+    }
+}
