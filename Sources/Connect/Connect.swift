@@ -34,12 +34,11 @@ public final class Connect: Sendable {
     public let transport: any Transport
 
     let builder: UncheckedRequestBuilder
-    /// The middleware does nothing at all: requests take the direct path. Decided once, not with
-    /// a dynamic cast per request.
-    let skipsMiddleware: Bool
+    /// What every exchange of this client shares.
+    let client: ExchangeClient
     /// Shared by every future this client returns: the callback queue, `.cancelled` as the
     /// cancellation error, and decoding failures as `.decoding`.
-    let context: FutureContext
+    var context: FutureContext { client.context }
 
     /// Creates a client.
     ///
@@ -56,13 +55,13 @@ public final class Connect: Sendable {
         transport: (any Transport)? = nil
     ) {
         self.middleware = middleware
-        skipsMiddleware = (middleware as? ConnectMiddleware)?.isPassthrough == true
         self.errorHandler = errorHandler
         self.configuration = configuration
         let context = FutureContext.connect(callbackQueue: configuration.callbackQueue, jsonDecoder: configuration.jsonDecoder)
-        self.context = context
-        self.transport = transport ?? CurlTransport(configuration: configuration, context: context)
+        let transport = transport ?? CurlTransport(configuration: configuration, context: context)
+        self.transport = transport
         (transport as? MockTransport)?.adopt(configuration)
+        client = ExchangeClient(transport: transport, middleware: middleware, context: context, timeout: configuration.timeout)
         builder = UncheckedRequestBuilder(RequestBuilder(configuration: configuration))
     }
 
@@ -73,95 +72,63 @@ public final class Connect: Sendable {
     ///   - debugResponse: logs the request as a runnable `curl` command and the response
     ///     (status, headers, time, the start of the body), with secrets redacted.
     public func request(_ connector: any Connector, debugResponse: Bool = false) -> Future<Data> {
-        exchange(connector, debugResponse: debugResponse) { $0.body }
+        start(connector, debugResponse: debugResponse) { $0.body }
     }
 
     /// Sends the request `connector` describes; the future gives the whole response, headers
     /// and timings included.
     public func response(_ connector: any Connector, debugResponse: Bool = false) -> Future<Response> {
-        exchange(connector, debugResponse: debugResponse) { $0 }
-    }
-
-    private func exchange<Output: Sendable>(
-        _ connector: any Connector, debugResponse: Bool, output: @escaping @Sendable (Response) -> Output
-    ) -> Future<Output> {
-        let request: Request
-        do {
-            request = try builder.builder.build(connector)
-        } catch {
-            return failLater(error)
-        }
-        return send(request, policy: policy(for: connector), debugResponse: debugResponse, alreadyValidated: true, output: output)
-    }
-
-    func policy(for connector: any Connector) -> ExchangePolicy {
-        ExchangePolicy(
-            acceptedStatusCodes: connector.acceptedStatusCodes ?? configuration.acceptedStatusCodes,
-            errorHandler: connector.errorHandler ?? errorHandler,
-            redirects: redirectFollower(handler: connector.redirectHandler ?? configuration.redirectHandler)
-        )
-    }
-
-    func redirectFollower(handler: (any RedirectHandler)?) -> RedirectFollower {
-        RedirectFollower(transport: transport, maximumRedirects: configuration.maximumRedirects, handler: handler,
-                         sensitiveHeaders: configuration.sensitiveHeaders, timeout: configuration.timeout)
+        start(connector, debugResponse: debugResponse) { $0 }
     }
 
     /// Sends a request built by hand, through the same middleware, validation and error handler.
     public func send(_ request: Request, debugResponse: Bool = false) -> Future<Response> {
-        let policy = ExchangePolicy(
-            acceptedStatusCodes: configuration.acceptedStatusCodes,
-            errorHandler: errorHandler,
-            redirects: redirectFollower(handler: configuration.redirectHandler)
-        )
-        return send(request, policy: policy, debugResponse: debugResponse, alreadyValidated: false)
+        do {
+            try request.validate()
+        } catch {
+            return failLater(error)
+        }
+        return exchange(for: nil, debugResponse: debugResponse).run(request) { $0 }
     }
 
-    func send(_ request: Request, policy: ExchangePolicy, debugResponse: Bool, alreadyValidated: Bool) -> Future<Response> {
-        send(request, policy: policy, debugResponse: debugResponse, alreadyValidated: alreadyValidated) { $0 }
-    }
-
-    /// Sends through the middleware (or straight, when there is none), validates, logs, and
-    /// hands the accepted response to `output`. With no middleware and no log, validation and
-    /// `output` run in the redirect step itself: the fewest future steps per request.
-    func send<Output: Sendable>(
-        _ request: Request, policy: ExchangePolicy, debugResponse: Bool, alreadyValidated: Bool,
+    /// Builds the request `connector` describes (and lets `prepare` add to it, e.g. a file
+    /// destination), then runs its exchange; a request that cannot be built fails the future
+    /// on the callback queue.
+    func start<Output: Sendable>(
+        _ connector: any Connector, debugResponse: Bool,
+        prepare: (inout Request) throws -> Void = { _ in },
         output: @escaping @Sendable (Response) -> Output
     ) -> Future<Output> {
-        if !alreadyValidated {
-            do {
-                try request.validate()
-            } catch {
-                return failLater(error)
-            }
+        var request: Request
+        do {
+            request = try builder.builder.build(connector)
+            try prepare(&request)
+        } catch {
+            return failLater(error)
         }
+        return exchange(for: connector, debugResponse: debugResponse).run(request, output: output)
+    }
+
+    /// The exchange for a request to `connector` (or built by hand, when `nil`): its accepted
+    /// codes, error handler and redirect rules, the connector's own where it has them.
+    func exchange(for connector: (any Connector)?, debugResponse: Bool) -> Exchange {
+        let policy = ExchangePolicy(
+            acceptedStatusCodes: connector?.acceptedStatusCodes ?? configuration.acceptedStatusCodes,
+            errorHandler: connector?.errorHandler ?? errorHandler,
+            redirects: RedirectFollower(
+                transport: transport, maximumRedirects: configuration.maximumRedirects,
+                handler: connector?.redirectHandler ?? configuration.redirectHandler,
+                sensitiveHeaders: configuration.sensitiveHeaders, timeout: configuration.timeout)
+        )
         let log = debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
-        let exchange: Future<Response>
-        if skipsMiddleware {
-            log?.request(request)
-            if log == nil {
-                return policy.redirects.send(request, context: context) { response in output(try policy.check(response, of: request)) }
-            }
-            exchange = policy.redirects.send(request, context: context) { response in try policy.check(response, of: request) }
-        } else {
-            exchange = sendThroughMiddleware(request, policy: policy, log: log)
-        }
-        guard let log else { return exchange.map(output) }
-        return exchange.always { log.outcome($0, of: request) }.map(output)
+        return Exchange(client: client, policy: policy, log: log)
     }
 
     /// Cancels every request in flight, including those waiting for a retry or a token
     /// refresh; each fails with ``ConnectError/cancelled``.
     public func cancelAllRequests() {
-        for request in inFlight.withLock({ Array($0.requests.values) }) {
-            request.cancel()
-        }
-        transport.cancelAll()
+        client.cancelAll()
     }
-
-    /// Requests on the middleware path, which can be between transfers (adapting, backing off,
-    /// waiting for a refresh) where the transport cannot see them.
-    let inFlight = Locked<(nextID: UInt64, requests: [UInt64: Future<Response>])>((0, [:]))
 
     /// A failed future whose observers run on the callback queue, like every other result's.
     func failLater<Output: Sendable>(_ error: any Error) -> Future<Output> {

@@ -11,11 +11,15 @@ extension Connect {
     /// The connector's path parameters fill its endpoint; its query parameters become form fields
     /// and a JSON object a part named `json`. Files on disk are streamed, never loaded whole.
     public func upload(files: [File]?, to connector: any Connector, progress: ProgressHandler? = nil, debugResponse: Bool = false) -> Future<Data> {
-        send(debugResponse: debugResponse, policy: policy(for: connector), progress: progress) {
+        let upload: Future<Data>
+        do {
             var request = try builder.builder.buildUpload(connector, files: files ?? [])
             request.progress = progress
-            return request
-        }.map { $0.body }
+            upload = exchange(for: connector, debugResponse: debugResponse).run(request) { $0.body }
+        } catch {
+            upload = failLater(error)
+        }
+        return ending(progress, with: upload)
     }
 
     /// Sends the file at `fileURL` as the whole body (e.g. a PUT to object storage), streamed
@@ -28,16 +32,15 @@ extension Connect {
         progress: ProgressHandler? = nil,
         debugResponse: Bool = false
     ) -> Future<Data> {
-        send(debugResponse: debugResponse, policy: policy(for: connector), progress: progress) {
-            var request = try builder.builder.build(connector)
+        let upload = start(connector, debugResponse: debugResponse, prepare: { request in
             guard request.body == nil else {
                 throw ConnectError.invalidRequest("the connector already has a body; a file upload replaces it")
             }
             request.body = try RequestBody.file(fileURL, contentType: contentType)
             request.setHeader(.contentType(contentType))
             request.progress = progress
-            return request
-        }.map { $0.body }
+        }, output: { $0.body })
+        return ending(progress, with: upload)
     }
 
     /// Downloads the body of the response to `connector` straight to a file, as it arrives;
@@ -66,14 +69,13 @@ extension Connect {
         debugResponse: Bool = false
     ) -> Future<DownloadedFile> {
         let location = destination ?? FileManager.default.temporaryDirectory.appendingPathComponent("connect-download-\(UUID().uuidString)")
-        return send(debugResponse: debugResponse, policy: policy(for: connector), progress: progress) {
-            var request = try builder.builder.build(connector)
+        let download = start(connector, debugResponse: debugResponse, prepare: { request in
             request.destination = .file(location, resuming: resuming)
             request.progress = progress
-            return request
-        }.map { response in
+        }, output: { response in
             DownloadedFile(location: response.fileURL ?? location, response: response, resumed: response.resumed)
-        }
+        })
+        return ending(progress, with: download)
     }
 
     /// The response to `connector`, its body read as it arrives; see ``ResponseStream``.
@@ -84,25 +86,15 @@ extension Connect {
     ///   - debugResponse: logs the request as a `curl` command and the response, secrets redacted.
     public func stream(_ connector: any Connector, bufferSize: Int = 1 << 20, debugResponse: Bool = false) -> ResponseStream {
         let buffer = StreamBuffer(limit: bufferSize, context: context)
-        let exchange = send(debugResponse: debugResponse, policy: policy(for: connector), progress: nil) {
-            var request = try builder.builder.build(connector)
-            request.streamBuffer = buffer
-            return request
-        }
+        let exchange = start(connector, debugResponse: debugResponse, prepare: { $0.streamBuffer = buffer }, output: { $0 })
         exchange.observe { buffer.finish($0) }
         return ResponseStream(buffer: buffer, exchange: exchange)
     }
 
-    /// Builds a request (failing the future, on the callback queue, if it cannot be built) and
-    /// sends it; a progress stream ends when the request does, retries included.
-    private func send(debugResponse: Bool, policy: ExchangePolicy, progress: ProgressHandler?, _ build: () throws -> Request) -> Future<Response> {
-        let sent: Future<Response>
-        do {
-            sent = send(try build(), policy: policy, debugResponse: debugResponse, alreadyValidated: true)
-        } catch {
-            sent = failLater(error)
-        }
-        guard let progress else { return sent }
-        return sent.always { _ in progress.finish() }
+    /// `transfer`, after which `progress` (if any) ends: a progress stream ends when the
+    /// request does, retries included.
+    private func ending<Output: Sendable>(_ progress: ProgressHandler?, with transfer: Future<Output>) -> Future<Output> {
+        guard let progress else { return transfer }
+        return transfer.always { _ in progress.finish() }
     }
 }

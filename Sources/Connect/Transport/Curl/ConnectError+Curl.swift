@@ -11,7 +11,10 @@ extension ConnectError {
             CURLE_SSL_INVALIDCERTSTATUS, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CLIENTCERT,
             CURLE_USE_SSL_FAILED:
             self = .tls(code: Int(code.rawValue), message: message)
-        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL where !requestSent:
+        case CURLE_URL_MALFORMAT:
+            self = .invalidRequest(message)
+        case CURLE_UNSUPPORTED_PROTOCOL where !requestSent:
+            // After sending, the same code means the reply was not HTTP (an HTTP/0.9 answer).
             self = .invalidRequest(message)
         default:
             self = .transport(TransportFailure(kind: TransportFailure.Kind(curlCode: code, message: message, requestSent: requestSent),

@@ -1,30 +1,28 @@
 import ConnectFutures
 
-extension Connect {
-    /// Runs a request through the middleware: adapt, intercept, send, validate, intercept, and
-    /// retry while the retriers say so. It runs in a task behind a promise that shares this
-    /// client's context, so cancelling the future cancels the task (ending a backoff or a wait
-    /// for a token refresh at once) and fails with `.cancelled`.
-    func sendThroughMiddleware(_ request: Request, policy: ExchangePolicy, log: DebugLog?) -> Future<Response> {
-        let promise = Promise<Response>(context: context)
-        let id = inFlight.withLock { state -> UInt64 in
-            state.nextID += 1
-            state.requests[state.nextID] = promise.future
-            return state.nextID
-        }
+extension Exchange {
+    /// The middleware path: attempts in a task behind a promise that shares the client's
+    /// context, so cancelling the future cancels the task (ending a backoff or a wait for a
+    /// token refresh at once) and fails with `.cancelled`.
+    func runThroughMiddleware(_ request: Request) -> Future<Response> {
+        let promise = Promise<Response>(context: client.context)
+        let id = client.started(promise.future)
         let task = Task { [self] in
             do {
-                promise.succeed(try await runAttempts(of: request, policy: policy, log: log))
+                promise.succeed(try await runAttempts(of: request))
             } catch {
                 promise.fail(Self.isCancellation(error) ? ConnectError.cancelled : error)
             }
-            _ = inFlight.withLock { $0.requests.removeValue(forKey: id) }
+            client.finished(id)
         }
         promise.onCancel { task.cancel() }
         return promise.future
     }
 
-    private func runAttempts(of original: Request, policy: ExchangePolicy, log: DebugLog?) async throws -> Response {
+    /// Adapt, intercept, send (redirects included), validate, intercept, and retry while the
+    /// retriers say so; the attempt count and each attempt's deadline live here.
+    private func runAttempts(of original: Request) async throws -> Response {
+        let middleware = client.middleware
         let clock = ContinuousClock()
         let start = clock.now
         let monitors = middleware.monitors
@@ -36,7 +34,7 @@ extension Connect {
                 // The timeout bounds the attempt from here: preparing it (adapters, interceptors,
                 // a wait for a token refresh) and every redirect hop.
                 let attemptStarted = clock.now
-                let request = try await prepare(original, interceptors: interceptors, until: attemptStarted + (original.timeout ?? configuration.timeout))
+                let request = try await prepare(original, interceptors: interceptors, until: attemptStarted + (original.timeout ?? client.timeout))
                 try request.validate()
                 current = request
                 for monitor in monitors { monitor.requestStarted(request, attempt: number) }
@@ -87,7 +85,7 @@ extension Connect {
     /// hangs). The work runs in a task of its own, which inherits this one's task-local values
     /// and is cancelled at the deadline.
     private func prepare(_ original: Request, interceptors: [any Interceptor], until deadline: ContinuousClock.Instant) async throws -> Request {
-        let middleware = self.middleware
+        let middleware = client.middleware
         if let plain = middleware as? ConnectMiddleware, plain.adapters.isEmpty, interceptors.isEmpty { return original }
         let prepared = Promise<Request>()
         let work = Task {
@@ -108,9 +106,5 @@ extension Connect {
             timer.cancel()
         }
         return try await prepared.future.value
-    }
-
-    static func isCancellation(_ error: any Error) -> Bool {
-        error is CancellationError || (error as? ConnectError) == .cancelled
     }
 }

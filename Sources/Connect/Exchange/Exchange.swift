@@ -1,0 +1,42 @@
+import ConnectFutures
+
+/// One request's whole way through Connect: adapt → send → redirect → validate → intercept →
+/// retry → complete, for plain requests, uploads, downloads and streams alike.
+///
+/// ``Connect`` builds the request and hands it here with the policy its connector asks for.
+/// The exchange owns the attempt count (``runThroughMiddleware(_:)``) and each attempt's
+/// deadline: the timeout counts from the start of an attempt, adapters included, through every
+/// redirect hop (``RedirectFollower``).
+///
+/// With the empty middleware there are no adapters, interceptors, retriers or monitors to run,
+/// so the same steps run as future steps without a task: send and follow redirects, then
+/// validate and hand the response to `output` in the redirect step itself, the fewest steps per
+/// request.
+struct Exchange: Sendable {
+    let client: ExchangeClient
+    /// Accepted status codes, the error handler, the redirect rules.
+    let policy: ExchangePolicy
+    /// `debugResponse` output, when asked for.
+    let log: DebugLog?
+
+    /// Runs `request` (already validated) and hands the accepted response to `output`.
+    func run<Output: Sendable>(_ request: Request, output: @escaping @Sendable (Response) -> Output) -> Future<Output> {
+        let exchange: Future<Response>
+        if client.runsMiddleware {
+            exchange = runThroughMiddleware(request)
+        } else {
+            let policy = self.policy
+            log?.request(request)
+            if log == nil {
+                return policy.redirects.send(request, context: client.context) { response in output(try policy.check(response, of: request)) }
+            }
+            exchange = policy.redirects.send(request, context: client.context) { response in try policy.check(response, of: request) }
+        }
+        guard let log else { return exchange.map(output) }
+        return exchange.always { log.outcome($0, of: request) }.map(output)
+    }
+
+    static func isCancellation(_ error: any Error) -> Bool {
+        error is CancellationError || (error as? ConnectError) == .cancelled
+    }
+}
