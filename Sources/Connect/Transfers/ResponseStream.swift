@@ -61,27 +61,26 @@ final class StreamBuffer: Sendable {
     private struct State {
         var chunks: [Data] = []
         var first = 0
-        var buffered = 0
-        var paused = false
+        var flow: FlowControl
         var end: Result<Void, any Error>?
         var waiter: CheckedContinuation<Data?, any Error>?
-        var peak = 0
     }
 
     let limit: Int
     /// Completed with the status and headers at the first chunk, or with the outcome at the end.
     let head: Promise<Response>
-    private let state = Locked(State())
+    private let state: Locked<State>
     /// Asks the transfer thread to unpause the transfer; set when the transfer is sent.
     private let resumer = Locked<(@Sendable () -> Void)?>(nil)
 
     init(limit: Int, context: FutureContext) {
         self.limit = max(limit, 16 << 10)
+        state = Locked(State(flow: FlowControl(limit: self.limit)))
         head = Promise(context: context)
     }
 
     /// The most bytes that ever waited unread (for tests of the bound).
-    var peakBuffered: Int { state.withLock { $0.peak } }
+    var peakBuffered: Int { state.withLock { $0.flow.peak } }
 
     func setResumer(_ resume: @escaping @Sendable () -> Void) {
         resumer.withLock { $0 = resume }
@@ -93,17 +92,13 @@ final class StreamBuffer: Sendable {
         if head.future.result == nil { head.succeed(response()) }
         let chunk = Data(bytes)
         let (accepted, waiter) = state.withLock { state -> (Bool, CheckedContinuation<Data?, any Error>?) in
-            if state.buffered >= limit {
-                state.paused = true
-                return (false, nil)
-            }
-            if let waiter = state.waiter {
+            let waiter = state.waiter
+            guard state.flow.offer(chunk.count, buffering: waiter == nil) else { return (false, nil) }
+            if let waiter {
                 state.waiter = nil
                 return (true, waiter)
             }
             state.chunks.append(chunk)
-            state.buffered += chunk.count
-            state.peak = max(state.peak, state.buffered)
             return (true, nil)
         }
         waiter?.resume(returning: chunk)
@@ -132,22 +127,17 @@ final class StreamBuffer: Sendable {
                 if state.first < state.chunks.count {
                     let chunk = state.chunks[state.first]
                     state.first += 1
-                    state.buffered -= chunk.count
                     if state.first == state.chunks.count {
                         state.chunks.removeAll(keepingCapacity: true)
                         state.first = 0
                     }
-                    let resume = state.paused && state.buffered < limit / 2
-                    if resume { state.paused = false }
-                    return (.success(chunk), resume)
+                    return (.success(chunk), state.flow.took(chunk.count))
                 }
                 if let end = state.end {
                     return (end.map { nil }, false)
                 }
-                let resume = state.paused
-                state.paused = false
                 state.waiter = continuation
-                return (nil, resume)
+                return (nil, state.flow.consumerWaits())
             }
             if resume { resumer.withLock { $0 }?() }
             if let ready { continuation.resume(with: ready) }

@@ -83,14 +83,14 @@ final class FileSink {
         var flags = O_WRONLY | O_CREAT
         if resuming {
             path = destination.path
-            if status == 206, resumeOffset > 0 {
-                guard Self.rangeStart(contentRange) == resumeOffset else {
-                    return fail("the server resumed at byte \(Self.rangeStart(contentRange).map(String.init) ?? "?"), not at \(resumeOffset) where \(path) ends")
-                }
+            switch ResumeDecision(status: status, contentRange: contentRange, bytesOnDisk: resumeOffset) {
+            case .append:
                 flags |= O_APPEND
                 resumed = true
-            } else {
+            case .startOver:
                 flags |= O_TRUNC
+            case .refuse(let reason):
+                return fail("\(reason) (\(path))")
             }
         } else {
             path = destination.path + ".connect-\(UInt32.random(in: .min ... .max)).part"
@@ -105,13 +105,6 @@ final class FileSink {
     }
 
     /// The first byte of a `Content-Range: bytes 100-199/200` header.
-    static func rangeStart(_ header: String?) -> Int64? {
-        guard let header, let unit = header.range(of: "bytes ") else { return nil }
-        let rest = header[unit.upperBound...]
-        guard let dash = rest.firstIndex(of: "-") else { return nil }
-        return Int64(rest[..<dash].trimmingCharacters(in: .whitespaces))
-    }
-
     private func fail(_ message: String) -> Bool {
         error = .transport(TransportFailure(.localFile, message))
         return false

@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+
+@testable import Connect
+
+/// Request building without a socket: what a connector becomes.
+@Suite("Request building")
+struct RequestBuilderTests {
+    static let base = URL(string: "https://api.example.com/v1")!
+
+    static func build(_ endpoint: String, method: HTTPMethod = .get, headers: [HTTPHeader] = [], _ parameters: (any ParametersRepresentable)? = nil,
+                      configure: (inout ConnectConfiguration) -> Void = { _ in }) -> Result<Request, ConnectError> {
+        var configuration = ConnectConfiguration()
+        configure(&configuration)
+        let connector = TestConnector(url: base, endpoint: endpoint, method: method, headers: headers, parameters: parameters)
+        do {
+            return .success(try RequestBuilder(configuration: configuration).build(connector))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// `path:key=value` or `query:key=value`, as a parameter.
+    static func parameters(_ specs: [String]) -> CompositeParameters {
+        CompositeParameters(specs.map { spec in
+            let (kind, rest) = (spec.prefix { $0 != ":" }, spec.drop { $0 != ":" }.dropFirst())
+            let key = String(rest.prefix { $0 != "=" }), value = String(rest.drop { $0 != "=" }.dropFirst())
+            return kind == "path" ? Parameter.path(key: key, value: value) : .query(key: key, value: value)
+        })
+    }
+
+    @Test(arguments: [
+        ("/todos/{id}", ["path:id=7"], "https://api.example.com/v1/todos/7"),
+        ("/todos/{id}", ["path:id=a/b?c#d"], "https://api.example.com/v1/todos/a%2Fb%3Fc%23d"),
+        ("/todos/{id}", ["path:id=.."], "https://api.example.com/v1/todos/%2E%2E"),
+        ("/search", ["query:q=a b+c"], "https://api.example.com/v1/search?q=a%20b%2Bc"),
+        ("/search", ["query:tag=x", "query:tag=y"], "https://api.example.com/v1/search?tag=x&tag=y"),
+        ("/users/{u}/todos/{t}", ["path:u=1", "path:t=2", "query:action=update"], "https://api.example.com/v1/users/1/todos/2?action=update"),
+    ])
+    func urls(endpoint: String, parameters: [String], url: String) throws {
+        let request = try Self.build(endpoint, Self.parameters(parameters)).get()
+        #expect(request.url.absoluteString == url)
+    }
+
+    @Test(arguments: [
+        ("/todos/{id}", [String](), "no path parameter fills {id}"),
+        ("/todos", ["path:id=1"], "{id}"),
+    ])
+    func templatesThatDoNotMatchAreRefused(endpoint: String, parameters: [String], mentions: String) {
+        guard case .failure(.invalidRequest(let reason)) = Self.build(endpoint, Self.parameters(parameters)) else {
+            Issue.record("expected an invalid request for \(endpoint)")
+            return
+        }
+        #expect(reason.contains(mentions))
+    }
+
+    @Test(arguments: [
+        [HTTPHeader(name: "X-Bad", value: "a\r\nInjected: yes")], [HTTPHeader(name: "X-Bad", value: "nul\u{0}")], [HTTPHeader(name: "Bad Name", value: "v")],
+    ])
+    func unsafeHeadersAreRefused(headers: [HTTPHeader]) {
+        guard case .failure(.invalidRequest) = Self.build("/x", headers: headers) else {
+            Issue.record("expected \(headers) refused")
+            return
+        }
+    }
+
+    @Test func aJSONBodyAndItsType() throws {
+        let request = try Self.build("/todos", method: .post, Parameter.jsonObject(value: ["title": "t"])).get()
+        #expect(request.body?.data == Data(#"{"title":"t"}"#.utf8))
+        #expect(request.headers.value(for: "Content-Type") == "application/json")
+    }
+
+    @Test func defaultsAndTheConnectorsOwnHeaders() throws {
+        let request = try Self.build("/x", headers: [.accept("text/plain")]) { configuration in
+            configuration.defaultHeaders = [.accept("application/json"), HTTPHeader(name: "X-App", value: "demo")]
+            configuration.defaultQueryItems = [QueryItem(name: "locale", value: "en")]
+        }.get()
+        #expect(request.headers.value(for: "Accept") == "text/plain")
+        #expect(request.headers.value(for: "X-App") == "demo")
+        #expect(request.url.query == "locale=en")
+    }
+
+    @Test func theEnvironmentReplacesTheBaseURL() throws {
+        let request = try Self.build("/x") { $0.environment = .development(URL(string: "http://localhost:8080")!) }.get()
+        #expect(request.url.absoluteString == "http://localhost:8080/x")  // the environment stands for the whole base URL
+    }
+}
