@@ -13,7 +13,7 @@ protocol UpstreamCancellable: AnyObject, Sendable {
 /// The storage is generic over the whole result type rather than over `Value`, so that its
 /// deinit destroys a field whose type is the class's own generic argument. A field of type
 /// `Result<Value, Error>?` would make every deinit look the derived types' metadata up in the
-/// runtime's hash table, which measured as the largest cost of a future step on Linux.
+/// runtime's hash table, a cost paid on every future step.
 @usableFromInline
 protocol FutureOutcome {
     static func failure(_ error: any Error) -> Self

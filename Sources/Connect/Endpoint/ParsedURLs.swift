@@ -4,8 +4,8 @@ import Foundation
 /// URLs the request builder has already parsed and checked, by their text.
 ///
 /// Most clients send the same few URLs again and again, and parsing one (Foundation's RFC 3986
-/// parser) plus reading its scheme and host was about 5,000 instructions of every request, more
-/// than the rest of building it. Bounded: when full, it starts over.
+/// parser) and reading its scheme and host costs more than the rest of building a request.
+/// Bounded: when full, it starts over.
 final class ParsedURLs: Sendable {
     struct Entry: Sendable {
         let url: URL

@@ -89,8 +89,8 @@ struct RequestBuilder {
 
     /// The URL and ``Request/problem(with:)`` for it.
     private func makeCheckedURL(base: URL, endpoint: String, parameters: EncodedParameters) throws(ConnectError) -> (url: URL, problem: String?) {
-        // Searched as UTF-8: every request comes through here, and Character-level searches on
-        // String were a visible cost in the benchmark.
+        // Searched as UTF-8: every request comes through here, and a Character-level search
+        // decodes grapheme clusters the URL's ASCII delimiters do not need.
         var baseText = base.absoluteString
         var baseQuery: Substring?
         if let fragmentStart = Self.firstIndex(of: UInt8(ascii: "#"), in: baseText) { baseText = String(baseText[..<fragmentStart]) }

@@ -1,7 +1,7 @@
 import ConnectFutures
 
 /// Connector types known not to be ``AuthorizedConnector``s, so their requests skip the cast: a
-/// cast from one protocol existential to another was over 1,000 instructions per request.
+/// cast from one protocol existential to another searches the conformance tables every time.
 final class UnauthorizedConnectorTypes: Sendable {
     private let types = Locked<Set<ObjectIdentifier>>([])
 

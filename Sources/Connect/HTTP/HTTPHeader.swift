@@ -60,7 +60,7 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Byte by byte, folding only A–Z: names are ASCII tokens, and this runs several times per
-    /// request, where `lowercased()` on both sides was a visible cost.
+    /// request, where `lowercased()` would build two new strings each time.
     static func equalIgnoringASCIICase(_ first: String, _ second: String) -> Bool {
         guard first.utf8.count == second.utf8.count else { return false }
         var first = first

@@ -39,13 +39,16 @@ public struct Request: Sendable, CustomStringConvertible {
         get { storage.allowsRetry }
         _modify { yield &uniqueStorage().allowsRetry }
     }
+    // Transfer plumbing, set by the transfer methods (`download`, `upload`, `stream`) on the
+    // request they build; not part of a request you build by hand.
+
     /// Where the response body goes: memory (the default) or a file.
-    public var destination: ResponseDestination {
+    var destination: ResponseDestination {
         get { storage.destination }
         _modify { yield &uniqueStorage().destination }
     }
     /// Receives upload and download progress, if set.
-    public var progress: ProgressHandler? {
+    var progress: ProgressHandler? {
         get { storage.progress }
         _modify { yield &uniqueStorage().progress }
     }

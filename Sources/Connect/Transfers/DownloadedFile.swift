@@ -1,7 +1,7 @@
 import Foundation
 
 /// Where a response body goes.
-public enum ResponseDestination: Sendable, Hashable {
+enum ResponseDestination: Sendable, Hashable {
     /// Into ``Response/body``, up to the configured maximum size.
     case memory
     /// Into the file at `url`, written as it arrives. With `resuming`, a partial file there is

@@ -22,7 +22,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     let loop: TransferLoop
 
     // `@exclusivity(unchecked)` on the state below: see the type's comment; the transfer thread
-    // touches it one access at a time, and dynamic exclusivity checks were a visible cost.
+    // touches it one access at a time, so the runtime's dynamic checks (a thread-local lookup
+    // per access, on every header line and body chunk) would find nothing.
     var statusCode = 0
     /// The header lines and body received, from the transfer loop's pool; set when the transfer
     /// starts, handed on when it succeeds.
@@ -90,8 +91,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
 
     /// A GET into memory with nothing but headers of its own: no body, file, range, progress or
     /// stream. A handle that ran one keeps its options for the next (see
-    /// ``CurlEasyHandle/holdsPlainSetup``): resetting the handle and setting the options every
-    /// transfer of a transport shares was a tenth of the transfer thread's work per request.
+    /// ``CurlEasyHandle/holdsPlainSetup``): resetting the handle and setting again the options
+    /// every transfer of a transport shares would be most of the per-request option work.
     ///
     /// Not with a cookie file: a handle that keeps `CURLOPT_COOKIEJAR` writes the jar again when
     /// it is cleaned up, later and on the transfer thread, where a reset handle does not; a new

@@ -7,10 +7,9 @@ import Foundation
 /// The transfer thread fills it; the callback queue copies it into the `Response` and gives it
 /// back. That way the blocks the caller ends up holding are allocated on the callback queue, and
 /// the buffers the transfer thread allocates stay with it (except a body over
-/// ``largestCopiedBody``, handed over as it is). When the transfer thread allocated every
-/// response's blocks and the callback queue freed them, both threads took the same malloc
-/// arena's lock for every response: at 64 requests in flight, nine in ten of the client's futex
-/// calls.
+/// ``largestCopiedBody``, handed over as it is). Were the transfer thread to allocate every
+/// response's blocks and the callback queue to free them, both threads would take the same
+/// malloc arena's lock for every response.
 ///
 /// `@unchecked Sendable`: owned by one thread at a time, handed over under a lock (the transfer
 /// loop's completion hand-off, the pool's).
