@@ -5,7 +5,10 @@ import Logging
 /// What `debugResponse: true` prints: the request as a runnable `curl` command, then the
 /// response or error. The values of sensitive headers and a password in the URL are redacted
 /// unless the configuration says otherwise.
-struct DebugLog: Sendable {
+///
+/// A class: an exchange holds it for the whole request and hands it to every step, which
+/// retains one reference instead of copying the logger.
+final class DebugLog: Sendable {
     let logger: Logger
     /// What to redact; `nil` shows everything.
     let secrets: SensitiveHeaders?

@@ -26,13 +26,13 @@ struct RedirectFollower: Sendable {
         context: FutureContext?,
         finish: @escaping @Sendable (Response) throws -> Output
     ) -> Future<Output> {
-        let now = ContinuousClock.now
-        let budget = request.timeout ?? timeout
-        let deadline = (started ?? now) + budget
         guard let started else {
-            // The transport's own timeout for the first hop is the whole budget: no copy of the request to set it.
-            return send(request, hops: 0, started: now, deadline: deadline, context: context, finish: finish)
+            // The transport's own timeout for the first hop is the whole budget: no copy of the
+            // request to set it, and the deadline is only worked out if a redirect comes.
+            return send(request, hops: 0, started: ContinuousClock.now, deadline: nil, context: context, finish: finish)
         }
+        let budget = request.timeout ?? timeout
+        let deadline = started + budget
         do {
             return send(try Self.request(request, within: deadline, budget: budget), hops: 0, started: started, deadline: deadline, context: context, finish: finish)
         } catch {
@@ -46,7 +46,7 @@ struct RedirectFollower: Sendable {
     }
 
     private func send<Output: Sendable>(
-        _ request: Request, hops: Int, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant, context: FutureContext?,
+        _ request: Request, hops: Int, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant?, context: FutureContext?,
         finish: @escaping @Sendable (Response) throws -> Output
     ) -> Future<Output> {
         var sent = transport.send(request)
@@ -73,6 +73,7 @@ struct RedirectFollower: Sendable {
             case .refuse: return Future(value: try finish(Self.counting(response, hops: hops, since: started)))
             }
             try next.validate()
+            let deadline = deadline ?? started + (request.timeout ?? timeout)
             return send(try Self.request(next, within: deadline, budget: nil), hops: hops + 1, started: started, deadline: deadline, context: context, finish: finish)
         }
     }

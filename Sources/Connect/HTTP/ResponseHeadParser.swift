@@ -93,6 +93,7 @@ struct ResponseHeadParser {
     }
 
     /// "HTTP/" at the start of a line.
+    @inline(__always)
     static func startsWithHTTPVersion(_ line: UnsafeRawBufferPointer) -> Bool {
         line.count >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T") && line[2] == UInt8(ascii: "T")
             && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")

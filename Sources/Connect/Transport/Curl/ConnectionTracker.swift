@@ -29,10 +29,11 @@ final class ConnectionTracker {
         var lastExchangeWasHTTP1 = false
     }
 
+    // `@exclusivity(unchecked)`: the transfer thread alone touches these, one access at a time.
     /// Open sockets, indexed by descriptor (small numbers, so an array).
-    private var connections: [Connection?] = []
+    @exclusivity(unchecked) private var connections: [Connection?] = []
     /// Descriptors by ports, for the sockets whose ports are known.
-    private var descriptors: [Ports: Int32] = [:]
+    @exclusivity(unchecked) private var descriptors: [Ports: Int32] = [:]
 
     /// libcurl created `socket` for a connection.
     func opened(_ socket: Int32) {
