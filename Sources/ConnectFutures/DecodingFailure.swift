@@ -18,6 +18,10 @@ public struct DecodingFailure: Error, CustomStringConvertible, @unchecked Sendab
     /// not `Sendable`; this value is immutable after creation, hence `@unchecked Sendable`.)
     public let underlying: DecodingError
 
+    /// The line (from 1) of a line-by-line body (JSON Lines) that did not decode; `nil` for a
+    /// whole body.
+    public var lineNumber: Int?
+
     /// How many bytes of the body ``bodyPreview`` keeps.
     public static let previewLength = 256
 
@@ -49,8 +53,9 @@ public struct DecodingFailure: Error, CustomStringConvertible, @unchecked Sendab
 
     public var description: String {
         let location = codingPath.isEmpty ? "" : " at `\(codingPath)`"
-        let body = bodyPreview.isEmpty ? "The body is empty." : "Body starts: \(bodyPreview)"
-        return "Could not decode \(typeName)\(location): \(reason). \(body)"
+        let body = bodyPreview.isEmpty ? "The body is empty." : "\(lineNumber == nil ? "Body" : "Line") starts: \(bodyPreview)"
+        let line = lineNumber.map { " on line \($0)" } ?? ""
+        return "Could not decode \(typeName)\(line)\(location): \(reason). \(body)"
     }
 
     /// `items[2].title` for the keys `items`, index 2, `title`.

@@ -85,3 +85,10 @@ struct BrokenConnector: Connector {
     var method: HTTPMethod { .get }
     var parameters: (any ParametersRepresentable)? { Parameter.path(key: "id", value: "1") }
 }
+
+/// The embedded API's activity feed, a `text/event-stream`.
+struct ActivityConnector: Connector {
+    var baseURL: URL { TodoConnector.baseURL }
+    var endpoint: String { "/todos/activity" }
+    var method: HTTPMethod { .get }
+}

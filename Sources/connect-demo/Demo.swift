@@ -107,6 +107,19 @@ struct Demo {
             print("→ error: \(error)")
             failures += 1
         }
+        step("6. Server-Sent Events: the activity feed, event by event, until the server says it is done (204)")
+        do {
+            var count = 0
+            for try await event in Connect.default.events(ActivityConnector()) {
+                let todo = try JSONDecoder().decode(Todo.self, from: Data(event.data.utf8))
+                print("→ \(event.event) #\(event.id ?? "-"): \(todo.title)")
+                count += 1
+            }
+            if count != 3 { failures += 1 }
+        } catch {
+            print("→ error: \(error)")
+            failures += 1
+        }
         return failures
     }
 

@@ -24,6 +24,13 @@ enum TodoAPI {
     static func respond(to request: RecordedRequest) -> TestResponse {
         let segments = request.path.split(separator: "/").map(String.init)
         switch (request.method, segments.count) {
+        case ("GET", 2) where segments == ["todos", "activity"]:
+            // The to-dos being worked on, as Server-Sent Events; the stream ends when the
+            // client comes back with the last ID.
+            if request.header("Last-Event-ID") != nil { return TestResponse(status: 204) }
+            let events = todos.map { "id: \($0.id)\nevent: progress\ndata: \(encode($0))\n\n" }.joined()
+            return TestResponse(headers: [("Content-Type", "text/event-stream")], body: Data(("retry: 100\n\n" + events).utf8),
+                                behavior: .trickle(chunk: 64, every: .milliseconds(20)))
         case ("GET", 2) where segments[0] == "todos":
             guard let id = Int(segments[1]), let todo = todos.first(where: { $0.id == id }) else {
                 return .json(#"{"message":"Todo \#(segments[1]) does not exist"}"#, status: 404)

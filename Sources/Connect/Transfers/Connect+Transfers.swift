@@ -85,8 +85,17 @@ extension Connect {
     ///   - bufferSize: how many bytes may wait unread before the transfer pauses (1 MiB by default).
     ///   - debugResponse: logs the request as a `curl` command and the response, secrets redacted.
     public func stream(_ connector: any Connector, bufferSize: Int = 1 << 20, debugResponse: Bool = false) -> ResponseStream {
+        stream(connector, bufferSize: bufferSize, debugResponse: debugResponse, headers: [])
+    }
+
+    /// `stream(_:bufferSize:debugResponse:)` with `headers` set on the request (replacing the
+    /// connector's of the same name), for the event and line streams.
+    func stream(_ connector: any Connector, bufferSize: Int, debugResponse: Bool, headers: [HTTPHeader]) -> ResponseStream {
         let buffer = StreamBuffer(limit: bufferSize, context: context)
-        let exchange = start(connector, debugResponse: debugResponse, prepare: { $0.streamBuffer = buffer }, output: { $0 })
+        let exchange = start(connector, debugResponse: debugResponse, prepare: { request in
+            for header in headers { request.setHeader(header) }
+            request.streamBuffer = buffer
+        }, output: { $0 })
         exchange.observe { buffer.finish($0) }
         return ResponseStream(buffer: buffer, exchange: exchange)
     }
