@@ -1,7 +1,7 @@
 # The README's quick start: `make demo` and `make test`. Each installs what is missing first.
 SWIFT ?= swift
 
-.PHONY: all deps demo test test-fast test-tsan test-asan check docs bench bench-instructions bench-transfers clean
+.PHONY: all deps demo test test-fast test-tsan test-asan check docs bench bench-instructions bench-transfers bench-events clean
 
 all: test
 
@@ -49,6 +49,11 @@ bench-instructions:
 bench-transfers:
 	@./.ci/dependencies --bench
 	./Benchmarks/transfers
+
+## 100,000 Server-Sent Events through connect.events: events/s and Connect's memory.
+bench-events:
+	@./.ci/dependencies --bench
+	./Benchmarks/events
 
 clean:
 	rm -rf .build .build-tsan .build-asan .build-check Benchmarks/.build

@@ -2,9 +2,10 @@ import Connect
 import ConnectFutures
 import Foundation
 
-/// Downloads or uploads one large file through Connect and reports speed and memory.
-/// usage: TransferBenchmark download URL DESTINATION | TransferBenchmark upload URL FILE
-/// Prints: bytes, seconds, MB/s, idle RSS MiB, peak RSS MiB, peak above idle MiB.
+/// Downloads or uploads one large file through Connect, or reads an event stream, and reports
+/// speed and memory.
+/// usage: TransferBenchmark download URL DESTINATION | upload URL FILE | events URL COUNT [slow]
+/// Prints: bytes (events), seconds, MB/s (events/s), idle RSS MiB, peak RSS MiB, peak above idle MiB.
 @main
 struct TransferBenchmark {
     struct Endpoint: Connector {
@@ -15,8 +16,8 @@ struct TransferBenchmark {
 
     static func main() async throws {
         let arguments = CommandLine.arguments
-        guard arguments.count == 4, let url = URL(string: arguments[2]) else {
-            FileHandle.standardError.write(Data("usage: TransferBenchmark download|upload URL PATH\n".utf8))
+        guard arguments.count >= 4, let url = URL(string: arguments[2]) else {
+            FileHandle.standardError.write(Data("usage: TransferBenchmark download|upload URL PATH, or events URL COUNT [slow]\n".utf8))
             exit(2)
         }
         let path = URL(fileURLWithPath: arguments[3])
@@ -36,13 +37,29 @@ struct TransferBenchmark {
         case "upload":
             bytes = Int64((try FileManager.default.attributesOfItem(atPath: path.path)[.size] as? NSNumber)?.int64Value ?? 0)
             _ = try await connect.upload(fileAt: path, to: Endpoint(baseURL: url, method: .put)).value
+        case "events":
+            // A slow consumer pauses a millisecond every 100 events, so the buffer fills and the
+            // transfer pauses; memory must stay flat either way.
+            let slow = arguments.count > 4 && arguments[4] == "slow"
+            var count: Int64 = 0
+            for try await event in connect.events(Endpoint(baseURL: url, method: .get), reconnection: .never) {
+                count += 1
+                if slow, count % 100 == 0 { try await Task.sleep(for: .milliseconds(1)) }
+                precondition(event.id == String(count), "event \(count) came as \(event.id ?? "nil")")
+            }
+            guard count == Int64(arguments[3]) else {
+                FileHandle.standardError.write(Data("expected \(arguments[3]) events, got \(count)\n".utf8))
+                exit(1)
+            }
+            bytes = count
         default:
             exit(2)
         }
         let elapsed = ContinuousClock.now - start
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let peak = memory("VmHWM")
-        print(String(format: "%lld %.3f %.1f %.1f %.1f %.1f", bytes, seconds, Double(bytes) / seconds / 1e6, idle, peak, peak - idle))
+        let rate = arguments[1] == "events" ? Double(bytes) / seconds : Double(bytes) / seconds / 1e6
+        print(String(format: "%lld %.3f %.1f %.1f %.1f %.1f", bytes, seconds, rate, idle, peak, peak - idle))
     }
 
     /// A line of /proc/self/status, in MiB.

@@ -79,3 +79,18 @@ struct StreamTests {
         #expect(chunks >= 3)
     }
 }
+
+@Suite("Stream buffer")
+struct StreamBufferTests {
+    @Test func aConsumerThatNeverCatchesUpStillLetsReadChunksGo() async throws {
+        let buffer = StreamBuffer(limit: 1 << 20, context: FutureContext())
+        let byte: [UInt8] = [42]
+        func offer() { _ = byte.withUnsafeBytes { buffer.offer($0, head: Response(statusCode: 200, url: URL(string: "http://x")!)) } }
+        offer()
+        for _ in 0..<1000 {
+            offer()  // always one chunk ahead of the reader
+            _ = try await buffer.next()
+        }
+        #expect(buffer.chunkSlots < 70)
+    }
+}

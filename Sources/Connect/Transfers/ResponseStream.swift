@@ -82,6 +82,9 @@ final class StreamBuffer: Sendable {
     /// The most bytes that ever waited unread (for tests of the bound).
     var peakBuffered: Int { state.withLock { $0.flow.peak } }
 
+    /// Slots of the chunk array, read ones included (for tests that read chunks are let go).
+    var chunkSlots: Int { state.withLock { $0.chunks.count } }
+
     func setResumer(_ resume: @escaping @Sendable () -> Void) {
         resumer.withLock { $0 = resume }
     }
@@ -125,10 +128,16 @@ final class StreamBuffer: Sendable {
         try await withCheckedThrowingContinuation { continuation in
             let (ready, resume): (Result<Data?, any Error>?, Bool) = state.withLock { state in
                 if state.first < state.chunks.count {
+                    // Taken out, not just read: a consumer that never quite catches up would
+                    // otherwise keep every chunk it has read alive in the array.
                     let chunk = state.chunks[state.first]
+                    state.chunks[state.first] = Data()
                     state.first += 1
                     if state.first == state.chunks.count {
                         state.chunks.removeAll(keepingCapacity: true)
+                        state.first = 0
+                    } else if state.first >= 64 {
+                        state.chunks.removeFirst(state.first)
                         state.first = 0
                     }
                     return (.success(chunk), state.flow.took(chunk.count))
