@@ -78,6 +78,34 @@ struct EventStreamTests {
         }
     }
 
+    @Test func anotherContentTypeGoesThroughTheErrorHandler() async throws {
+        let server = try TestServer { _ in .json(#"{"code":"NOT_STREAMING","reason":"use /v2/stream"}"#) }
+        defer { server.shutdown() }
+        struct Handler: ErrorHandlerProtocol {
+            func handle(response: [String: Any]) -> (any Error)? { AppError.server(response["reason"] as? String ?? "?") }
+        }
+        do {
+            for try await _ in Connect(errorHandler: Handler()).events(TestConnector(server, "/json")) {}
+            Issue.record("expected a failure")
+        } catch AppError.server(let reason) {
+            #expect(reason == "use /v2/stream")
+        }
+    }
+
+    @Test func aSlowConsumerGetsEveryEventInOrder() async throws {
+        let body = (1...3000).map { "id: \($0)\ndata: \(String(repeating: "x", count: 100))\n\n" }.joined()
+        let server = try RawServer { _, _ in [.send(Self.eventStreamHead() + body), .close] }
+        defer { server.shutdown() }
+        var next = 1
+        // A 16 KiB buffer against 330 KB of events: the transfer pauses and resumes many times.
+        for try await event in sharedConnect.events(TestConnector(server, "/fast"), reconnection: .never, bufferSize: 16 << 10) {
+            #expect(event.id == String(next))
+            next += 1
+            if next % 100 == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        }
+        #expect(next == 3001)
+    }
+
     @Test func anErrorStatusFailsThroughTheErrorHandler() async throws {
         let server = try TestServer { _ in .json(#"{"message":"Stream closed for maintenance"}"#, status: 503) }
         defer { server.shutdown() }

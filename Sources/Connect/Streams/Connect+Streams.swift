@@ -13,8 +13,8 @@ extension Connect {
     /// Sends `Accept: text/event-stream`. When the connection drops, the stream reconnects after
     /// the server's `retry` (or the policy's delay), sending `Last-Event-ID`, through the same
     /// middleware (adapters and token refresh apply to each reconnection). A 204 ends it; an
-    /// error status fails it through the error handler, and a response of another content type
-    /// fails it with ``ConnectError/http(_:)``.
+    /// error status, or a response of another content type, fails it through the error handler
+    /// (``ConnectError/http(_:)`` saying what was expected, when the handler finds no message).
     ///
     /// - Parameters:
     ///   - connector: the endpoint and its parameters.

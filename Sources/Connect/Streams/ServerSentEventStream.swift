@@ -87,11 +87,32 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             if head.statusCode == 204 { return false }
             let type = head.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
             guard type == "text/event-stream" else {
-                response.cancel()
-                throw ConnectError.http(HTTPFailure(message: "expected text/event-stream, got \(type ?? "no Content-Type")", response: head))
+                throw await wrongContentType(type, head: head, of: response)
             }
             chunks = response.makeAsyncIterator()
             return true
+        }
+
+        /// The error for a response that is not an event stream: what the error handler makes of
+        /// it (its body read, up to 64 KiB), with a message that says what was wrong when the
+        /// handler found none.
+        private func wrongContentType(_ type: String?, head: Response, of response: ResponseStream) async -> any Error {
+            var body = Data()
+            var chunks = response.makeAsyncIterator()
+            while body.count < 64 << 10, let chunk = try? await chunks.next() { body += chunk }
+            response.cancel()
+            let whole = Response(statusCode: head.statusCode, headers: head.headers, body: body, url: head.url, httpVersion: head.httpVersion, metrics: head.metrics)
+            let message = "expected text/event-stream, got \(type ?? "no Content-Type")"
+            let handler = stream.connector.connector.errorHandler ?? stream.connect.errorHandler
+            switch handler.handle(failure: FailedResponse(request: Request(url: head.url), response: whole)) {
+            case let error as ConnectError:
+                if case .http(let failure) = error, failure.message == nil { return ConnectError.http(HTTPFailure(message: message, response: whole)) }
+                return error
+            case let error?:
+                return error
+            case nil:
+                return ConnectError.http(HTTPFailure(message: message, response: whole))
+            }
         }
 
         /// Waits as the policy says, then lets the next `next()` open the stream again; throws
