@@ -28,24 +28,23 @@ struct ExchangeLimitTests {
         var configuration = ConnectConfiguration()
         configuration.timeout = .seconds(1)
         for middleware in [ConnectMiddleware(), ConnectMiddleware(retrier: RetryPolicy(maximumAttempts: 1))] {
-            let started = ContinuousClock.now
+            let before = server.requests.count
             let error = await connectError(Connect(middleware: middleware, configuration: configuration).request(TestConnector(server, "/hop/0")))
-            let elapsed = ContinuousClock.now - started
+            // Each hop alone is within the timeout, so a timeout per hop would have succeeded.
             guard case .timedOut? = error else {
                 Issue.record("expected a timeout, got \(String(describing: error))")
                 continue
             }
-            // Cut at the second, not after the whole chain (slack for a loaded machine or a sanitizer).
-            #expect(elapsed >= .milliseconds(900) && elapsed < .milliseconds(3000), "took \(elapsed)")
+            // Cut during the second hop or so, not after the sixth. Counted, not timed: a
+            // sanitizer or a loaded machine can stall a test's tasks for seconds.
+            #expect(server.requests.count - before < 6)
         }
     }
 
     @Test func hopsWithinTheTimeoutTogetherSucceed() async throws {
         let server = try Self.redirectChain(last: 3, delay: .milliseconds(50))
         defer { server.shutdown() }
-        var configuration = ConnectConfiguration()
-        configuration.timeout = .seconds(5)
-        let response = try await Connect(configuration: configuration).response(TestConnector(server, "/hop/0")).value
+        let response = try await Connect().response(TestConnector(server, "/hop/0")).value
         #expect(response.body == Data("done".utf8) && response.metrics.redirectCount == 3)
     }
 
@@ -78,30 +77,31 @@ struct ExchangeLimitTests {
         var configuration = ConnectConfiguration()
         configuration.timeout = .milliseconds(500)
         let connect = Connect(middleware: ConnectMiddleware(adapters: [SlowAdapter(delay: .seconds(3600))]), configuration: configuration)
-        let started = ContinuousClock.now
+        // The adapter sleeps for an hour: ending at all (within the suite's time limit) is the
+        // timeout's doing.
         let error = await connectError(connect.request(TestConnector(server, "/")))
         guard case .timedOut? = error else {
             Issue.record("expected a timeout, got \(String(describing: error))")
             return
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
         #expect(server.requests.isEmpty)
     }
 
     @Test func eachRetryHasTheWholeTimeoutAgain() async throws {
-        let attempts = Hits()
-        let server = try TestServer { _ in
-            attempts.next() == 1
-                ? TestResponse(status: 503, behavior: .delay(.milliseconds(1800)))
-                : TestResponse(body: Data("second".utf8), behavior: .delay(.milliseconds(1800)))
-        }
-        defer { server.shutdown() }
-        // Two attempts of 1.8 s: more than the timeout together, within it each.
+        // The transport sees each attempt's time left: the second attempt starts with the whole
+        // timeout again, not what the first (1.8 s of 3) left.
+        let mock = MockTransport()
+        var first = MockResponse.status(503)
+        first.delay = .milliseconds(1800)
+        mock.register(first, .json(#"{"ok":true}"#), when: { _ in true })
         var configuration = ConnectConfiguration()
         configuration.timeout = .seconds(3)
-        let policy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(100), jitter: 0)
-        let body = try await Connect(middleware: ConnectMiddleware(retrier: policy), configuration: configuration).request(TestConnector(server, "/")).value
-        #expect(body == Data("second".utf8))
+        let policy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10), jitter: 0)
+        _ = try await Connect(middleware: ConnectMiddleware(retrier: policy), configuration: configuration, transport: mock)
+            .request(TestConnector(url: URL(string: "https://api.example.com")!, endpoint: "/x")).value
+        let timeouts = mock.requests.map { $0.timeout ?? .zero }
+        #expect(timeouts.count == 2)
+        #expect(timeouts.allSatisfy { $0 > .seconds(2) && $0 <= .seconds(3) }, "\(timeouts)")
     }
 
     /// Holds the client a refresh closure calls, which is made after the authenticator.
@@ -131,9 +131,8 @@ struct ExchangeLimitTests {
         var configuration = ConnectConfiguration()
         configuration.timeout = .seconds(5)
         box.set(Connect(middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]), configuration: configuration))
-        let started = ContinuousClock.now
+        // Success, not the timeout: the refresh's own request did not wait for the refresh.
         #expect(try await box.connect.request(TestConnector(server, "/me")).value == Data("me".utf8))
-        #expect(ContinuousClock.now - started < .seconds(4))
         // The token request went out untouched: no stale token, no wait for itself.
         let tokenRequest = try #require(server.requests.first { $0.path == "/token" })
         #expect(tokenRequest.header("Authorization") == nil)
@@ -153,13 +152,12 @@ struct ExchangeLimitTests {
         var configuration = ConnectConfiguration()
         configuration.timeout = .seconds(1)
         box.set(Connect(middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]), configuration: configuration))
-        let started = ContinuousClock.now
+        // Without the timeout this would wait forever (the suite's time limit would fail it).
         let error = await connectError(box.connect.request(TestConnector(server, "/me")))
         guard case .timedOut? = error else {
             Issue.record("expected the refresh's timeout, got \(String(describing: error))")
             return
         }
-        #expect(ContinuousClock.now - started < .seconds(5))
     }
 
     @Test func sensitiveHeadersStayWithTheirOrigin() async throws {
