@@ -52,6 +52,6 @@ extension Connect {
     ///   - debugResponse: logs the request and response, secrets redacted.
     public func lines(_ connector: any Connector, maximumLineLength: Int = 1 << 20, bufferSize: Int = 256 << 10, debugResponse: Bool = false) -> LineStream {
         LineStream(response: stream(connector, bufferSize: bufferSize, debugResponse: debugResponse, headers: []), maximumLineLength: maximumLineLength,
-                   jsonDecoder: UncheckedJSONDecoder(configuration.jsonDecoder))
+                   jsonDecoder: UncheckedDecoder(configuration.jsonDecoder))
     }
 }

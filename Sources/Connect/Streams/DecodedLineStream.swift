@@ -6,7 +6,7 @@ public struct DecodedLineStream<Decoded: Decodable & Sendable>: AsyncSequence, S
     public typealias Element = Decoded
 
     let lines: LineStream
-    let decoder: UncheckedJSONDecoder
+    let decoder: UncheckedDecoder
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(lines: lines.makeAsyncIterator(), decoder: decoder, stream: lines.response)
@@ -15,7 +15,7 @@ public struct DecodedLineStream<Decoded: Decodable & Sendable>: AsyncSequence, S
     /// Decodes the lines in order, skipping blank ones.
     public struct Iterator: AsyncIteratorProtocol {
         var lines: LineStream.Iterator
-        let decoder: UncheckedJSONDecoder
+        let decoder: UncheckedDecoder
         let stream: ResponseStream
 
         public mutating func next() async throws -> Decoded? {

@@ -12,7 +12,7 @@ public struct LineStream: AsyncSequence, Sendable {
     let response: ResponseStream
     let maximumLineLength: Int
     /// The client's `jsonDecoder`, for ``decodedLines(of:decoder:)``.
-    let jsonDecoder: UncheckedJSONDecoder
+    let jsonDecoder: UncheckedDecoder
 
     /// The status and headers, once they are in.
     public var head: Response {
@@ -27,7 +27,7 @@ public struct LineStream: AsyncSequence, Sendable {
     ///   - type: what each line decodes to.
     ///   - decoder: decodes the lines; the client's `jsonDecoder` when `nil`.
     public func decodedLines<Decoded: Decodable & Sendable>(of type: Decoded.Type, decoder: JSONDecoder? = nil) -> DecodedLineStream<Decoded> {
-        DecodedLineStream(lines: self, decoder: decoder.map(UncheckedJSONDecoder.init) ?? jsonDecoder)
+        DecodedLineStream(lines: self, decoder: decoder.map(UncheckedDecoder.init) ?? jsonDecoder)
     }
 
     public func makeAsyncIterator() -> Iterator {
@@ -76,14 +76,5 @@ public struct LineStream: AsyncSequence, Sendable {
                 }
             }
         }
-    }
-}
-
-/// A JSON decoder handed between tasks; never changed after it is handed over.
-struct UncheckedJSONDecoder: @unchecked Sendable {
-    let decoder: JSONDecoder
-
-    init(_ decoder: JSONDecoder) {
-        self.decoder = decoder
     }
 }

@@ -99,24 +99,23 @@ struct ServerSentEventParser {
             name = content
             value = []
         }
-        switch String(decoding: name, as: UTF8.self) {
-        case "event":
+        // Field names compared as bytes: a String per line would allocate for every event.
+        if name.elementsEqual("event".utf8) {
             eventType = String(decoding: value, as: UTF8.self)
-        case "data":
+        } else if name.elementsEqual("data".utf8) {
             guard data.count + value.count < maximumLineLength else { throw .lineTooLong(limit: maximumLineLength) }
             if hasData { data.append(UInt8(ascii: "\n")) }
             data.append(contentsOf: value)
             hasData = true
-        case "id":
+        } else if name.elementsEqual("id".utf8) {
             if !value.contains(0) { pendingID = .some(String(decoding: value, as: UTF8.self)) }
-        case "retry":
+        } else if name.elementsEqual("retry".utf8) {
             if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let milliseconds = Int(String(decoding: value, as: UTF8.self)) {
                 reconnectionTime = .milliseconds(milliseconds)
                 retryInBlock = reconnectionTime
             }
-        default:
-            break  // unknown fields are ignored
         }
+        // Any other field is ignored.
     }
 
     /// The blank line: the event gathered so far goes out, if it has data.

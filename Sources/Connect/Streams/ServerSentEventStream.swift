@@ -27,7 +27,9 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         /// The connection's stream, cancelled when the iterator goes.
         private let current = CurrentStream()
         private var chunks: ResponseStream.Iterator?
+        /// Events parsed from the last chunk, handed out from `nextPending` on.
         private var pending: [ServerSentEvent] = []
+        private var nextPending = 0
         private var attemptsWithoutEvent = 0
         private var finished = false
 
@@ -38,7 +40,12 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
 
         public mutating func next() async throws -> ServerSentEvent? {
             while true {
-                if !pending.isEmpty { return pending.removeFirst() }
+                if nextPending < pending.count {
+                    defer { nextPending += 1 }
+                    return pending[nextPending]
+                }
+                pending.removeAll(keepingCapacity: true)
+                nextPending = 0
                 if finished { return nil }
                 if chunks == nil {
                     guard try await open() else {

@@ -32,9 +32,9 @@ public final class MockTransport: Transport {
 
     private let behavior: Behavior
     private let state = Locked<(registrations: [Registration], requests: [Request])>(([], []))
-    /// The configuration of the `Connect` that sends through this mock (its environment, default
-    /// query): requests for a registered connector are matched as that client builds them.
-    private let configuration = Locked(ConnectConfiguration())
+    /// The request builder of the `Connect` that sends through this mock (its environment,
+    /// default query): requests for a registered connector are matched as that client builds them.
+    private let builder = Locked(UncheckedRequestBuilder(RequestBuilder(configuration: ConnectConfiguration())))
 
     /// Creates a mock that answers with `behavior`.
     public init(behavior: Behavior = .immediate) {
@@ -53,16 +53,15 @@ public final class MockTransport: Transport {
         let connector = UncheckedConnector(connector)
         register(responses) { [weak self] request in
             guard let self else { return false }
-            let builder = RequestBuilder(configuration: configuration.withLock { $0 })
-            guard let expected = try? builder.build(connector.connector), request.method == expected.method else { return false }
+            guard let expected = try? builder.withLock({ $0 }).builder.build(connector.connector), request.method == expected.method else { return false }
             let (a, b) = (request.url, expected.url)
             return a.scheme == b.scheme && a.host == b.host && a.port == b.port && a.path == b.path
         }
     }
 
-    /// Called by the `Connect` that sends through this mock, with its configuration.
-    func adopt(_ configuration: ConnectConfiguration) {
-        self.configuration.withLock { $0 = configuration }
+    /// Called by the `Connect` that sends through this mock, with its request builder.
+    func adopt(_ builder: UncheckedRequestBuilder) {
+        self.builder.withLock { $0 = builder }
     }
 
     /// Answers the requests `matches` accepts: with `responses` in order, the last one again once
