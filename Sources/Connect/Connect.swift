@@ -60,9 +60,9 @@ public final class Connect: Sendable {
         let context = FutureContext.connect(callbackQueue: configuration.callbackQueue, jsonDecoder: configuration.jsonDecoder)
         let transport = transport ?? CurlTransport(configuration: configuration, context: context)
         self.transport = transport
-        (transport as? MockTransport)?.adopt(configuration)
-        client = ExchangeClient(transport: transport, middleware: middleware, context: context, timeout: configuration.timeout)
         builder = UncheckedRequestBuilder(RequestBuilder(configuration: configuration))
+        (transport as? MockTransport)?.adopt(builder)
+        client = ExchangeClient(transport: transport, middleware: middleware, context: context)
     }
 
     /// Sends the request `connector` describes; the future gives the response body.

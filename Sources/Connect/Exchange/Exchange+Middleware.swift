@@ -34,7 +34,7 @@ extension Exchange {
                 // The timeout bounds the attempt from here: preparing it (adapters, interceptors,
                 // a wait for a token refresh) and every redirect hop.
                 let attemptStarted = clock.now
-                let request = try await prepare(original, interceptors: interceptors, until: attemptStarted + (original.timeout ?? client.timeout))
+                let request = try await prepare(original, interceptors: interceptors, until: attemptStarted + (original.timeout ?? policy.redirects.timeout))
                 try request.validate()
                 current = request
                 for monitor in monitors { monitor.requestStarted(request, attempt: number) }
@@ -85,8 +85,8 @@ extension Exchange {
     /// hangs). The work runs in a task of its own, which inherits this one's task-local values
     /// and is cancelled at the deadline.
     private func prepare(_ original: Request, interceptors: [any Interceptor], until deadline: ContinuousClock.Instant) async throws -> Request {
+        guard client.preparesRequests else { return original }
         let middleware = client.middleware
-        if let plain = middleware as? ConnectMiddleware, plain.adapters.isEmpty, interceptors.isEmpty { return original }
         let prepared = Promise<Request>()
         let work = Task {
             do {

@@ -12,16 +12,18 @@ final class ExchangeClient: Sendable {
     /// Shared by every future the client returns: the callback queue, `.cancelled` as the
     /// cancellation error, decoding failures as `.decoding`.
     let context: FutureContext
-    /// The configuration's timeout, for requests without their own.
-    let timeout: Duration
+    /// The middleware may change a request before it is sent (adapters or interceptors); `false`
+    /// for a ``ConnectMiddleware`` with neither, whose attempts skip that step.
+    let preparesRequests: Bool
     private let inFlight = Locked<(nextID: UInt64, exchanges: [UInt64: Future<Response>])>((0, [:]))
 
-    init(transport: any Transport, middleware: any ConnectMiddlewareProtocol, context: FutureContext, timeout: Duration) {
+    init(transport: any Transport, middleware: any ConnectMiddlewareProtocol, context: FutureContext) {
         self.transport = transport
         self.middleware = middleware
-        runsMiddleware = (middleware as? ConnectMiddleware)?.isPassthrough != true
+        let plain = middleware as? ConnectMiddleware
+        runsMiddleware = plain?.isPassthrough != true
+        preparesRequests = plain.map { !$0.adapters.isEmpty || !$0.interceptors.isEmpty } ?? true
         self.context = context
-        self.timeout = timeout
     }
 
     /// Keeps `exchange` where ``cancelAll()`` finds it, until ``finished(_:)``.

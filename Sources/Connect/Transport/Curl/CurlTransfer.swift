@@ -24,7 +24,6 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     // `@exclusivity(unchecked)` on the state below: see the type's comment; the transfer thread
     // touches it one access at a time, so the runtime's dynamic checks (a thread-local lookup
     // per access, on every header line and body chunk) would find nothing.
-    var statusCode = 0
     /// The header lines and body received, from the transfer loop's pool; set when the transfer
     /// starts, handed on when it succeeds.
     @exclusivity(unchecked) var received: ReceivedResponse?
@@ -33,8 +32,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var bodyTooLarge = false
     /// What the response head has shown so far; a head it refused leaves its problem here.
     @exclusivity(unchecked) var head = ResponseHeadParser()
+    /// The status of the last head (0 before any): an interim 1xx until the final one comes.
+    var statusCode: Int { head.statusCode }
     @exclusivity(unchecked) var headProblem: ResponseHeadParser.Problem?
-    /// Inflates a gzip or deflate body; see ``ContentDecoder``.
+    /// Decodes a compressed body (gzip, deflate, br, zstd); see ``ContentDecoder``.
     @exclusivity(unchecked) var decoder: ContentDecoder?
     @exclusivity(unchecked) var decodingFailure: ContentDecoder.Failure?
     /// Decoded bytes a paused stream did not take yet, and how many bytes of the input libcurl
@@ -477,7 +478,6 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             received.headers.removeAll()
             contentRange = nil
             decoder = nil
-            statusCode = head.statusCode
         case .end:
             break
         case .field:
