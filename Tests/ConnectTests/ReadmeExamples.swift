@@ -51,6 +51,23 @@ private struct ReadmeProfileConnector: Connector, AuthorizedConnector {
     var authorizationToken: AuthorizationToken? { .bearer(token: token) }
 }
 
+private struct ReadmeChatCompletion: Connector {
+    let prompt: String
+    var baseURL: URL { URL(string: "https://api.example.com")! }
+    var endpoint: String { "/v1/chat/completions" }
+    var method: HTTPMethod { .post }
+    var parameters: (any ParametersRepresentable)? { Parameter.jsonObject(value: ["prompt": prompt, "stream": "true"]) }
+}
+
+private struct ReadmeDelta: Decodable, Sendable { let text: String }
+private struct ReadmeJobProgress: Decodable, Sendable { let percent: Double }
+
+/// The README's redirect handler that also allows a downgrade.
+private struct ReadmeAllowsPlainHTTP: RedirectHandler {
+    func redirect(_ response: Response, of request: Request, to proposed: Request) -> RedirectDecision { .follow }
+    func allowsInsecureRedirect(_ response: Response, of request: Request, to proposed: Request) -> Bool { true }
+}
+
 private struct ReadmePaging: ParametersRepresentable {
     var page: Int, size: Int
     func encode(into parameters: inout EncodedParameters) throws {
@@ -179,7 +196,7 @@ private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL,
         deadline: .seconds(30)
     )))
     let authenticator = TokenAuthenticator(token: "stored") { "refreshed" }
-    _ = Connect(middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]))
+    _ = Connect(middleware: ConnectMiddleware(adapters: [authenticator]))   // it adapts and retries
     await authenticator.setToken("signed-in-again")
     _ = Connect(middleware: ConnectMiddleware(interceptors: [ReadmeOKFlag()], monitors: [LoggingMonitor(logger: Logger(label: "api"))]))
 
@@ -203,6 +220,29 @@ private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL,
     _ = connect.response(ReadmeTodoConnector.get(id: 1)).text()
     _ = connect.request(ReadmeTodoConnector.get(id: 1)).decoded(toType: EmptyResponse.self)
     _ = HTTPTask.requestParameters(["q": "swift"], encoding: .queryString)
+    _ = HTTPTask.requestParameters(["q": "swift"], .url)
+
+    // Configuration, redirects and errors.
+    var secured = ConnectConfiguration()
+    secured.sensitiveHeaders.insert("X-Tenant-Secret")
+    secured.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
+    secured.redirectHandler = ReadmeAllowsPlainHTTP()
+    _ = RetryPolicy(maximumAttempts: 4).maximumRetries
+    if case .transport(let failure) = await connectError(connect.request(ReadmeTodoConnector.get(id: 1))), failure.kind == .connectionRefused {
+        print("offline")
+    }
+
+    // Event streams and JSON Lines.
+    var answer = ""
+    for try await event in connect.events(ReadmeChatCompletion(prompt: "Hello")) {
+        if event.data == "[DONE]" { break }
+        answer += try JSONDecoder().decode(ReadmeDelta.self, from: Data(event.data.utf8)).text
+    }
+    for try await progress in connect.lines(ReadmeTodoConnector.get(id: 7)).decodedLines(of: ReadmeJobProgress.self) {
+        print(progress.percent)
+    }
+    _ = connect.events(ReadmeTodoConnector.get(id: 1), reconnection: ReconnectionPolicy(maximumAttempts: 10))
+    _ = connect.events(ReadmeTodoConnector.get(id: 1), reconnection: .never)
 
     let mock = MockTransport(behavior: .delayed(.milliseconds(300)))
     mock.register(.json(#"{"userId":1,"id":1,"title":"Mocked","completed":false}"#), for: ReadmeTodoConnector.get(id: 1))
