@@ -67,6 +67,7 @@ let package = Package(
                 "ConnectFutures",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Benchmarks/FutureBenchmark"
         ),

@@ -1,169 +1,186 @@
 import AllocationCounter
 import ConnectFutures
-import Foundation
+import Dispatch
 import NIOCore
 import NIOEmbedded
 
-/// Runs the same three future workloads on ConnectFutures, SwiftNIO's `EventLoopFuture`
-/// (on an `EmbeddedEventLoop`) and plain async/await, in one process, and prints nanoseconds
-/// and heap allocations per step side by side.
+/// Runs the same future workloads on ConnectFutures, SwiftNIO's `EventLoopFuture`, a naive
+/// Mutex future and plain async/await, in one process, and prints nanoseconds and heap
+/// allocations per step side by side, each implementation's time as a ratio to the references
+/// of its row, and the targets ConnectFutures is held to.
 @main
 struct FutureBenchmark {
-    static let steps = 10
     static let iterations = 200_000
     static let rounds = 7
+    static let contendedRounds = 5
 
     static func main() {
         // `FutureBenchmark --profile NAME [COUNT]` runs one workload COUNT times, for `perf record`.
         if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < CommandLine.arguments.count {
-            let workloads: [String: () -> Void] = [
-                "map-completed": connectMapCompleted, "map-pending": connectMapPending, "flatmap": connectFlatMap,
-            ]
-            guard let workload = workloads[CommandLine.arguments[flag + 1]] else { return print("workloads: \(workloads.keys.sorted())") }
-            let count = flag + 2 < CommandLine.arguments.count ? Int(CommandLine.arguments[flag + 2]) ?? 2_000_000 : 2_000_000
-            for _ in 0..<count { workload() }
-            return
+            return profile(CommandLine.arguments[flag + 1], count: flag + 2 < CommandLine.arguments.count ? Int(CommandLine.arguments[flag + 2]) : nil)
         }
-        // Everything runs on the main thread: an EmbeddedEventLoop must stay on the thread that
-        // made it, and each workload is single-threaded anyway.
-        let loop = EmbeddedEventLoop()
-        let asyncResult = measureAsyncChainBlocking()
+        // `--only chains|await|contended` runs one group of workloads.
+        let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
         var rows: [Row] = []
-
-        let mapCompleted = measureSideBySide({ connectMapCompleted() }, { nioMapCompleted(loop) })
-        rows.append(Row(workload: "map ×10 on a completed future", results: [
-            ("ConnectFutures", mapCompleted.0), ("NIO EventLoopFuture", mapCompleted.1), ("async/await", asyncResult),
-        ]))
-        let mapPending = measureSideBySide({ connectMapPending() }, { nioMapPending(loop) })
-        rows.append(Row(workload: "map ×10 before completion", results: [
-            ("ConnectFutures", mapPending.0), ("NIO EventLoopFuture", mapPending.1), ("async/await", asyncResult),
-        ]))
-        let flatMap = measureSideBySide({ connectFlatMap() }, { nioFlatMap(loop) })
-        rows.append(Row(workload: "flatMap ×10, completed inner", results: [
-            ("ConnectFutures", flatMap.0), ("NIO EventLoopFuture", flatMap.1), ("async/await", asyncResult),
-        ]))
-        try? loop.syncShutdownGracefully()
+        if only == nil || only == "chains" { rows += chainRows() }
+        if only == nil || only == "await" { rows.append(awaitRow()) }
+        if only == nil || only == "contended" {
+            rows.append(contendedRow(.forward, "contended: completer and observer walk together"))
+            rows.append(contendedRow(.meeting, "contended: completer and observer meet in the middle"))
+        }
         print(Row.table(rows))
+        if only == nil {
+            print()
+            print(targets(rows))
+        }
     }
 
-    // MARK: ConnectFutures
+    // MARK: Workloads
 
-    @inline(never)
-    static func connectMapCompleted() {
-        var future = Future(value: 0)
-        for _ in 0..<steps { future = future.map { $0 &+ 1 } }
-        future.observe { blackHole($0) }
+    /// Chains on one thread. Everything runs on the main thread: an EmbeddedEventLoop must stay
+    /// on the thread that made it.
+    static func chainRows() -> [Row] {
+        let loop = EmbeddedEventLoop()
+        defer { try? loop.syncShutdownGracefully() }
+        let asyncChain = measureAsyncChainBlocking()
+        let steps = ChainWorkloads.steps
+        func row(_ workload: String, _ connect: @escaping () -> Void, _ nio: @escaping () -> Void, _ naive: @escaping () -> Void) -> Row {
+            let samples = measureInTurn([connect, nio, naive], steps: steps)
+            return Row(workload: workload, results: [
+                ("ConnectFutures", samples[0]), ("NIO EventLoopFuture", samples[1]), ("naive Mutex future", samples[2]), ("async/await", asyncChain),
+            ], references: ["NIO EventLoopFuture", "naive Mutex future"])
+        }
+        return [
+            row("map ×10 on a completed future", ChainWorkloads.connectMapCompleted, { ChainWorkloads.nioMapCompleted(loop) }, ChainWorkloads.naiveMapCompleted),
+            row("map ×10 before completion", ChainWorkloads.connectMapPending, { ChainWorkloads.nioMapPending(loop) }, ChainWorkloads.naiveMapPending),
+            row("flatMap ×10, completed inner", ChainWorkloads.connectFlatMap, { ChainWorkloads.nioFlatMap(loop) }, ChainWorkloads.naiveFlatMap),
+        ]
     }
 
-    @inline(never)
-    static func connectMapPending() {
-        let promise = Promise<Int>()
-        var future = promise.future
-        for _ in 0..<steps { future = future.map { $0 &+ 1 } }
-        future.observe { blackHole($0) }
-        promise.succeed(0)
+    static func awaitRow() -> Row {
+        let count = iterations * ChainWorkloads.steps
+        let samples = blocking {
+            await measureInTurnAsync([
+                { _ = try await AwaitWorkloads.connectFutureValue(count) },
+                { _ = try await AwaitWorkloads.plainAsyncCall(count) },
+                { _ = try await AwaitWorkloads.continuationResumedInline(count) },
+            ], steps: count)
+        }
+        return Row(workload: "await a completed future", results: [
+            ("ConnectFutures .value", samples[0]), ("plain async call", samples[1]), ("withUnsafeContinuation resumed at once", samples[2]),
+        ], references: ["plain async call"])
     }
 
-    @inline(never)
-    static func connectFlatMap() {
-        var future = Future(value: 0)
-        for _ in 0..<steps { future = future.flatMap { Future(value: $0 &+ 1) } }
-        future.observe { blackHole($0) }
+    static func contendedRow(_ direction: ContendedWorkloads.Direction, _ workload: String) -> Row {
+        var connect: [Sample] = []
+        var naive: [Sample] = []
+        var nio: [Sample] = []
+        for _ in 0..<contendedRounds {
+            connect.append(ContendedWorkloads.run(ContendedWorkloads.Connect(count: ContendedWorkloads.promises), direction))
+            naive.append(ContendedWorkloads.run(ContendedWorkloads.Naive(count: ContendedWorkloads.promises), direction))
+            let subject = ContendedWorkloads.NIO(count: ContendedWorkloads.promises)
+            nio.append(ContendedWorkloads.run(subject, direction, completeOn: subject.loop))
+        }
+        return Row(workload: workload + " (per promise)", results: [
+            ("ConnectFutures", .median(connect)), ("naive Mutex future", .median(naive)), ("NIO on its event loop", .median(nio)),
+        ], references: ["naive Mutex future", "NIO on its event loop"])
     }
 
-    // MARK: SwiftNIO
-
-    @inline(never)
-    static func nioMapCompleted(_ loop: EmbeddedEventLoop) {
-        var future = loop.makeSucceededFuture(0)
-        for _ in 0..<steps { future = future.map { $0 &+ 1 } }
-        future.whenComplete { blackHole($0) }
-    }
-
-    @inline(never)
-    static func nioMapPending(_ loop: EmbeddedEventLoop) {
-        let promise = loop.makePromise(of: Int.self)
-        var future = promise.futureResult
-        for _ in 0..<steps { future = future.map { $0 &+ 1 } }
-        future.whenComplete { blackHole($0) }
-        promise.succeed(0)
-    }
-
-    @inline(never)
-    static func nioFlatMap(_ loop: EmbeddedEventLoop) {
-        var future = loop.makeSucceededFuture(0)
-        for _ in 0..<steps { future = future.flatMap { loop.makeSucceededFuture($0 &+ 1) } }
-        future.whenComplete { blackHole($0) }
-    }
-
-    // MARK: async/await
-
-    @inline(never)
-    static func asyncStep(_ value: Int) async -> Int { value &+ 1 }
-
-    @inline(never)
-    static func asyncChain() async {
-        var value = 0
-        for _ in 0..<steps { value = await asyncStep(value) }
-        blackHole(value)
+    /// What ConnectFutures is held to, each with the ratio this run measured. The last two
+    /// rows guard workloads that were already cheap.
+    static func targets(_ rows: [Row]) -> String {
+        func row(_ prefix: String) -> Row { rows.first { $0.workload.hasPrefix(prefix) }! }
+        let checks: [(String, Double, Double)] = [
+            ("await a completed future vs a plain async call", row("await").ratio("ConnectFutures .value", to: "plain async call"), 1.5),
+            ("contended, walking together, vs the naive future", row("contended: completer and observer walk").ratio("ConnectFutures", to: "naive Mutex future"), 1.0),
+            ("contended, meeting in the middle, vs the naive future", row("contended: completer and observer meet").ratio("ConnectFutures", to: "naive Mutex future"), 1.0),
+            ("map ×10 before completion vs NIO", row("map ×10 before").ratio("ConnectFutures", to: "NIO EventLoopFuture"), 0.35),
+            ("map ×10 on a completed future vs NIO", row("map ×10 on").ratio("ConnectFutures", to: "NIO EventLoopFuture"), 0.3),
+            ("flatMap ×10, completed inner, vs NIO", row("flatMap").ratio("ConnectFutures", to: "NIO EventLoopFuture"), 0.15),
+        ]
+        let allocations: [(String, Double, Double)] = [
+            ("await a completed future", row("await").sample("ConnectFutures .value").allocationsPerStep, 0),
+            ("map ×10 before completion", row("map ×10 before").sample("ConnectFutures").allocationsPerStep, 1.1),
+        ]
+        var lines = ["| target | measured | limit | |", "| --- | ---: | ---: | --- |"]
+        for (name, measured, limit) in checks {
+            lines.append("| \(name) | \(Row.format(measured, 2))x | \(Row.format(limit, 2))x | \(measured <= limit ? "met" : "MISSED") |")
+        }
+        for (name, measured, limit) in allocations {
+            lines.append("| allocations per step, \(name) | \(Row.format(measured, 2)) | \(Row.format(limit, 2)) | \(measured <= limit + 0.005 ? "met" : "MISSED") |")
+        }
+        return lines.joined(separator: "\n")
     }
 
     // MARK: Measuring
 
-    /// The medians of `rounds` runs of `iterations` calls each, per step, of two workloads
-    /// measured in alternation: on a machine whose speed drifts (this VM's does, by up to half),
-    /// both then see the same conditions and their ratio holds.
-    static func measureSideBySide(_ first: () -> Void, _ second: () -> Void) -> (Result, Result) {
+    /// The medians of `rounds` runs of `iterations` calls of each workload, per step, measured in
+    /// turn round by round: on a machine whose speed drifts (this VM's does, by up to half), all
+    /// then see the same conditions and their ratios hold.
+    static func measureInTurn(_ workloads: [() -> Void], steps: Int) -> [Sample] {
         for _ in 0..<(iterations / 10) {
-            first()
-            second()
+            for workload in workloads { workload() }
         }
-        var firstSamples: [Result] = []
-        var secondSamples: [Result] = []
+        var samples = Array(repeating: [Sample](), count: workloads.count)
         for _ in 0..<rounds {
-            firstSamples.append(sample(first))
-            secondSamples.append(sample(second))
+            for (index, workload) in workloads.enumerated() {
+                let allocationsBefore = connect_allocation_count()
+                let start = ContinuousClock.now
+                for _ in 0..<iterations { workload() }
+                let elapsed = ContinuousClock.now - start
+                samples[index].append(Sample(elapsed: elapsed, allocations: connect_allocation_count() - allocationsBefore, steps: iterations * steps))
+            }
         }
-        func median(_ samples: [Result]) -> Result {
-            samples.sorted { $0.nanosecondsPerStep < $1.nanosecondsPerStep }[rounds / 2]
-        }
-        return (median(firstSamples), median(secondSamples))
+        return samples.map(Sample.median)
     }
 
-    /// One run of `iterations` calls, per step.
-    static func sample(_ body: () -> Void) -> Result {
-        let allocationsBefore = connect_allocation_count()
-        let start = ContinuousClock.now
-        for _ in 0..<iterations { body() }
-        let elapsed = ContinuousClock.now - start
-        let allocations = connect_allocation_count() - allocationsBefore
-        return Result(elapsed: elapsed, allocations: allocations, steps: iterations * steps)
+    /// `measureInTurn` for async workloads that each run all their steps in one call.
+    static func measureInTurnAsync(_ workloads: [@Sendable () async throws -> Void], steps: Int) async -> [Sample] {
+        for workload in workloads { try? await workload() }
+        var samples = Array(repeating: [Sample](), count: workloads.count)
+        for _ in 0..<rounds {
+            for (index, workload) in workloads.enumerated() {
+                let allocationsBefore = connect_allocation_count()
+                let start = ContinuousClock.now
+                try? await workload()
+                let elapsed = ContinuousClock.now - start
+                samples[index].append(Sample(elapsed: elapsed, allocations: connect_allocation_count() - allocationsBefore, steps: steps))
+            }
+        }
+        return samples.map(Sample.median)
     }
 
-    /// The async/await reference: one task runs the chain; the same figure serves all three rows.
-    static func measureAsyncChainBlocking() -> Result {
+    /// The async/await reference for the chains: one task runs them; the same figure serves all
+    /// three rows.
+    static func measureAsyncChainBlocking() -> Sample {
+        blocking {
+            await measureInTurnAsync([
+                { for _ in 0..<iterations { await ChainWorkloads.asyncChain() } },
+            ], steps: iterations * ChainWorkloads.steps)[0]
+        }
+    }
+
+    /// Runs `body` in a task and waits for it on this thread.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
         let done = DispatchSemaphore(value: 0)
-        let box = ResultBox()
+        let box = ResultBox<T>()
         Task {
-            box.result = await measureAsyncChain()
+            box.value = await body()
             done.signal()
         }
         done.wait()
-        return box.result!
+        return box.value!
     }
 
-    static func measureAsyncChain() async -> Result {
-        for _ in 0..<(iterations / 10) { await asyncChain() }
-        var samples: [Result] = []
-        for _ in 0..<rounds {
-            let allocationsBefore = connect_allocation_count()
-            let start = ContinuousClock.now
-            for _ in 0..<iterations { await asyncChain() }
-            let elapsed = ContinuousClock.now - start
-            let allocations = connect_allocation_count() - allocationsBefore
-            samples.append(Result(elapsed: elapsed, allocations: allocations, steps: iterations * steps))
-        }
-        return samples.sorted { $0.nanosecondsPerStep < $1.nanosecondsPerStep }[rounds / 2]
+    static func profile(_ name: String, count: Int?) {
+        let workloads: [String: () -> Void] = [
+            "map-completed": ChainWorkloads.connectMapCompleted, "map-pending": ChainWorkloads.connectMapPending, "flatmap": ChainWorkloads.connectFlatMap,
+            "await": { _ = blocking { try! await AwaitWorkloads.connectFutureValue(1000) } },
+            "contended": { _ = ContendedWorkloads.run(ContendedWorkloads.Connect(count: ContendedWorkloads.promises), .forward) },
+            "contended-naive": { _ = ContendedWorkloads.run(ContendedWorkloads.Naive(count: ContendedWorkloads.promises), .forward) },
+        ]
+        guard let workload = workloads[name] else { return print("workloads: \(workloads.keys.sorted())") }
+        for _ in 0..<(count ?? 2_000_000) { workload() }
     }
 }
 
@@ -172,43 +189,8 @@ func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
 }
 
-final class ResultBox: @unchecked Sendable {
+/// Carries a task's result to the thread waiting for it.
+final class ResultBox<T>: @unchecked Sendable {
     // @unchecked: written by one task before the semaphore is signalled, read after the wait.
-    var result: Result?
-}
-
-struct Result: Sendable {
-    let nanosecondsPerStep: Double
-    let allocationsPerStep: Double
-
-    init(elapsed: Duration, allocations: UInt64, steps: Int) {
-        let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
-        nanosecondsPerStep = nanoseconds / Double(steps)
-        allocationsPerStep = Double(allocations) / Double(steps)
-    }
-}
-
-struct Row {
-    let workload: String
-    let results: [(String, Result)]
-
-    static func table(_ rows: [Row]) -> String {
-        var lines = [
-            "| workload | implementation | ns/step | allocations/step | time vs NIO | allocations vs NIO |",
-            "| --- | --- | ---: | ---: | ---: | ---: |",
-        ]
-        for row in rows {
-            let nio = row.results.first { $0.0.hasPrefix("NIO") }!.1
-            for (name, result) in row.results {
-                let timeRatio = result.nanosecondsPerStep / nio.nanosecondsPerStep
-                let allocationRatio = nio.allocationsPerStep > 0 ? result.allocationsPerStep / nio.allocationsPerStep : 0
-                lines.append("| \(row.workload) | \(name) | \(format(result.nanosecondsPerStep, 1)) | \(format(result.allocationsPerStep, 2)) | \(format(timeRatio, 2))x | \(format(allocationRatio, 2))x |")
-            }
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    static func format(_ value: Double, _ digits: Int) -> String {
-        String(format: "%.\(digits)f", value)
-    }
+    var value: T?
 }
