@@ -9,7 +9,7 @@
 /// keeps going in a loop.
 @usableFromInline
 struct FutureContinuation: Sendable {
-    @usableFromInline typealias Body = @Sendable (_ target: (any AnyObject & Sendable)?, _ source: any AnyObject & Sendable) -> CallbackList
+    @usableFromInline typealias Body = @Sendable (_ target: (any AnyObject & Sendable)?, _ source: AnyObject) -> CallbackList
 
     @usableFromInline let target: (any AnyObject & Sendable)?
     @usableFromInline let body: Body
@@ -28,7 +28,7 @@ struct FutureContinuation: Sendable {
     }
 
     @inlinable
-    func run(after source: any AnyObject & Sendable) -> CallbackList {
+    func run(after source: AnyObject) -> CallbackList {
         body(target, source)
     }
 }
@@ -37,10 +37,17 @@ struct FutureContinuation: Sendable {
 ///
 /// The first one is stored inline because most futures have exactly one (the next step of a chain);
 /// only a second one allocates an array.
+///
+/// The list does not retain its future: whoever runs a list holds the future until the list has
+/// run. A promise holds its future while completing it; the continuation that completed a step
+/// holds the step (as its target or in its closure), and `run()` keeps that continuation until
+/// the step's own continuations have run; a list sent to a queue travels with its future. That
+/// saves a retain and a release on every step of a chain.
 @usableFromInline
-struct CallbackList: Sendable {
+struct CallbackList: @unchecked Sendable {
+    // @unchecked: `source` is an unretained reference to a `Sendable` future (see above).
     /// The future these continuations wait for; set when it completes and hands them out.
-    @usableFromInline var source: (any AnyObject & Sendable)?
+    @usableFromInline var source: Unmanaged<AnyObject>?
     @usableFromInline var first: FutureContinuation?
     @usableFromInline var others: [FutureContinuation]?
 
@@ -73,22 +80,24 @@ struct CallbackList: Sendable {
         // The common case: a straight chain where each step has one follower. Each list is
         // taken apart rather than copied, so no continuation is retained only to be released.
         var next = self
+        // The continuation that produced `next`: it holds `next`'s future until that has run.
+        var producer: FutureContinuation?
         while true {
-            var step: FutureContinuation?
-            swap(&step, &next.first)
-            var source: (any AnyObject & Sendable)?
-            swap(&source, &next.source)
-            guard let step, let source else { return }
-            next = step.run(after: source)
-            if next.others != nil { return next.runMany() }
+            guard let step = next.first.take(), let source = next.source else { return }
+            next = source._withUnsafeGuaranteedRef { step.run(after: $0) }
+            // Moved, not copied: the previous producer is released here, once its step has run.
+            producer = consume step
+            if next.others != nil { return withExtendedLifetime(producer) { next.runMany() } }
         }
     }
 
+    /// `run()` for lists with more than one continuation: each waiting continuation keeps its
+    /// future alive on the stack.
     @usableFromInline
     func runMany() {
-        var stack: [(FutureContinuation, any AnyObject & Sendable)] = []
+        var stack: [(FutureContinuation, AnyObject)] = []
         func push(_ list: CallbackList) {
-            guard let first = list.first, let source = list.source else { return }
+            guard let first = list.first, let source = list.source?.takeUnretainedValue() else { return }
             if let others = list.others {
                 for continuation in others.reversed() { stack.append((continuation, source)) }
             }

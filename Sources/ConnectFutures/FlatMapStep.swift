@@ -2,7 +2,7 @@
 /// it waits for: first its source, then (unless it had already completed) the future `transform`
 /// returned.
 @usableFromInline
-final class FlatMapStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<Result<NewValue, any Error>>, @unchecked Sendable {
+final class FlatMapStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<FutureSlot<NewValue>>, @unchecked Sendable {
     @usableFromInline let transform: @Sendable (Value) throws -> Future<NewValue>
 
     @inlinable

@@ -30,8 +30,8 @@ import Dispatch
 ///
 /// A `Future` is a cheap handle: copies refer to the same pending result.
 public struct Future<Value: Sendable>: Sendable {
-    @usableFromInline typealias Storage = FutureStorage<Result<Value, any Error>>
-    @usableFromInline typealias PendingStorage = PendingFutureStorage<Result<Value, any Error>>
+    @usableFromInline typealias Storage = FutureStorage<FutureSlot<Value>>
+    @usableFromInline typealias PendingStorage = PendingFutureStorage<FutureSlot<Value>>
 
     @usableFromInline let storage: Storage
 

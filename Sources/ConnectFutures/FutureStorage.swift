@@ -8,29 +8,6 @@ protocol UpstreamCancellable: AnyObject, Sendable {
     func cancelFromDownstream() -> Bool
 }
 
-/// The result type a storage holds: `Result<Value, any Error>`.
-///
-/// The storage is generic over the whole result type rather than over `Value`, so that its
-/// deinit destroys a field whose type is the class's own generic argument. A field of type
-/// `Result<Value, Error>?` would make every deinit look the derived types' metadata up in the
-/// runtime's hash table, a cost paid on every future step.
-@usableFromInline
-protocol FutureOutcome {
-    static func failure(_ error: any Error) -> Self
-}
-
-// Only ever instantiated with a `Sendable` success type: `Future` requires one.
-extension Result: FutureOutcome where Failure == any Error {}
-
-/// Held by a pending future in place of its result: the `completed` flag, not this value,
-/// says whether the result is there.
-@usableFromInline
-struct PendingResult: Error {
-    @usableFromInline init() {}
-}
-
-@usableFromInline
-let pendingResult: any Error = PendingResult()
 /// The shared state behind a `Future` and its `Promise`.
 ///
 /// A future made already completed (`Future(value:)`, a step on a completed future) is just this:
@@ -45,14 +22,18 @@ let pendingResult: any Error = PendingResult()
 /// Open only to `PendingFutureStorage`; every member is `final`, so nothing is dispatched
 /// dynamically.
 @usableFromInline
-class FutureStorage<Outcome: FutureOutcome>: UpstreamCancellable, @unchecked Sendable {
+class FutureStorage<Slot: ResultSlot>: UpstreamCancellable, @unchecked Sendable {
+    /// The result this future completes with: `Result<Value, any Error>`.
+    @usableFromInline typealias Outcome = Slot.Outcome
+
     /// `completedBit` and, for a pending future, `PendingFutureStorage`'s lock bit.
     @usableFromInline final let state: Atomic<UInt8>
     /// The chain's shared settings; `nil` for plain futures.
     @usableFromInline final let context: FutureContext?
-    /// Written once before the completed bit is published (see above), so no access can overlap.
-    /// Last, so that the other fields sit at the same offsets whatever `Outcome` is.
-    @usableFromInline @exclusivity(unchecked) final var result: Outcome
+    /// Empty until the result is written, once, before the completed bit is published (see
+    /// above), so no access can overlap. Last, so that the other fields sit at the same offsets
+    /// whatever the result type is.
+    @usableFromInline @exclusivity(unchecked) final var result: Slot
 
     @usableFromInline static var completedBit: UInt8 { 1 }
 
@@ -60,7 +41,7 @@ class FutureStorage<Outcome: FutureOutcome>: UpstreamCancellable, @unchecked Sen
     @inlinable
     init(result: Outcome, context: FutureContext? = nil) {
         state = Atomic(Self.completedBit)
-        self.result = result
+        self.result = .holding(result)
         self.context = context
     }
 
@@ -68,7 +49,7 @@ class FutureStorage<Outcome: FutureOutcome>: UpstreamCancellable, @unchecked Sen
     @inlinable
     init(pendingWith context: FutureContext?) {
         state = Atomic(0)
-        result = .failure(pendingResult)
+        result = .empty
         self.context = context
     }
 
@@ -79,8 +60,8 @@ class FutureStorage<Outcome: FutureOutcome>: UpstreamCancellable, @unchecked Sen
 
     /// This future as the pending kind it must be while it has not completed.
     @inlinable
-    final var pending: PendingFutureStorage<Outcome> {
-        unsafeDowncast(self, to: PendingFutureStorage<Outcome>.self)
+    final var pending: PendingFutureStorage<Slot> {
+        unsafeDowncast(self, to: PendingFutureStorage<Slot>.self)
     }
 
     @inlinable
@@ -89,7 +70,7 @@ class FutureStorage<Outcome: FutureOutcome>: UpstreamCancellable, @unchecked Sen
     /// The result, if the future has completed; lock-free.
     @inlinable
     final var completedResult: Outcome? {
-        isCompleted ? result : nil
+        isCompleted ? result.held : nil
     }
 
     /// The result, if the future has completed and a step may run on this thread at once:
@@ -97,13 +78,13 @@ class FutureStorage<Outcome: FutureOutcome>: UpstreamCancellable, @unchecked Sen
     @inlinable
     final var resultForInlineStep: Outcome? {
         guard isCompleted, context?.callbackQueue == nil else { return nil }
-        return result
+        return result.held
     }
 
     /// The result of a future known to be complete: only for continuations, which run after it.
     @inlinable
     final var resultOfCompleted: Outcome {
-        result
+        result.held
     }
 
     /// Runs continuations released by a completion from outside a chain: here, or on the
@@ -112,7 +93,9 @@ class FutureStorage<Outcome: FutureOutcome>: UpstreamCancellable, @unchecked Sen
     final func runReleased(_ callbacks: CallbackList) {
         guard !callbacks.isEmpty else { return }
         if let callbackQueue {
-            callbackQueue.async { callbacks.run() }
+            // The list does not hold this future; the block does, until the list has run.
+            let source: any AnyObject & Sendable = self
+            callbackQueue.async { withExtendedLifetime(source) { callbacks.run() } }
         } else {
             callbacks.run()
         }

@@ -1,7 +1,7 @@
 /// The future of a `map` step, which is also the target of the continuation its source runs:
 /// one allocation per step, holding the transform as the caller gave it.
 @usableFromInline
-final class MapStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<Result<NewValue, any Error>>, @unchecked Sendable {
+final class MapStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<FutureSlot<NewValue>>, @unchecked Sendable {
     @usableFromInline let transform: @Sendable (Value) throws -> NewValue
 
     @inlinable

@@ -21,7 +21,7 @@ import Synchronization
 /// Open only to the chain steps that are also their continuation's target (`MapStep`,
 /// `FlatMapStep`, `ResultStep`).
 @usableFromInline
-class PendingFutureStorage<Outcome: FutureOutcome>: FutureStorage<Outcome>, @unchecked Sendable {
+class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Sendable {
     /// The first continuation waiting for the result, inline because most futures have one.
     @usableFromInline @exclusivity(unchecked) final var firstCallback: FutureContinuation?
     /// The others, in the order they were added.
@@ -102,12 +102,13 @@ class PendingFutureStorage<Outcome: FutureOutcome>: FutureStorage<Outcome>, @unc
     @inlinable
     final func complete(_ newResult: Outcome) -> CallbackList? {
         guard lockUnlessCompleted() else { return nil }
-        result = newResult
+        result = .holding(newResult)
         let waiting = takeCallbacks()
+        // Released after the lock is; most futures have one of the two, a promise neither.
         var released: (any UpstreamCancellable)?
-        swap(&released, &upstream)
+        if upstream != nil { swap(&released, &upstream) }
         var releasedHandler: (any PromiseCancellationObserver)?
-        swap(&releasedHandler, &cancellationHandler)
+        if cancellationHandler != nil { swap(&releasedHandler, &cancellationHandler) }
         unlock(completing: true)
         return waiting
     }
@@ -116,7 +117,9 @@ class PendingFutureStorage<Outcome: FutureOutcome>: FutureStorage<Outcome>, @unc
     @inlinable
     final func takeCallbacks() -> CallbackList {
         var waiting = CallbackList()
-        waiting.source = self
+        // A future nobody waits for hands back an empty list.
+        guard firstCallback != nil else { return waiting }
+        waiting.source = Unmanaged.passUnretained(self)
         swap(&waiting.first, &firstCallback)
         swap(&waiting.others, &otherCallbacks)
         return waiting

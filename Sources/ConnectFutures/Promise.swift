@@ -41,12 +41,15 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     deinit {
-        // Checked first: building the failure boxes an error, which a completed future never needs.
-        // The flag, not the result: a deinit is not specialized, and copying the result out
-        // would look up `Result`'s generic metadata on every promise.
-        if !storage.isCompleted {
-            storage.completeAndRun(.failure(FutureError.promiseAbandoned))
-        }
+        // Checked first, and the failure built out of line: a deinit is not specialized, and
+        // building the failure needs `Result`'s generic metadata, a hash-table lookup that a
+        // completed future (almost every one) should not pay for.
+        if !storage.isCompleted { failAbandoned() }
+    }
+
+    @inline(never)
+    private func failAbandoned() {
+        storage.completeAndRun(.failure(FutureError.promiseAbandoned))
     }
 
     /// The future this promise completes.
@@ -75,7 +78,8 @@ public final class Promise<Value: Sendable>: Sendable {
     @inlinable
     @discardableResult
     public func complete(_ result: Result<Value, any Error>) -> Bool {
-        storage.completeAndRun(result)
+        // The promise holds its storage for as long as this call runs: borrowed, not retained.
+        Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef { $0.completeAndRun(result) }
     }
 
     /// Completes the future and runs its observers right here, even when the future has a

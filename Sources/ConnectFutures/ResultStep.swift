@@ -1,7 +1,7 @@
 /// The future of a step that maps a whole result (`mapError`, `recover`), which is also the
 /// target of the continuation its source runs.
 @usableFromInline
-final class ResultStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<Result<NewValue, any Error>>, @unchecked Sendable {
+final class ResultStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<FutureSlot<NewValue>>, @unchecked Sendable {
     @usableFromInline let next: @Sendable (Result<Value, any Error>) -> Result<NewValue, any Error>
 
     @inlinable

@@ -513,6 +513,44 @@ struct MemoryTests {
         #expect(weakCanary == nil)
     }
 
+    /// Nothing but the promise holds the chain: each step must stay alive while its own
+    /// continuations run (a callback list does not retain its future), on a queue as well.
+    @Test(arguments: [false, true])
+    func aChainHeldOnlyByItsPromiseRunsAndIsFreed(onQueue: Bool) async {
+        weak var weakEnd: Future<Int>.Storage?
+        let seen = Recorder<Int>()
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let promise = Promise<Int>(callbackQueue: onQueue ? DispatchQueue(label: "chain") : nil)
+            var end = promise.future
+            for _ in 0..<100 { end = end.map { $0 + 1 } }
+            // Three followers on one step: the list with more than one continuation.
+            for offset in 0..<3 {
+                end.map { $0 + offset }.observe { result in
+                    seen.append(try! result.get())
+                    if seen.all.count == 3 { done.resume() }
+                }
+            }
+            weakEnd = end.storage
+            end = Future(value: 0)
+            DispatchQueue.global().async { promise.succeed(0) }
+        }
+        #expect(seen.all.sorted() == [100, 101, 102])
+        // The queue's block may still be letting go of the last step.
+        for _ in 0..<100 where weakEnd != nil { try? await Task.sleep(for: .milliseconds(10)) }
+        #expect(weakEnd == nil)
+    }
+
+    @Test func aPendingFutureHoldsNoResultAndACancelledOneItsError() {
+        let promise = Promise<Int>()
+        #expect(promise.future.result == nil)
+        promise.future.cancel()
+        guard case .failure(let error) = promise.future.result else {
+            Issue.record("a cancelled future holds no failure")
+            return
+        }
+        #expect(error is CancellationError)
+    }
+
     @Test func anAbandonedPendingChainIsFreed() {
         weak var weakEnd: Future<Int>.Storage?
         weak var weakCanary: Canary?
