@@ -572,10 +572,12 @@ struct StressTests {
     /// 4 threads create, complete, observe and cancel 40,000 futures at once; every observer runs
     /// exactly once and each future ends exactly one way. (Sized so that under ThreadSanitizer it
     /// takes about a second: at 8 threads and 100,000 futures it held both cores for 10 s and
-    /// starved the suites running beside it.)
+    /// starved the suites running beside it. `CONNECT_FULL_STRESS=1` runs that size, alone:
+    /// `CONNECT_FULL_STRESS=1 swift test --sanitize=thread --filter StressTests`.)
     @Test func concurrentCompleteObserveCancel() async {
-        let total = 40_000
-        let threads = 4
+        let full = ProcessInfo.processInfo.environment["CONNECT_FULL_STRESS"] == "1"
+        let total = full ? 100_000 : 40_000
+        let threads = full ? 8 : 4
         let observed = Counter()
         let succeeded = Counter()
         let cancelled = Counter()
