@@ -78,8 +78,7 @@ public final class Promise<Value: Sendable>: Sendable {
     @inlinable
     @discardableResult
     public func complete(_ result: Result<Value, any Error>) -> Bool {
-        // The promise holds its storage for as long as this call runs: borrowed, not retained.
-        Unmanaged.passUnretained(storage)._withUnsafeGuaranteedRef { $0.completeAndRun(result) }
+        storage.completeAndRun(result)
     }
 
     /// Completes the future and runs its observers right here, even when the future has a
