@@ -1,7 +1,7 @@
 # The README's quick start: `make demo` and `make test`. Each installs what is missing first.
 SWIFT ?= swift
 
-.PHONY: all deps demo test test-fast test-tsan test-asan check docs bench bench-instructions bench-transfers bench-events clean
+.PHONY: all deps demo openapi test test-fast test-tsan test-asan check docs bench bench-instructions bench-transfers bench-events clean
 
 all: test
 
@@ -11,6 +11,10 @@ deps:
 ## Runs the demo: real requests against an embedded to-do API on 127.0.0.1.
 demo: deps
 	$(SWIFT) run connect-demo
+
+## Regenerates the to-do API's OpenAPI client (Sources/TodoAPIClient/Generated) from its openapi.yaml.
+openapi:
+	./Scripts/generate-openapi
 
 ## Runs every test, then again under ThreadSanitizer.
 test: test-fast test-tsan

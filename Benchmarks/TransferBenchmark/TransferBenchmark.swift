@@ -4,7 +4,8 @@ import Foundation
 
 /// Downloads or uploads one large file through Connect, or reads an event stream, and reports
 /// speed and memory.
-/// usage: TransferBenchmark download URL DESTINATION | upload URL FILE | events URL COUNT [slow]
+/// usage: TransferBenchmark download URL DESTINATION | upload URL FILE | upload-stream URL BYTES
+///        | events URL COUNT [slow]
 /// Prints: bytes (events), seconds, MB/s (events/s), idle RSS MiB, peak RSS MiB, peak above idle MiB.
 @main
 struct TransferBenchmark {
@@ -37,6 +38,12 @@ struct TransferBenchmark {
         case "upload":
             bytes = Int64((try FileManager.default.attributesOfItem(atPath: path.path)[.size] as? NSNumber)?.int64Value ?? 0)
             _ = try await connect.upload(fileAt: path, to: Endpoint(baseURL: url, method: .put)).value
+        case "upload-stream":
+            // A body generated as it is sent, of a length not declared: it goes out chunked, and
+            // memory must stay flat however large it is.
+            bytes = Int64(arguments[3]) ?? 0
+            let body = RequestBody.stream(GeneratedBody(total: bytes))
+            _ = try await connect.send(Request(method: .put, url: url, body: body)).value
         case "events":
             // A slow consumer pauses a millisecond every 100 events, so the buffer fills and the
             // transfer pauses; memory must stay flat either way.
@@ -60,6 +67,25 @@ struct TransferBenchmark {
         let peak = memory("VmHWM")
         let rate = arguments[1] == "events" ? Double(bytes) / seconds : Double(bytes) / seconds / 1e6
         print(String(format: "%lld %.3f %.1f %.1f %.1f %.1f", bytes, seconds, rate, idle, peak, peak - idle))
+    }
+
+    /// `total` zero bytes in chunks of 64 KiB, made as they are asked for.
+    struct GeneratedBody: AsyncSequence, Sendable {
+        let total: Int64
+
+        func makeAsyncIterator() -> Iterator { Iterator(remaining: total) }
+
+        struct Iterator: AsyncIteratorProtocol {
+            var remaining: Int64
+            let chunk = Data(count: 64 << 10)
+
+            mutating func next() async -> Data? {
+                guard remaining > 0 else { return nil }
+                let count = Int(Swift.min(remaining, Int64(chunk.count)))
+                remaining -= Int64(count)
+                return count == chunk.count ? chunk : chunk.prefix(count)
+            }
+        }
     }
 
     /// A line of /proc/self/status, in MiB.

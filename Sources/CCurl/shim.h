@@ -96,8 +96,9 @@ static inline CURLcode ccurl_easy_setopt_closesocket_callback(CURL *handle, ccur
 static const int ccurl_prereq_ok = CURL_PREREQFUNC_OK;
 static const int ccurl_prereq_abort = CURL_PREREQFUNC_ABORT;
 
-/// CURL_WRITEFUNC_PAUSE and CURLPAUSE_CONT are macros Swift does not import.
+/// CURL_WRITEFUNC_PAUSE, CURL_READFUNC_PAUSE and CURLPAUSE_CONT are macros Swift does not import.
 static const size_t ccurl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
+static const size_t ccurl_readfunc_pause = CURL_READFUNC_PAUSE;
 static const int ccurl_pause_continue = CURLPAUSE_CONT;
 
 #endif

@@ -1,5 +1,6 @@
 import ConnectFutures
 import Foundation
+import Tracing
 
 /// Sends ``Connector`` requests and hands back `Future`s of their results.
 ///
@@ -33,6 +34,8 @@ public final class Connect: Sendable {
     /// What carries the requests.
     public let transport: any Transport
 
+    /// The tracer of the configuration or the one bootstrapped; `nil` when neither traces.
+    let tracer: (any Tracer)?
     let builder: UncheckedRequestBuilder
     /// What every exchange of this client shares.
     let client: ExchangeClient
@@ -57,6 +60,8 @@ public final class Connect: Sendable {
         self.middleware = middleware
         self.errorHandler = errorHandler
         self.configuration = configuration
+        let tracer = configuration.tracer ?? InstrumentationSystem.tracer
+        self.tracer = tracer is NoOpTracer ? nil : tracer
         let context = FutureContext.connect(callbackQueue: configuration.callbackQueue, jsonDecoder: configuration.jsonDecoder)
         let transport = transport ?? CurlTransport(configuration: configuration, context: context)
         self.transport = transport
@@ -83,10 +88,14 @@ public final class Connect: Sendable {
 
     /// Sends a request built by hand, through the same middleware, validation and error handler.
     public func send(_ request: Request, debugResponse: Bool = false) -> Future<Response> {
+        var request = request
         do {
             try request.validate()
         } catch {
             return failLater(error)
+        }
+        if let contentType = request.body?.contentType, !request.headers.contains(name: "Content-Type") {
+            request.headers.append(.contentType(contentType))
         }
         return exchange(for: nil, debugResponse: debugResponse).run(request) { $0 }
     }
@@ -118,7 +127,8 @@ public final class Connect: Sendable {
             redirects: RedirectFollower(
                 transport: transport, maximumRedirects: configuration.maximumRedirects,
                 handler: connector?.redirectHandler ?? configuration.redirectHandler,
-                sensitiveHeaders: configuration.sensitiveHeaders, timeout: configuration.timeout)
+                sensitiveHeaders: configuration.sensitiveHeaders, timeout: configuration.timeout,
+                tracing: tracer.map { HopTracing(tracer: $0, parent: ServiceContext.current ?? .topLevel) })
         )
         let log = debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
         return Exchange(client: client, policy: policy, log: log)

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import Tracing
 
 /// Settings shared by every request of one ``Connect`` (NetworkingService's `ApiNetworkConfig`).
 ///
@@ -66,6 +67,11 @@ public struct ConnectConfiguration: Sendable {
     public var logsSecrets: Bool = false
     /// Where `debugResponse` output goes.
     public var logger: Logger = Logger(label: "connect")
+    /// Records a client span for every request on the wire, with OpenTelemetry's HTTP
+    /// attributes, and injects the trace context (`traceparent`) into its headers; see
+    /// <doc:Tracing>. `nil` uses the tracer bootstrapped with `InstrumentationSystem.bootstrap`,
+    /// as it is when the ``Connect`` is made. With neither, nothing is traced.
+    public var tracer: (any Tracer)?
 
     /// The default configuration.
     public init() {}

@@ -49,6 +49,10 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
         public static let proxy = Kind("proxy")
         /// A file the transfer reads or writes failed (a download's destination, an upload's source).
         public static let localFile = Kind("localFile")
+        /// The request would go out again (a retry, a redirect that keeps the body, libcurl
+        /// resending it on a new connection) but its body is a one-time stream that was
+        /// already read; see ``RequestBody/stream(_:count:contentType:)``.
+        public static let bodyNotReplayable = Kind("bodyNotReplayable")
         /// A ``MockTransport`` has no response registered for the request.
         public static let noMockResponse = Kind("noMockResponse")
         /// Anything else; ``TransportFailure/curlCode`` and the message tell more.

@@ -43,7 +43,7 @@ extension Exchange {
                 var response: Response?
                 var result: Result<Response, any Error>
                 do {
-                    let received = try await policy.redirects.send(request, started: attemptStarted).value
+                    let received = try await policy.redirects.send(request, started: attemptStarted, attempt: number).value
                     response = received
                     for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }
                     result = Result { try policy.check(received, of: request) }
@@ -59,7 +59,14 @@ extension Exchange {
                 }
                 if Task.isCancelled || Self.isCancellation(error) { throw ConnectError.cancelled }
                 let attempt = FailedAttempt(request: request, error: error, response: response, number: number, elapsed: clock.now - start)
-                switch await middleware.retry(attempt) {
+                let decision = await middleware.retry(attempt)
+                if decision.retries, request.body?.isSpent == true {
+                    throw ConnectError.transport(TransportFailure(
+                        .bodyNotReplayable,
+                        "Attempt \(number) failed (\(error)) and would be retried, but its body is a one-time stream that was already read (a replayable RequestBody.stream can be sent again)",
+                        requestSent: true))
+                }
+                switch decision {
                 case .doNotRetry:
                     throw error
                 case .fail(let replacement):

@@ -10,6 +10,8 @@ struct RedirectFollower: Sendable {
     let sensitiveHeaders: SensitiveHeaders
     /// The time all the hops may take together, unless a request sets its own.
     let timeout: Duration
+    /// Traces every hop, when a tracer is set.
+    var tracing: HopTracing?
 
     /// Sends `request` and follows its redirects; the final response carries the number of hops.
     ///
@@ -20,36 +22,47 @@ struct RedirectFollower: Sendable {
     ///     whatever queue the transport completes on.
     ///   - finish: applied to the final response in the same step, e.g. the status validation:
     ///     one step less per request than chaining it after.
+    ///   - attempt: the attempt this is, from 1: a retry's hops are traced as resends.
     func send<Output: Sendable>(
         _ request: Request,
         started: ContinuousClock.Instant? = nil,
+        attempt: Int = 1,
         context: FutureContext?,
         finish: @escaping @Sendable (Response) throws -> Output
     ) -> Future<Output> {
+        let resends = attempt - 1
         guard let started else {
             // The transport's own timeout for the first hop is the whole budget: no copy of the
             // request to set it, and the deadline is only worked out if a redirect comes.
-            return send(request, hops: 0, started: ContinuousClock.now, deadline: nil, context: context, finish: finish)
+            return send(request, hops: 0, resends: resends, started: ContinuousClock.now, deadline: nil, context: context, finish: finish)
         }
         let budget = request.timeout ?? timeout
         let deadline = started + budget
         do {
-            return send(try Self.request(request, within: deadline, budget: budget), hops: 0, started: started, deadline: deadline, context: context, finish: finish)
+            return send(try Self.request(request, within: deadline, budget: budget), hops: 0, resends: resends, started: started, deadline: deadline,
+                        context: context, finish: finish)
         } catch {
             return context.map { Future(result: .failure(error), context: $0) } ?? Future(error: error)
         }
     }
 
-    /// `send(_:started:context:finish:)` with the final response as it is.
-    func send(_ request: Request, started: ContinuousClock.Instant? = nil) -> Future<Response> {
-        send(request, started: started, context: nil) { $0 }
+    /// `send(_:started:attempt:context:finish:)` with the final response as it is.
+    func send(_ request: Request, started: ContinuousClock.Instant? = nil, attempt: Int = 1) -> Future<Response> {
+        send(request, started: started, attempt: attempt, context: nil) { $0 }
     }
 
     private func send<Output: Sendable>(
-        _ request: Request, hops: Int, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant?, context: FutureContext?,
+        _ request: Request, hops: Int, resends: Int, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant?, context: FutureContext?,
         finish: @escaping @Sendable (Response) throws -> Output
     ) -> Future<Output> {
-        var sent = transport.send(request)
+        var sent: Future<Response>
+        if let tracing {
+            var traced = request
+            let span = tracing.start(&traced, resendCount: resends + hops)
+            sent = transport.send(traced).always { HopTracing.end(span, with: $0) }
+        } else {
+            sent = transport.send(request)
+        }
         if let context { sent = sent.following(context) }
         return sent.flatMap { response -> Future<Output> in
             guard let proposed = Self.redirect(for: response, of: request, sensitiveHeaders: sensitiveHeaders) else {
@@ -73,8 +86,15 @@ struct RedirectFollower: Sendable {
             case .refuse: return Future(value: try finish(Self.counting(response, hops: hops, since: started)))
             }
             try next.validate()
+            if next.body?.isSpent == true {
+                throw ConnectError.transport(TransportFailure(
+                    kind: .bodyNotReplayable,
+                    message: "The redirect to \(DebugLog.text(of: next.url, redacting: .default)) must send the body again, and it is a one-time stream that was already read",
+                    requestSent: true))
+            }
             let deadline = deadline ?? started + (request.timeout ?? timeout)
-            return send(try Self.request(next, within: deadline, budget: nil), hops: hops + 1, started: started, deadline: deadline, context: context, finish: finish)
+            return send(try Self.request(next, within: deadline, budget: nil), hops: hops + 1, resends: resends, started: started, deadline: deadline,
+                        context: context, finish: finish)
         }
     }
 

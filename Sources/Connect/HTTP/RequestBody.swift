@@ -6,6 +6,7 @@ public struct RequestBody: Sendable {
         case data(Data)
         case file(URL, size: Int64)
         case multipart([FormPart])
+        case stream(StreamedBody)
     }
 
     let content: Content
@@ -41,13 +42,78 @@ public struct RequestBody: Sendable {
         RequestBody(content: .multipart(parts), contentType: nil)
     }
 
-    /// The size in bytes, when known up front (not for multipart bodies, which libcurl sizes).
+    /// Bytes produced by an `AsyncSequence` while the request is sent, never collected whole:
+    /// a generated export, a file read in chunks, an `HTTPBody` passed on.
+    ///
+    /// ```swift
+    /// let body = RequestBody.stream(rows.map { Data($0.csvLine.utf8) }, contentType: "text/csv")
+    /// ```
+    /// The sequence is pulled only as fast as the request goes out: at most 256 KiB wait
+    /// between it and the socket. With `count`, it is sent as `Content-Length` and the sequence
+    /// must produce exactly that many bytes; without, the body goes out chunked. An error the
+    /// sequence throws fails the request with that error.
+    ///
+    /// A sequence can be read once, so a request with this body is not retried or redirected
+    /// with its body after the sequence was read: that fails with a ``TransportFailure`` of kind
+    /// ``TransportFailure/Kind/bodyNotReplayable``. Use ``stream(count:contentType:replayable:)``
+    /// when the bytes can be produced again.
+    ///
+    /// - Parameters:
+    ///   - bytes: chunks of bytes (`Data`, `[UInt8]`, `ArraySlice<UInt8>`, …), in order.
+    ///   - count: the number of bytes, when known.
+    ///   - contentType: the `Content-Type` sent unless the request sets one.
+    public static func stream<Bytes: AsyncSequence & Sendable>(
+        _ bytes: Bytes, count: Int? = nil, contentType: String? = "application/octet-stream"
+    ) -> RequestBody where Bytes.Element: DataProtocol {
+        let body = StreamedBody(count: count, isReplayable: false) {
+            { inlet in try await StreamedBody.pour(bytes, into: inlet) }
+        }
+        return RequestBody(content: .stream(body), contentType: contentType)
+    }
+
+    /// Bytes produced by a new `AsyncSequence` for every send, so that retries, redirects that
+    /// keep the body, and libcurl's own resends on a new connection can send it again.
+    ///
+    /// ```swift
+    /// let body = RequestBody.stream(count: size, replayable: { FileChunks(path: path) })
+    /// ```
+    /// Otherwise as ``stream(_:count:contentType:)``.
+    ///
+    /// - Parameters:
+    ///   - count: the number of bytes every sequence produces, when known.
+    ///   - contentType: the `Content-Type` sent unless the request sets one.
+    ///   - makeBytes: makes a sequence that produces the body from its start.
+    public static func stream<Bytes: AsyncSequence & Sendable>(
+        count: Int? = nil, contentType: String? = "application/octet-stream", replayable makeBytes: @escaping @Sendable () -> Bytes
+    ) -> RequestBody where Bytes.Element: DataProtocol {
+        let body = StreamedBody(count: count, isReplayable: true) {
+            { inlet in try await StreamedBody.pour(makeBytes(), into: inlet) }
+        }
+        return RequestBody(content: .stream(body), contentType: contentType)
+    }
+
+    /// The size in bytes, when known up front (not for multipart bodies, which libcurl sizes,
+    /// nor for streams that did not declare it).
     public var count: Int? {
         switch content {
         case .data(let data): return data.count
         case .file(_, let size): return Int(size)
         case .multipart: return nil
+        case .stream(let body): return body.count
         }
+    }
+
+    /// Whether the body can be sent again, as a retry or a redirect may: `false` only for a
+    /// one-time ``stream(_:count:contentType:)``.
+    public var isReplayable: Bool {
+        if case .stream(let body) = content { return body.isReplayable }
+        return true
+    }
+
+    /// A one-time stream that was read: the request cannot be sent again.
+    var isSpent: Bool {
+        if case .stream(let body) = content { return body.isSpent }
+        return false
     }
 
     /// The bytes, when the body is one block in memory.

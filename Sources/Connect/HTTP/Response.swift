@@ -26,23 +26,27 @@ public struct Response: Sendable, CustomStringConvertible {
     public var resumed: Bool { storage.resumed }
 
     /// Creates a response; transports and mocks build these.
+    ///
+    /// - Parameter reasonPhrase: the server's reason phrase, when it is not the standard one
+    ///   for the status (see ``reasonPhrase``).
     public init(statusCode: Int, headers: [HTTPHeader] = [], body: Data = Data(), url: URL, httpVersion: String = "1.1",
-                metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false) {
+                metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false, reasonPhrase: String? = nil) {
         storage = Storage(statusCode: statusCode, headers: .parsed(headers), body: body, url: url, httpVersion: httpVersion,
-                          metrics: metrics, fileURL: fileURL, resumed: resumed)
+                          metrics: metrics, fileURL: fileURL, resumed: resumed, reasonPhrase: reasonPhrase)
     }
 
     /// A response whose headers are still the raw lines received; see ``RawHeaders``.
     init(statusCode: Int, rawHeaders: RawHeaders, body: Data = Data(), url: URL, httpVersion: String = "1.1",
-         metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false) {
+         metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false, reasonPhrase: String? = nil) {
         storage = Storage(statusCode: statusCode, headers: .raw(rawHeaders), body: body, url: url, httpVersion: httpVersion,
-                          metrics: metrics, fileURL: fileURL, resumed: resumed)
+                          metrics: metrics, fileURL: fileURL, resumed: resumed, reasonPhrase: reasonPhrase)
     }
 
     /// This response with other metrics (the redirect follower's totals).
     func with(metrics: TransferMetrics) -> Response {
         Response(storage: Storage(statusCode: statusCode, headers: storage.headerSource, body: body, url: url,
-                                  httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed))
+                                  httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed,
+                                  reasonPhrase: storage.reasonPhrase))
     }
 
     private init(storage: Storage) {
@@ -63,12 +67,15 @@ public struct Response: Sendable, CustomStringConvertible {
         let metrics: TransferMetrics
         let fileURL: URL?
         let resumed: Bool
+        /// The server's reason phrase when it differs from the standard one; `nil` otherwise.
+        let reasonPhrase: String?
         /// The headers parsed from `.raw`, on first read.
         private let parsedHeaders = Locked<[HTTPHeader]?>(nil)
 
         init(statusCode: Int, headers: HeaderSource, body: Data, url: URL, httpVersion: String, metrics: TransferMetrics,
-             fileURL: URL?, resumed: Bool) {
+             fileURL: URL?, resumed: Bool, reasonPhrase: String?) {
             self.statusCode = statusCode
+            self.reasonPhrase = reasonPhrase
             self.headerSource = headers
             self.body = body
             self.url = url
@@ -99,8 +106,9 @@ public struct Response: Sendable, CustomStringConvertible {
         return headers.value(for: name)
     }
 
-    /// The reason phrase for ``statusCode``, e.g. "Not Found".
-    public var reasonPhrase: String { HTTPStatus.reasonPhrase(for: statusCode) }
+    /// The reason phrase the server sent, e.g. "Not Found"; the standard phrase for
+    /// ``statusCode`` when it sent none (HTTP/2 has none).
+    public var reasonPhrase: String { storage.reasonPhrase ?? HTTPStatus.reasonPhrase(for: statusCode) }
 
     public var description: String { "\(statusCode) \(reasonPhrase) (\(body.count) bytes from \(url.absoluteString))" }
 }

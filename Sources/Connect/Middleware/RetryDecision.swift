@@ -9,3 +9,13 @@ public enum RetryDecision: Sendable {
     /// Fail with this error instead, e.g. the error of a credential refresh.
     case fail(any Error)
 }
+
+extension RetryDecision {
+    /// The request is to be sent again, now or later.
+    var retries: Bool {
+        switch self {
+        case .retry, .retryAfter: return true
+        case .doNotRetry, .fail: return false
+        }
+    }
+}

@@ -88,6 +88,23 @@ extension Connect {
         stream(connector, bufferSize: bufferSize, debugResponse: debugResponse, headers: [])
     }
 
+    /// The response to a request built by hand, its body read as it arrives; see
+    /// ``ResponseStream``. It goes through the same middleware, validation and error handler
+    /// as ``send(_:debugResponse:)``.
+    ///
+    /// - Parameters:
+    ///   - request: the request; its body may itself be a stream (``RequestBody/stream(_:count:contentType:)``).
+    ///   - bufferSize: how many bytes may wait unread before the transfer pauses (1 MiB by default).
+    ///   - debugResponse: logs the request as a `curl` command and the response, secrets redacted.
+    public func stream(_ request: Request, bufferSize: Int = 1 << 20, debugResponse: Bool = false) -> ResponseStream {
+        let buffer = StreamBuffer(limit: bufferSize, context: context)
+        var request = request
+        request.streamBuffer = buffer
+        let exchange = send(request, debugResponse: debugResponse)
+        exchange.observe { buffer.finish($0) }
+        return ResponseStream(buffer: buffer, exchange: exchange)
+    }
+
     /// `stream(_:bufferSize:debugResponse:)` with `headers` set on the request (replacing the
     /// connector's of the same name), for the event and line streams.
     func stream(_ connector: any Connector, bufferSize: Int, debugResponse: Bool, headers: [HTTPHeader]) -> ResponseStream {

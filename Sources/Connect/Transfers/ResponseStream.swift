@@ -111,11 +111,23 @@ final class StreamBuffer: Sendable {
     /// The transfer ended; a failure is thrown to the consumer after the chunks already in.
     func finish(_ outcome: Result<Response, any Error>) {
         head.complete(outcome.map { Response(statusCode: $0.statusCode, headers: $0.headers, url: $0.url, httpVersion: $0.httpVersion, metrics: $0.metrics) })
+        // Only a 2xx body streams: another accepted status (a 304, or a 404 a connector
+        // accepts) has its body in memory, and it is handed on as the stream's one chunk.
+        var unstreamed: Data?
+        if case .success(let response) = outcome, !(200..<300).contains(response.statusCode), !response.body.isEmpty {
+            unstreamed = response.body
+        }
         let waiter = state.withLock { state -> CheckedContinuation<Data?, any Error>? in
             guard state.end == nil else { return nil }
             state.end = outcome.map { _ in () }
             defer { state.waiter = nil }
+            guard let unstreamed else { return state.waiter }
+            if state.waiter == nil { state.chunks.append(unstreamed) }
             return state.waiter
+        }
+        if let unstreamed, let waiter {
+            waiter.resume(returning: unstreamed)
+            return
         }
         switch outcome {
         case .success: waiter?.resume(returning: nil)

@@ -7,13 +7,15 @@ import Glibc
 import Darwin
 #endif
 
-/// Feeds libcurl the bytes of a request body or of one multipart part, from memory or straight
-/// from a file on disk, and rewinds when libcurl asks (a redirect or an authentication retry
-/// sends the body again). Used by the transfer thread only.
+/// Feeds libcurl the bytes of a request body or of one multipart part, from memory, straight
+/// from a file on disk, or from a sequence as it produces them, and rewinds when libcurl asks
+/// (an authentication retry or a resend on a new connection sends the body again). Used by the
+/// transfer thread only.
 final class BodyReader {
     private enum Source {
         case data(Data)
         case file(descriptor: Int32)
+        case stream(BodyPump)
     }
 
     private let source: Source
@@ -30,11 +32,26 @@ final class BodyReader {
         source = .file(descriptor: descriptor)
     }
 
-    deinit {
-        if case .file(let descriptor) = source { close(descriptor) }
+    init(pump: BodyPump) {
+        source = .stream(pump)
     }
 
-    /// Copies the next bytes into `buffer`; 0 at the end, `CURL_READFUNC_ABORT` on a read error.
+    deinit {
+        switch source {
+        case .data: break
+        case .file(let descriptor): close(descriptor)
+        case .stream(let pump): pump.close()
+        }
+    }
+
+    /// The streamed body's pump, for a body read from a sequence.
+    var pump: BodyPump? {
+        if case .stream(let pump) = source { return pump }
+        return nil
+    }
+
+    /// Copies the next bytes into `buffer`; 0 at the end, `CURL_READFUNC_ABORT` on a read error,
+    /// `CURL_READFUNC_PAUSE` when a stream has nothing yet.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         switch source {
         case .data(let data):
@@ -48,6 +65,8 @@ final class BodyReader {
         case .file(let descriptor):
             let count = systemRead(descriptor, buffer.baseAddress, buffer.count)
             return count >= 0 ? count : Int(CURL_READFUNC_ABORT)
+        case .stream(let pump):
+            return pump.read(into: buffer)
         }
     }
 
@@ -60,6 +79,8 @@ final class BodyReader {
             return true
         case .file(let descriptor):
             return lseek(descriptor, off_t(position), SEEK_SET) == off_t(position)
+        case .stream(let pump):
+            return position == 0 && pump.rewind()
         }
     }
 }

@@ -192,6 +192,12 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
                 try streamBody(from: reader, size: size, handle)
             case .multipart(let parts):
                 try attachMultipart(parts, handle)
+            case .stream(let body):
+                let loop = self.loop
+                let pump = BodyPump(body: body) { [weak self] in
+                    if let self { loop.send(.resume(self)) }
+                }
+                try streamBody(from: BodyReader(pump: pump), size: body.count.map(Int64.init) ?? -1, handle)
             }
             if method != .post { handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
         } else if method == .head {
@@ -237,6 +243,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             handle.set(CURLOPT_UPLOAD, 1)
             handle.set(CURLOPT_INFILESIZE_LARGE, offset: curl_off_t(size))
         }
+        // -1, an unknown size: libcurl sends the body chunked.
         if size > 1 << 20 {
             // libcurl's default 64 KiB upload buffer means a read callback and a send() per
             // 64 KiB; large bodies go a few times faster with bigger reads.
@@ -294,6 +301,13 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         let bytesSent = handle.infoLong(CURLINFO_REQUEST_SIZE)
         let requestSent = bytesSent > 0
         updateFinalProgress(handle)
+        if let pump = bodyReader?.pump {
+            pump.close()
+            if let bodyFailure = pump.failure {
+                finishSink(succeeded: false)
+                return .failure(bodyFailure)
+            }
+        }
         if let failure = failure(code: code, requestSent: requestSent) {
             finishSink(succeeded: false)
             return .failure(failure)
@@ -352,6 +366,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         }
         if let decodingFailure {
             return .transport(TransportFailure(.malformedResponse, "Malformed response: \(decodingFailure)"))
+        }
+        if code == CURLE_SEND_FAIL_REWIND, request.body?.isReplayable == false {
+            return .transport(TransportFailure(
+                .bodyNotReplayable, "libcurl had to send the request body again, and it is a one-time stream that was already read", requestSent: requestSent))
         }
         if code == CURLE_UNSUPPORTED_PROTOCOL, requestSent {
             return .transport(TransportFailure(.malformedResponse, "Malformed response: the reply is not HTTP"))
@@ -476,6 +494,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         case .status:
             // A new head: an interim 1xx or a proxy's answer to CONNECT came before; start over.
             received.headers.removeAll()
+            received.reasonPhrase = Self.unusualReasonPhrase(in: bytes, statusCode: head.statusCode)
             contentRange = nil
             decoder = nil
         case .end:
@@ -513,6 +532,11 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         _ = sink?.finish(succeeded: succeeded)
     }
 
+    /// A cancelled transfer: stops a streamed body's producer and lets go of its bytes.
+    func stopBody() {
+        bodyReader?.pump?.close()
+    }
+
     /// libcurl's progress callback: throttled to about ten reports a second.
     func reportProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) {
         let offset = statusCode == 206 ? resumeOffset : 0
@@ -538,6 +562,23 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         latestProgress.bytesReceived = received + offset
         latestProgress.bytesSent = Int64(handle.infoOffset(CURLINFO_SIZE_UPLOAD_T))
         if length >= 0 { latestProgress.totalBytesToReceive = length + offset }
+    }
+
+    /// The reason phrase of `statusLine` (`HTTP/1.1 404 Gone Fishing`), when it is neither empty
+    /// (HTTP/2 has none) nor the standard phrase for the status: only then is a string made.
+    static func unusualReasonPhrase(in statusLine: UnsafeRawBufferPointer, statusCode: Int) -> String? {
+        let bytes = statusLine.bindMemory(to: UInt8.self)
+        // After the version and the three digits of the status, each followed by a space.
+        guard var start = bytes.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        start += 5
+        var end = bytes.count
+        while end > start, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == UInt8(ascii: "\r") || bytes[end - 1] == UInt8(ascii: " ") {
+            end -= 1
+        }
+        guard start < end else { return nil }
+        let reason = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        if HTTPStatus.reasonPhrase(for: statusCode).utf8.elementsEqual(reason) { return nil }
+        return String(decoding: reason, as: UTF8.self)
     }
 
     /// A timeout for libcurl, whose 0 means "never": at least 1 ms, and 0 for durations too long to count.

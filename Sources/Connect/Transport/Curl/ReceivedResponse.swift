@@ -30,13 +30,16 @@ final class ReceivedResponse: @unchecked Sendable {
     var metrics = TransferMetrics()
     var fileURL: URL?
     var resumed = false
+    /// The reason phrase of the final status line, when it is not the standard one.
+    var reasonPhrase: String?
 
     /// The response, in blocks allocated by the calling thread; this is left empty, for its pool.
     func makeResponse(url: URL) -> Response {
         let copiedHeaders = headers.copy()
         let data = body.capacity <= Self.largestCopiedBody ? body.copyDataAndEmpty() : body.takeData()
         let response = Response(statusCode: statusCode, rawHeaders: copiedHeaders, body: data, url: url,
-                                httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed)
+                                httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed,
+                                reasonPhrase: reasonPhrase)
         empty()
         return response
     }
@@ -46,5 +49,6 @@ final class ReceivedResponse: @unchecked Sendable {
         headers.removeAll(keepingCapacity: headers.capacity <= Self.largestKeptHeaders)
         body.removeAll(keepingCapacity: body.capacity <= Self.largestCopiedBody)
         fileURL = nil
+        reasonPhrase = nil
     }
 }

@@ -169,6 +169,7 @@ final class TransferLoop: @unchecked Sendable {
         guard let handle = activeHandle(running: transfer) else { return }
         remove(handle)
         transfer.finishSink(succeeded: false)
+        transfer.stopBody()
         // The future has already failed with .cancelled; completing again is a no-op, but makes
         // sure nothing waits if the cancel came from elsewhere.
         deliver(transfer, .failure(ConnectError.cancelled))
@@ -223,6 +224,7 @@ final class TransferLoop: @unchecked Sendable {
         while let handle = active.last, let transfer = handle.transfer {
             remove(handle)
             transfer.finishSink(succeeded: false)
+            transfer.stopBody()
             deliver(transfer, .failure(ConnectError.cancelled))
         }
     }
