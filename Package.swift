@@ -82,7 +82,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "connect-demo",
-            dependencies: ["Connect", "ConnectOpenAPI", "ConnectTestServer", "TodoAPIClient"]
+            dependencies: [
+                "Connect", "ConnectOpenAPI", "ConnectTestServer", "TodoAPIClient",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ]
         ),
         // Benchmarks (`make bench`): release builds that print numbers side by side.
         .target(name: "AllocationCounter", path: "Benchmarks/AllocationCounter"),

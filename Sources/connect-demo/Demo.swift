@@ -3,6 +3,9 @@ import ConnectFutures
 import ConnectOpenAPI
 import ConnectTestServer
 import Foundation
+import HTTPTypes
+import InMemoryTracing
+import Tracing
 import Logging
 import OpenAPIRuntime
 import TodoAPIClient
@@ -147,6 +150,29 @@ struct Demo {
             }
             print("→ downloadAttachment: \(bytes) bytes in \(pieces) pieces")
             if done.isEmpty || Int64(bytes) != receipt.bytes { failures += 1 }
+        } catch {
+            print("→ error: \(error)")
+            failures += 1
+        }
+        step("8. A request from swift-http-types, its body streamed from an AsyncSequence, traced")
+        do {
+            let tracer = InMemoryTracer()
+            var configuration = ConnectConfiguration()
+            configuration.tracer = tracer
+            let traced = Connect(configuration: configuration)
+            let standard = HTTPRequest(method: .put, scheme: baseURL.scheme, authority: "\(baseURL.host() ?? "127.0.0.1"):\(baseURL.port ?? 80)",
+                                       path: "/todos/2/attachment")
+            let lines = AsyncStream<Data> { continuation in
+                for index in 1...3 { continuation.yield(Data("line \(index)\n".utf8)) }
+                continuation.finish()
+            }
+            let response = try await traced.send(try Request(standard, body: .stream(lines))).value
+            print("→ \(response.httpResponse.status): \(String(decoding: response.body, as: UTF8.self))")
+            for span in tracer.finishedSpans {
+                let attributes = ["http.request.method", "url.full", "http.response.status_code"].map { "\($0)=\(span.attributes[$0].map { "\($0)" } ?? "-")" }
+                print("→ span \(span.operationName) (\(span.kind)): \(attributes.joined(separator: ", "))")
+            }
+            if response.statusCode != 200 || tracer.finishedSpans.count != 1 { failures += 1 }
         } catch {
             print("→ error: \(error)")
             failures += 1

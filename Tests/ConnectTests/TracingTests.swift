@@ -94,10 +94,53 @@ struct TracingTests {
         #expect(refused.errors.count == 1)
     }
 
+    @Test func aW3CTracersTraceparentGoesOutOnEveryHop() async throws {
+        let tracer = W3CTracer()
+        var configuration = ConnectConfiguration()
+        configuration.tracer = tracer
+        _ = try await Connect(configuration: configuration).request(TestConnector(server, "/moved")).value
+        let spans = tracer.recorder.finishedSpans
+        #expect(spans.count == 2)
+        let hops = server.requests.suffix(2)
+        #expect(hops.map { $0.header("traceparent") } == spans.map { "00-\($0.spanContext.traceID)-\($0.spanContext.spanID)-01" })
+    }
+
     @Test func withoutATracerNothingIsInjected() async throws {
         _ = try await sharedConnect.request(TestConnector(server, "/todo")).value
         let recorded = try #require(server.requests.last)
         #expect(recorded.header(InMemoryTracer.spanIDKey) == nil)
         #expect(!recorded.headers.contains { $0.0.lowercased() == "traceparent" })
+    }
+}
+
+/// A tracer that writes W3C's `traceparent` header, as swift-otel's does: the in-memory
+/// tracer's spans, with their context injected as `00-{trace}-{span}-01`.
+struct W3CTracer: Tracer {
+    let recorder = InMemoryTracer()
+
+    func startSpan<Instant: TracerInstant>(
+        _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
+        at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
+    ) -> InMemorySpan {
+        recorder.startSpan(operationName, context: context(), ofKind: kind, at: instant(), function: function, file: fileID, line: line)
+    }
+
+    func forceFlush() {}
+
+    func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
+    where Inject.Carrier == Carrier {
+        var values: [String: String] = [:]
+        recorder.inject(context, into: &values, using: DictionaryInjector())
+        guard let trace = values[InMemoryTracer.traceIDKey], let span = values[InMemoryTracer.spanIDKey] else { return }
+        injector.inject("00-\(trace)-\(span)-01", forKey: "traceparent", into: &carrier)
+    }
+
+    func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
+    where Extract.Carrier == Carrier {}
+
+    struct DictionaryInjector: Injector {
+        func inject(_ value: String, forKey key: String, into carrier: inout [String: String]) {
+            carrier[key] = value
+        }
     }
 }
