@@ -1,7 +1,12 @@
 import ConnectFutures
+import ConnectOpenAPI
 import Foundation
+import HTTPTypes
 import Logging
+import OpenAPIRuntime
 import Testing
+import TodoAPIClient
+import Tracing
 
 @testable import Connect
 
@@ -260,6 +265,66 @@ private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL,
         .observe { result in print(result) }
     promise.succeed(21)
     _ = Future<Int>.retry(attempts: 3, delay: .milliseconds(200)) { Future(value: 1) }
+}
+
+private struct ReadmeRow: Sendable { let csvLine: String }
+private struct ReadmeReport: Sendable { let rows: [ReadmeRow] }
+
+/// `count` bytes of a file, read in chunks: the README's replayable body source.
+private struct ReadmeFileChunks: AsyncSequence, Sendable {
+    let path: String
+    func makeAsyncIterator() -> AsyncStream<Data>.Iterator {
+        let handle = FileHandle(forReadingAtPath: path)
+        return AsyncStream<Data> { continuation in
+            while let chunk = try? handle?.read(upToCount: 64 << 10), !chunk.isEmpty { continuation.yield(chunk) }
+            continuation.finish()
+        }.makeAsyncIterator()
+    }
+}
+
+private enum ReadmePaymentConnector: Connector {
+    case charge(String)
+    var baseURL: URL { URL(string: "https://pay.example.com")! }
+    var endpoint: String { "/charges" }
+    var method: HTTPMethod { .post }
+}
+
+/// The README's sections on streamed request bodies and the server-Swift ecosystem.
+private func readmeEcosystemExamples(connect: Connect, report: ReadmeReport, exportURL: URL, size: Int, path: String,
+                                     otelTracer: any Tracer, order: String) async throws {
+    // Streaming a request body
+    let rows = AsyncStream<Data> { continuation in
+        for row in report.rows { continuation.yield(Data(row.csvLine.utf8)) }
+        continuation.finish()
+    }
+    let request = Request(method: .post, url: exportURL, body: .stream(rows, contentType: "text/csv"))
+    let response = try await connect.send(request).value      // sent chunked: no length given
+    _ = response
+    let body = RequestBody.stream(count: size, replayable: { ReadmeFileChunks(path: path) })
+    _ = body
+
+    // OpenAPI clients
+    let client = Client(serverURL: try Servers.Server1.url(), transport: ConnectTransport(connect))
+    let todos = try await client.listTodos(query: .init(completed: true)).ok.body.json
+    _ = todos
+    switch try await client.getTodo(path: .init(id: 42)) {
+    case .ok(let ok): print(try ok.body.json)
+    case .notFound(let missing): print(try missing.body.json.message)    // the documented 404
+    case .undocumented(let status, _): print("status \(status)")
+    }
+
+    // swift-http-types
+    let standardRequest = try Request(HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/todos?limit=5"))
+    let standardResponse = try await connect.send(standardRequest).value
+    let standard: HTTPResponse = standardResponse.httpResponse
+    let fields = try HTTPFields(standardRequest.headers)
+    _ = (standard, fields)
+
+    // Tracing
+    InstrumentationSystem.bootstrap(otelTracer)    // before the first Connect is made
+    try await withSpan("checkout") { _ in
+        _ = try await Connect.default.request(ReadmePaymentConnector.charge(order)).value
+    }
 }
 
 @Suite("README")

@@ -107,6 +107,33 @@ struct TLSTests {
         #expect(connections.count == 1)
     }
 
+    /// A body produced slowly, of unknown length, over HTTP/2: libcurl's read callback pauses
+    /// on an empty buffer and resumes at the next chunk, in DATA frames instead of chunks.
+    @Test func aStreamedBodyGoesOutOverHTTP2() async throws {
+        let upload = #"location /upload/ { root .; dav_methods PUT; client_max_body_size 0; }"#
+        let server = try TLSServer(sites: [.init(certificate: "server", locations: upload, http2: true)])
+        defer { server.shutdown() }
+        // nginx's workers may run as another user: the folder they write to is open to all.
+        try FileManager.default.createDirectory(at: server.directory.appendingPathComponent("upload"), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o777])
+        let chunks = AsyncStream<Data> { continuation in
+            Task {
+                for index in 0..<64 {
+                    continuation.yield(Data((0..<65_536).map { UInt8(($0 + index) % 256) }))
+                    if index % 8 == 0 { try? await Task.sleep(for: .milliseconds(20)) }
+                }
+                continuation.finish()
+            }
+        }
+        let expected = Data((0..<64).flatMap { index in (0..<65_536).map { UInt8(($0 + index) % 256) } })
+        let request = Request(method: .put, url: server.url(0, "/upload/h2.bin"), body: .stream(chunks))
+        let response = try await Self.trustingTestCA.send(request).value
+        #expect(response.httpVersion == "2")
+        #expect(response.statusCode == 201)
+        let stored = try Data(contentsOf: server.directory.appendingPathComponent("upload/h2.bin"))
+        #expect(stored == expected)
+    }
+
     @Test func mutualTLS() async throws {
         let server = try TLSServer(sites: [
             .init(certificate: "server", locations: #"location / { return 200 "hello $ssl_client_s_dn\n"; }"#, requiresClientCertificate: true),
