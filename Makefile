@@ -44,7 +44,8 @@ bench:
 	@./.ci/dependencies --bench
 	./Benchmarks/run
 
-## User-space instructions per request (callgrind), Connect next to raw C: steady where rates are not.
+## User-space instructions per GET and POST (callgrind), Connect next to raw C: steady where rates
+## are not. Fails when Connect's exceed Benchmarks/instructions.txt by more than 3% (CI runs it).
 bench-instructions:
 	@./.ci/dependencies --bench
 	./Benchmarks/run --instructions

@@ -1,22 +1,23 @@
 // The ceiling for Connect: the same GETs with libcurl's multi interface in plain C.
-// usage: raw_multi URL TOTAL INFLIGHT
+// usage: raw_multi URL TOTAL INFLIGHT [post]
 // Prints: requests, seconds, requests/s, CPU microseconds per request.
 #include <stdio.h>
 
-#include "benchmark_get.h"
+#include "benchmark_request.h"
 
 static void start(CURLM *multi, CURL *easy, const char *url, Buffer *buffer) {
-    prepare_get(easy, url, buffer);
+    prepare_request(easy, url, buffer);
     curl_multi_add_handle(multi, easy);
 }
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s URL TOTAL INFLIGHT\n", argv[0]);
+        fprintf(stderr, "usage: %s URL TOTAL INFLIGHT [post]\n", argv[0]);
         return 2;
     }
     const char *url = argv[1];
     long total = atol(argv[2]), inflight = atol(argv[3]);
+    choose_method(argc > 4 ? argv[4] : NULL);
     curl_global_init(CURL_GLOBAL_ALL);
     CURLM *multi = curl_multi_init();
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, inflight);

@@ -2,12 +2,12 @@
 // drives libcurl's multi handle (blocked in curl_multi_poll, woken with curl_multi_wakeup) and
 // hands each finished transfer to a second thread, which starts the next request from there,
 // as a Connect observer does. No Swift, no libdispatch: what two threads cost by themselves.
-// usage: two_thread_multi URL TOTAL INFLIGHT
+// usage: two_thread_multi URL TOTAL INFLIGHT [post]
 // Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 #include <pthread.h>
 #include <stdio.h>
 
-#include "benchmark_get.h"
+#include "benchmark_request.h"
 
 /// A fixed-size queue of easy handles, guarded by `lock`.
 typedef struct {
@@ -76,7 +76,7 @@ static void submit(CURL *easy) {
 static long run(long total, long inflight, CURL **handles, Buffer *buffers) {
     long started = 0, done = 0, failed = 0;
     for (long i = 0; i < inflight && started < total; i++, started++) {
-        prepare_get(handles[i], url, &buffers[i]);
+        prepare_request(handles[i], url, &buffers[i]);
         submit(handles[i]);
     }
     CURL **batch = calloc(inflight, sizeof(CURL *));
@@ -97,7 +97,7 @@ static long run(long total, long inflight, CURL **handles, Buffer *buffers) {
             done++;
             if (started < total) {
                 started++;
-                prepare_get(easy, url, buffer);
+                prepare_request(easy, url, buffer);
                 submit(easy);
             }
         }
@@ -108,11 +108,12 @@ static long run(long total, long inflight, CURL **handles, Buffer *buffers) {
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s URL TOTAL INFLIGHT\n", argv[0]);
+        fprintf(stderr, "usage: %s URL TOTAL INFLIGHT [post]\n", argv[0]);
         return 2;
     }
     url = argv[1];
     long total = atol(argv[2]), inflight = atol(argv[3]);
+    choose_method(argc > 4 ? argv[4] : NULL);
     curl_global_init(CURL_GLOBAL_ALL);
     multi = curl_multi_init();
     curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, inflight);

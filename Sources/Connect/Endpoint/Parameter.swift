@@ -24,7 +24,7 @@ public enum Parameter: ParametersRepresentable {
         case .jsonObject(let value):
             let data: Data
             do {
-                data = try parameters.jsonEncoder.encode(value)
+                data = try JSONBodyWriter.encode(value, with: parameters.jsonEncoder)
             } catch {
                 throw ConnectError.invalidRequest("the JSON body could not be encoded: \(error)")
             }

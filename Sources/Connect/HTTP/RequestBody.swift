@@ -21,7 +21,7 @@ public struct RequestBody: Sendable {
 
     /// `value` encoded with `encoder`, as `application/json`.
     public static func json<Value: Encodable>(_ value: Value, encoder: JSONEncoder = JSONEncoder()) throws -> RequestBody {
-        .data(try encoder.encode(value), contentType: "application/json")
+        .data(try JSONBodyWriter.encode(value, with: encoder), contentType: "application/json")
     }
 
     /// A file on disk as the whole body (e.g. a PUT to object storage), streamed from disk.

@@ -1,0 +1,78 @@
+// What the C benchmark clients share: the body buffer, the clocks, and the one request they all
+// send (a GET, or a POST of a 1 KiB JSON body like Connect's), set up in one place so that the
+// clients stay comparable.
+#ifndef BENCHMARK_REQUEST_H
+#define BENCHMARK_REQUEST_H
+
+#include <curl/curl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+typedef struct {
+    char *data;
+    size_t length, capacity;
+    CURLcode result;  // for clients that finish a transfer on another thread than they read it
+} Buffer;
+
+static size_t write_body(char *bytes, size_t size, size_t count, void *context) {
+    Buffer *buffer = context;
+    size_t n = size * count;
+    if (buffer->length + n > buffer->capacity) {
+        buffer->capacity = (buffer->length + n) * 2;
+        buffer->data = realloc(buffer->data, buffer->capacity);
+    }
+    memcpy(buffer->data + buffer->length, bytes, n);
+    buffer->length += n;
+    return n;
+}
+
+static double now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static double cpu_seconds(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
+}
+
+/// The POST body, or NULL for GETs: 22 to-do items as compact JSON, the document
+/// HTTPBenchmark encodes with JSONEncoder for each of its POSTs.
+static char *post_body = NULL;
+static struct curl_slist *post_headers = NULL;
+
+/// Makes the clients send POSTs when `mode` is "post".
+static void choose_method(const char *mode) {
+    if (mode == NULL || strcmp(mode, "post") != 0) return;
+    post_body = malloc(2048);
+    size_t length = 0;
+    length += sprintf(post_body + length, "[");
+    for (int i = 0; i < 22; i++) {
+        length += sprintf(post_body + length, "%s{\"id\":%d,\"title\":\"todo %03d\",\"done\":%s}", i ? "," : "", i, i, i % 2 == 0 ? "true" : "false");
+    }
+    sprintf(post_body + length, "]");
+    post_headers = curl_slist_append(NULL, "Content-Type: application/json");
+}
+
+/// Resets `easy` for the request (a GET, or a POST after `choose_method("post")`) of `url`
+/// into `buffer`, which its CURLOPT_PRIVATE points at.
+static void prepare_request(CURL *easy, const char *url, Buffer *buffer) {
+    buffer->length = 0;
+    curl_easy_reset(easy);
+    curl_easy_setopt(easy, CURLOPT_URL, url);
+    if (post_body) {
+        curl_easy_setopt(easy, CURLOPT_POSTFIELDS, post_body);
+        curl_easy_setopt(easy, CURLOPT_HTTPHEADER, post_headers);
+    }
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, buffer);
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, buffer);
+}
+
+#endif

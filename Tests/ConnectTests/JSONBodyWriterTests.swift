@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+
+@testable import Connect
+
+/// The JSON body writer against JSONEncoder: the same bytes, or JSONEncoder's own when the
+/// writer steps aside.
+@Suite("JSON body writer")
+struct JSONBodyWriterTests {
+    struct Item: Codable, Equatable {
+        var id: Int
+        var title: String
+        var done: Bool
+        var tags: [String] = []
+        var score: Double? = nil
+        var due: Date? = nil
+        var attachment: Data? = nil
+        var link: URL? = nil
+        var price: Decimal? = nil
+        var nested: [String: [Int]]? = nil
+    }
+
+    final class Base: Encodable {
+        var base = 1
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Keys.self)
+            try container.encode(base, forKey: .base)
+        }
+        enum Keys: String, CodingKey { case base, extra, inner, list }
+    }
+
+    /// A subclass that adds its keys to its superclass's object, as JSONEncoder merges them.
+    final class Derived: Encodable {
+        let base = Base()
+        func encode(to encoder: any Encoder) throws {
+            try base.encode(to: encoder)
+            var container = encoder.container(keyedBy: Base.Keys.self)
+            try container.encode("more", forKey: .extra)
+        }
+    }
+
+    /// Nested containers, written after the outer container moved on: a stream cannot go back.
+    struct Interleaved: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Base.Keys.self)
+            var inner = container.nestedContainer(keyedBy: Base.Keys.self, forKey: .inner)
+            var list = container.nestedUnkeyedContainer(forKey: .list)
+            try list.encode(1)
+            try inner.encode(2, forKey: .base)
+        }
+    }
+
+    struct DuplicateKey: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Base.Keys.self)
+            try container.encode(1, forKey: .base)
+            try container.encode(2, forKey: .base)
+        }
+    }
+
+    struct Nothing: Encodable {
+        func encode(to encoder: any Encoder) throws {}
+    }
+
+    struct SuperEncoding: Encodable {
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Base.Keys.self)
+            try Base().encode(to: container.superEncoder(forKey: .inner))
+        }
+    }
+
+    /// Bytes that are the same however an object's keys are ordered: both sides parsed and
+    /// written again with sorted keys.
+    static func canonical(_ data: Data) throws -> Data {
+        try JSONSerialization.data(withJSONObject: JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed), options: [.sortedKeys, .fragmentsAllowed])
+    }
+
+    static func written<Value: Encodable>(_ value: Value, _ encoder: JSONEncoder = JSONEncoder()) throws -> (writer: Data, encoder: Data) {
+        (try JSONBodyWriter.encode(value, with: encoder), try encoder.encode(value))
+    }
+
+    static let everyASCII = String((0..<128).map { Character(Unicode.Scalar(UInt8($0))) })
+
+    @Test func scalarsAndArraysAreByteForByteJSONEncoders() throws {
+        let doubles: [Double] = [1, 0.1, -0.0, 1e20, 1e21, 1.5e300, 123456789.123, 5e-324, 1e-7, -2.5]
+        let floats: [Float] = [1, 0.1, 3.4e38, 1e-7]
+        let cases: [(String, (writer: Data, encoder: Data))] = try [
+            ("ints", Self.written([0, 1, -1, Int.max, Int.min])),
+            ("sized ints", Self.written([Int8.min, Int8.max])),
+            ("unsigned", Self.written([UInt64.max, 0])),
+            ("doubles", Self.written(doubles)),
+            ("floats", Self.written(floats)),
+            ("bools and nil", Self.written([true, false, nil] as [Bool?])),
+            ("every ASCII byte", Self.written([Self.everyASCII])),
+            ("unicode", Self.written(["é😀 ∑ \u{2028}"])),
+            ("slashes kept", Self.written(["a/b"], { let e = JSONEncoder(); e.outputFormatting = .withoutEscapingSlashes; return e }())),
+            ("data, url, decimal, date", Self.written([Item(id: 1, title: "t", done: true, attachment: Data([1, 2, 3]))].map(\.attachment))),
+            ("urls", Self.written([URL(string: "https://x.example/a?b=c")!])),
+            ("decimals", Self.written([Decimal(string: "12.50")!, Decimal(string: "-0.001")!])),
+            ("dates", Self.written([Date(timeIntervalSinceReferenceDate: 12.5)])),
+            ("top-level scalar", Self.written(3)),
+            ("top-level string", Self.written("s/\"")),
+            ("top-level nil", Self.written(Int?.none)),
+            ("empty array", Self.written([Int]())),
+            ("nested arrays", Self.written([[1], [], [2, 3]])),
+            ("a value that writes nothing", Self.written([Nothing()])),
+            ("one-key object", Self.written(["key": "value"])),
+        ]
+        for (name, (writer, encoder)) in cases {
+            #expect(writer == encoder, "\(name): \(String(decoding: writer, as: UTF8.self)) vs \(String(decoding: encoder, as: UTF8.self))")
+        }
+    }
+
+    @Test func objectsHoldTheSameKeysAndValues() throws {
+        let items = [
+            Item(id: 1, title: "todo \"1\"\n", done: true, tags: ["a", "b/c"], score: 0.25, due: Date(timeIntervalSinceReferenceDate: 1000),
+                 attachment: Data("hi".utf8), link: URL(string: "https://x.example/")!, price: Decimal(string: "9.99")!, nested: ["k": [1, 2]]),
+            Item(id: -2, title: "", done: false),
+        ]
+        let (writer, encoder) = try Self.written(items)
+        #expect(try Self.canonical(writer) == Self.canonical(encoder))
+        #expect(try JSONDecoder().decode([Item].self, from: writer) == items)
+        // Keys come in the order the value encodes them.
+        #expect(String(decoding: try Self.written(items[1]).writer, as: UTF8.self) == #"{"id":-2,"title":"","done":false,"tags":[]}"#)
+    }
+
+    @Test func aSubclassAddsToItsSuperclasssObject() throws {
+        let (writer, encoder) = try Self.written(Derived())
+        #expect(try Self.canonical(writer) == Self.canonical(encoder))
+        #expect(String(decoding: writer, as: UTF8.self) == #"{"base":1,"extra":"more"}"#)
+    }
+
+    /// What a stream cannot write goes to JSONEncoder, whose bytes (or error) come out.
+    @Test func theWriterStepsAsideForWhatAStreamCannotWrite() throws {
+        for (writer, encoder) in try [Self.written(Interleaved()), Self.written(DuplicateKey()), Self.written(SuperEncoding())] {
+            #expect(try Self.canonical(writer) == Self.canonical(encoder))
+        }
+        #expect(throws: EncodingError.self) { try JSONBodyWriter.encode([Double.nan], with: JSONEncoder()) }
+    }
+
+    @Test func anEncoderWithOtherSettingsEncodesItself() throws {
+        let sorted = JSONEncoder()
+        sorted.outputFormatting = [.sortedKeys, .prettyPrinted]
+        let snake = JSONEncoder()
+        snake.keyEncodingStrategy = .convertToSnakeCase
+        let iso = JSONEncoder()
+        iso.dateEncodingStrategy = .iso8601
+        #expect(JSONBodyWriter.writesLike(JSONEncoder()) == true)
+        for encoder in [sorted, snake, iso] {
+            #expect(JSONBodyWriter.writesLike(encoder) == nil)
+            let item = Item(id: 1, title: "x", done: true, due: Date(timeIntervalSinceReferenceDate: 0))
+            let (writer, expected) = try Self.written(item, encoder)
+            let same = try writer == expected || Self.canonical(writer) == Self.canonical(expected)
+            #expect(same)
+        }
+        #expect(String(decoding: try Self.written(["k": 1], sorted).writer, as: UTF8.self) == "{\n  \"k\" : 1\n}")
+    }
+
+    @Test func theUserInfoAndCodingPathReachTheValue() throws {
+        struct Probe: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                try container.encode("\(encoder.userInfo[CodingUserInfoKey(rawValue: "tenant")!] ?? "-") at \(encoder.codingPath.map(\.stringValue))")
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.userInfo[CodingUserInfoKey(rawValue: "tenant")!] = "acme"
+        let (writer, expected) = try Self.written(["outer": [Probe()]], encoder)
+        #expect(writer == expected)
+    }
+}
