@@ -5,15 +5,18 @@
 #define BENCHMARK_REQUEST_H
 
 #include <curl/curl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct {
     char *data;
     size_t length, capacity;
     CURLcode result;  // for clients that finish a transfer on another thread than they read it
+    FILE *file;       // in "file" mode, where the body goes instead
 } Buffer;
 
 static size_t write_body(char *bytes, size_t size, size_t count, void *context) {
@@ -40,13 +43,27 @@ static double cpu_seconds(void) {
     return usage.ru_utime.tv_sec + usage.ru_utime.tv_usec / 1e6 + usage.ru_stime.tv_sec + usage.ru_stime.tv_usec / 1e6;
 }
 
+static size_t write_file(char *bytes, size_t size, size_t count, void *context) {
+    Buffer *buffer = context;
+    return fwrite(bytes, size, count, buffer->file) * size;
+}
+
+/// In "file" mode, the folder each handle's body file goes in (BENCH_DIR), as a download does.
+static const char *file_folder = NULL;
+static int files_opened = 0;
+
 /// The POST body, or NULL for GETs: 22 to-do items as compact JSON, the document
 /// HTTPBenchmark encodes with JSONEncoder for each of its POSTs.
 static char *post_body = NULL;
 static struct curl_slist *post_headers = NULL;
 
-/// Makes the clients send POSTs when `mode` is "post".
+/// Makes the clients send POSTs when `mode` is "post", or write each body to a file in
+/// BENCH_DIR when it is "file".
 static void choose_method(const char *mode) {
+    if (mode != NULL && strcmp(mode, "file") == 0) {
+        file_folder = getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "/tmp";
+        return;
+    }
     if (mode == NULL || strcmp(mode, "post") != 0) return;
     post_body = malloc(2048);
     size_t length = 0;
@@ -62,6 +79,13 @@ static void choose_method(const char *mode) {
 /// into `buffer`, which its CURLOPT_PRIVATE points at.
 static void prepare_request(CURL *easy, const char *url, Buffer *buffer) {
     buffer->length = 0;
+    if (buffer->capacity > (1 << 20)) {
+        // A large body is handed to its caller, as an HTTP client's is: the next one gets a
+        // fresh buffer, not one already grown and paged in.
+        free(buffer->data);
+        buffer->data = NULL;
+        buffer->capacity = 0;
+    }
     curl_easy_reset(easy);
     curl_easy_setopt(easy, CURLOPT_URL, url);
     if (post_body) {
@@ -70,7 +94,19 @@ static void prepare_request(CURL *easy, const char *url, Buffer *buffer) {
     }
     curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "");
-    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
+    if (file_folder) {
+        if (buffer->file == NULL) {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/c-%d.bin", file_folder, files_opened++);
+            buffer->file = fopen(path, "w+");
+        }
+        // Each download starts the file over, as Connect's download(to:) replaces its file.
+        rewind(buffer->file);
+        ftruncate(fileno(buffer->file), 0);
+        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_file);
+    } else {
+        curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
+    }
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, buffer);
     curl_easy_setopt(easy, CURLOPT_PRIVATE, buffer);
 }

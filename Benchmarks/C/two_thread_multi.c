@@ -2,7 +2,7 @@
 // drives libcurl's multi handle (blocked in curl_multi_poll, woken with curl_multi_wakeup) and
 // hands each finished transfer to a second thread, which starts the next request from there,
 // as a Connect observer does. No Swift, no libdispatch: what two threads cost by themselves.
-// usage: two_thread_multi URL TOTAL INFLIGHT [post]
+// usage: two_thread_multi URL TOTAL INFLIGHT [post|file]
 // Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 #include <pthread.h>
 #include <stdio.h>
@@ -108,7 +108,7 @@ static long run(long total, long inflight, CURL **handles, Buffer *buffers) {
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s URL TOTAL INFLIGHT [post]\n", argv[0]);
+        fprintf(stderr, "usage: %s URL TOTAL INFLIGHT [post|file]\n", argv[0]);
         return 2;
     }
     url = argv[1];

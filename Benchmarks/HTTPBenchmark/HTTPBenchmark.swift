@@ -4,8 +4,9 @@ import Dispatch
 import Foundation
 
 /// The same GETs as `Benchmarks/C/raw_multi.c`, through Connect; with `post`, POSTs of a 1 KiB
-/// JSON body from `Parameter.jsonObject`, the way users send them.
-/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post]
+/// JSON body from `Parameter.jsonObject`, the way users send them; with `file`, downloads to
+/// files in BENCH_DIR (each removed once it is complete).
+/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 @main
 struct HTTPBenchmark {
@@ -29,19 +30,22 @@ struct HTTPBenchmark {
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count >= 4, let url = URL(string: arguments[1]), let total = Int(arguments[2]), let inflight = Int(arguments[3]) else {
-            FileHandle.standardError.write(Data("usage: HTTPBenchmark URL TOTAL INFLIGHT [post]\n".utf8))
+            FileHandle.standardError.write(Data("usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file]\n".utf8))
             exit(2)
         }
         var configuration = ConnectConfiguration()
         configuration.maximumConnectionsPerHost = inflight
+        configuration.maximumResponseBodySize = 1 << 30  // the 64 MiB bodies of the large-body rows
         let connect = Connect(configuration: configuration)
-        let endpoint = Endpoint(baseURL: url, posts: arguments.count > 4 && arguments[4] == "post")
+        let mode = arguments.count > 4 ? arguments[4] : "get"
+        let endpoint = Endpoint(baseURL: url, posts: mode == "post")
+        let folder = mode == "file" ? URL(fileURLWithPath: ProcessInfo.processInfo.environment["BENCH_DIR"] ?? NSTemporaryDirectory()) : nil
 
         // Warm up: open the connections once.
-        run(connect, endpoint, total: min(total, inflight * 4), inflight: inflight)
+        run(connect, endpoint, total: min(total, inflight * 4), inflight: inflight, folder: folder)
         let cpuBefore = cpuSeconds()
         let start = ContinuousClock.now
-        let failures = run(connect, endpoint, total: total, inflight: inflight)
+        let failures = run(connect, endpoint, total: total, inflight: inflight, folder: folder)
         let elapsed = ContinuousClock.now - start
         let cpu = cpuSeconds() - cpuBefore
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -49,9 +53,10 @@ struct HTTPBenchmark {
         exit(failures == 0 ? 0 : 1)
     }
 
-    /// Keeps `inflight` requests going until `total` have finished; returns the failures.
+    /// Keeps `inflight` requests going until `total` have finished; returns the failures. With a
+    /// `folder`, each body is downloaded to a file there (removed once complete).
     @discardableResult
-    static func run(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int) -> Int {
+    static func run(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int, folder: URL? = nil) -> Int {
         let state = Guarded((started: 0, finished: 0, failures: 0))
         let done = DispatchSemaphore(value: 0)
         @Sendable func startNext() {
@@ -61,18 +66,39 @@ struct HTTPBenchmark {
                 return true
             }
             guard shouldStart else { return }
-            connect.request(endpoint).observe { result in
+            @Sendable func finish(failed: Bool) {
                 let finishedAll = state.withLock { state -> Bool in
                     state.finished += 1
-                    if case .failure = result { state.failures += 1 }
+                    if failed { state.failures += 1 }
                     return state.finished == total
                 }
                 if finishedAll { done.signal() } else { startNext() }
+            }
+            if let folder {
+                download(connect, endpoint, into: folder).observe { result in
+                    if case .success(let file) = result { try? FileManager.default.removeItem(at: file.location) }
+                    finish(failed: { if case .failure = result { return true } else { return false } }())
+                }
+            } else {
+                connect.request(endpoint).observe { result in
+                    finish(failed: { if case .failure = result { return true } else { return false } }())
+                }
             }
         }
         for _ in 0..<min(inflight, total) { startNext() }
         done.wait()
         return state.withLock { $0.failures }
+    }
+
+    static let downloads = Guarded(0)
+
+    /// A download into a file of its own in `folder`.
+    static func download(_ connect: Connect, _ endpoint: Endpoint, into folder: URL) -> Future<DownloadedFile> {
+        let number = downloads.withLock { count -> Int in
+            count += 1
+            return count
+        }
+        return connect.download(endpoint, to: folder.appendingPathComponent("s-\(number).bin"))
     }
 
     static func cpuSeconds() -> Double {

@@ -25,10 +25,8 @@ public struct Response: Sendable, CustomStringConvertible {
     /// Whether the body continued a partial file (a 206 to a resumed download).
     public var resumed: Bool { storage.resumed }
 
-    /// Creates a response; transports and mocks build these.
-    ///
-    /// - Parameter reasonPhrase: the server's reason phrase, when it is not the standard one
-    ///   for the status (see ``reasonPhrase``).
+    /// Creates a response; transports and mocks build these. `reasonPhrase` is the server's
+    /// reason phrase when it is not the standard one for the status (see ``reasonPhrase``).
     public init(statusCode: Int, headers: [HTTPHeader] = [], body: Data = Data(), url: URL, httpVersion: String = "1.1",
                 metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false, reasonPhrase: String? = nil) {
         storage = Storage(statusCode: statusCode, headers: .parsed(headers), body: body, url: url, httpVersion: httpVersion,
