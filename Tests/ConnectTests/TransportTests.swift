@@ -417,3 +417,45 @@ final class FullBacklogListener {
         descriptors.removeAll()
     }
 }
+
+/// One handle runs request after request of every method: what one leaves set (a POST, an
+/// upload's size, HEAD's no-body, a custom method, a body reader) must not reach the next.
+@Suite("Handle reuse across methods")
+struct HandleReuseTests {
+    @Test func eachRequestGoesOutAsItsOwnMethodAndBody() async throws {
+        let server = try TestServer { request in .text("\(request.method) \(request.body.count)") }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        let connect = Connect(configuration: configuration)
+        let url = server.baseURL.appending(path: "r")
+        let requests: [(HTTPMethod, RequestBody?, String)] = [
+            (.post, .data(Data(repeating: 1, count: 300)), "POST 300"),
+            (.get, nil, "GET 0"),
+            (.put, .data(Data(repeating: 2, count: 2 << 20)), "PUT 2097152"),
+            (.head, nil, ""),
+            (.get, nil, "GET 0"),
+            (.delete, nil, "DELETE 0"),
+            (.post, nil, "POST 0"),
+            (.patch, .data(Data("{}".utf8)), "PATCH 2"),
+            (.get, nil, "GET 0"),
+            (.options, nil, "OPTIONS 0"),
+            (.get, nil, "GET 0"),
+        ]
+        for (method, body, expected) in requests {
+            var request = Request(method: method, url: url, body: body)
+            request.allowsRetry = false
+            let response = try await connect.send(request).value
+            #expect(String(decoding: response.body, as: UTF8.self) == expected, "\(method)")
+        }
+        let recorded = server.requests.suffix(requests.count)
+        #expect(recorded.map(\.method) == requests.map(\.0.rawValue))
+        for (request, sent) in zip(recorded, requests) {
+            #expect(request.body.count == sent.1?.count ?? 0, "\(request.method)")
+            if sent.1 == nil, request.method == "GET" || request.method == "HEAD" {
+                #expect(request.header("Content-Length") == nil && request.header("Transfer-Encoding") == nil, "\(request.method)")
+            }
+        }
+        #expect(Set(recorded.map(\.connectionID)).count == 1)
+    }
+}

@@ -6,9 +6,12 @@ final class CurlEasyHandle {
     let raw: UnsafeMutableRawPointer
     /// libcurl writes a readable message here when a transfer fails.
     let errorBuffer: UnsafeMutablePointer<CChar>
-    /// Holds the options of a plain transfer (see ``CurlTransfer/isPlain``) and nothing else, so
+    /// Holds the options of plain transfers (see ``CurlTransfer/isPlain``) and nothing else, so
     /// another plain transfer needs only its own few options: no reset, no common options again.
     var holdsPlainSetup = false
+    /// The last transfer set method or body options (a POST, a body, HEAD, another method)
+    /// that the next plain transfer must undo; see ``undoMethodOptions()``.
+    var carriesMethodOptions = false
     /// The transfer running on this handle, while it is in the multi handle; libcurl's
     /// `CURLOPT_PRIVATE` points back here, so a finished handle leads to its transfer without a
     /// lookup.
@@ -74,6 +77,23 @@ final class CurlEasyHandle {
         pointPrivateAtSelf()  // the reset cleared it
         errorBuffer[0] = 0
         holdsPlainSetup = false
+        carriesMethodOptions = false
+    }
+
+    /// Back to a GET without a body, the state of a plain setup, from whatever method and body
+    /// options the last transfer set (see ``CurlTransfer/configureMethodAndBody``): cheaper than a
+    /// reset and the common options again.
+    func undoMethodOptions() {
+        // HTTPGET also turns CURLOPT_POST, CURLOPT_UPLOAD and CURLOPT_NOBODY off.
+        set(CURLOPT_HTTPGET, 1)
+        set(CURLOPT_CUSTOMREQUEST, pointer: nil)
+        set(CURLOPT_POSTFIELDSIZE_LARGE, offset: -1)
+        set(CURLOPT_INFILESIZE_LARGE, offset: -1)
+        set(CURLOPT_UPLOAD_BUFFERSIZE, 64 << 10)
+        // The body's reader is gone with its transfer: nothing may point at it.
+        set(CURLOPT_READDATA, pointer: nil)
+        set(CURLOPT_SEEKDATA, pointer: nil)
+        carriesMethodOptions = false
     }
 
     func set(_ option: CURLoption, _ value: Int) {

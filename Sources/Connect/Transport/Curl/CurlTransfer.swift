@@ -90,18 +90,27 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         loop.send(.cancel(self))
     }
 
-    /// A GET into memory with nothing but headers of its own: no body, file, range, progress or
-    /// stream. A handle that ran one keeps its options for the next (see
+    /// A request into memory with nothing but its method, headers and a body in memory: no
+    /// file, multipart or streamed body, no file destination, range, progress or stream. A
+    /// handle that ran one keeps its options for the next (see
     /// ``CurlEasyHandle/holdsPlainSetup``): resetting the handle and setting again the options
-    /// every transfer of a transport shares would be most of the per-request option work.
+    /// every transfer of a transport shares would be most of the per-request option work. The
+    /// method and body options one leaves are undone by the next (see
+    /// ``CurlEasyHandle/carriesMethodOptions``).
     ///
     /// Not with a cookie file: a handle that keeps `CURLOPT_COOKIEJAR` writes the jar again when
     /// it is cleaned up, later and on the transfer thread, where a reset handle does not; a new
     /// client reading the same file could then read it half written.
     var isPlain: Bool {
-        request.method == .get && request.body == nil && request.progress == nil && request.streamBuffer == nil
+        request.progress == nil && request.streamBuffer == nil
+            && { if let body = request.body, case .data = body.content { return true } else { return request.body == nil } }()
             && { if case .memory = request.destination { return true } else { return false } }()
             && { if case .file = settings.cookies { return false } else { return true } }()
+    }
+
+    /// A plain GET: it sets no method or body options.
+    private var isPlainGet: Bool {
+        request.method == .get && request.body == nil
     }
 
     /// Sets every option of this request on `handle`: fresh, reset, or (for a plain transfer)
@@ -117,7 +126,11 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             configureCommonOptions(handle)
         }
 
+        if handle.carriesMethodOptions {
+            handle.undoMethodOptions()
+        }
         try configureMethodAndBody(handle)
+        handle.carriesMethodOptions = !isPlainGet
         if case .file(let url, let resuming) = request.destination {
             sink = FileSink(destination: url, resuming: resuming)
             if resuming, let size = FileSink.sizeOfFile(at: url), size > 0 {
