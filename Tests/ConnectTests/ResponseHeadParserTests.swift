@@ -120,4 +120,19 @@ struct ResponseHeadParserTests {
         #expect(throws: ResponseHeadParser.Problem.continuationBeforeAnyField) { try Self.read(["HTTP/1.1 200 OK", " folded"]).get() }
         #expect(throws: ResponseHeadParser.Problem.fieldWithoutColon) { try Self.read(["HTTP/1.1 200 OK", "no colon here"]).get() }
     }
+
+    /// The reason phrase kept for a response: the server's own, or `nil` where the standard one
+    /// (or none, as HTTP/2 sends) stands.
+    @Test(arguments: [
+        ("HTTP/1.1 404 Gone Fishing\r\n", 404, "Gone Fishing" as String?),
+        ("HTTP/1.1 404 Not Found\r\n", 404, nil),
+        ("HTTP/1.1 404\r\n", 404, nil),
+        ("HTTP/2 200 \r\n", 200, nil),
+        ("HTTP/1.0 200 Fine  \n", 200, "Fine"),
+        ("HTTP/1.1 409 Conflict\r\n", 409, nil),
+    ])
+    func reasonPhrase(line: String, status: Int, expected: String?) {
+        let reason = Array(line.utf8).withUnsafeBytes { ResponseHeadParser.unusualReasonPhrase(ofStatusLine: $0, statusCode: status) }
+        #expect(reason == expected)
+    }
 }

@@ -55,10 +55,7 @@ struct ResponseHeadParser {
 
     /// Reads one line, its line ending included.
     mutating func read(_ line: UnsafeRawBufferPointer) throws(Problem) -> Line {
-        var end = line.count
-        if end > 0, line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
-        if end > 0, line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-        let content = UnsafeRawBufferPointer(rebasing: line[..<end])
+        let content = Self.content(of: line)
         if content.isEmpty {
             if statusCode >= 200 { isComplete = true }
             return .end
@@ -90,6 +87,30 @@ struct ResponseHeadParser {
         }
         if Self.equalsIgnoringCase(name, "content-encoding") { return .contentEncoding }
         return .field
+    }
+
+    /// `line` without its line ending.
+    static func content(of line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var end = line.count
+        if end > 0, line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
+        if end > 0, line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        return UnsafeRawBufferPointer(rebasing: line[..<end])
+    }
+
+    /// The reason phrase of a status line that ``read(_:)`` accepted (`HTTP/1.1 404 Gone
+    /// Fishing`), when it is neither empty (HTTP/2 has none) nor the standard phrase for
+    /// `statusCode`: only then is a string made.
+    static func unusualReasonPhrase(ofStatusLine line: UnsafeRawBufferPointer, statusCode: Int) -> String? {
+        let content = Self.content(of: line).bindMemory(to: UInt8.self)
+        // The version holds no space; after it come one space, three digits and one space.
+        guard let versionEnd = content.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        let start = versionEnd + 5
+        var end = content.count
+        while end > start, content[end - 1] == UInt8(ascii: " ") { end -= 1 }
+        guard start < end else { return nil }
+        let reason = UnsafeBufferPointer(rebasing: content[start..<end])
+        if HTTPStatus.reasonPhrase(for: statusCode).utf8.elementsEqual(reason) { return nil }
+        return String(decoding: reason, as: UTF8.self)
     }
 
     /// "HTTP/" at the start of a line.

@@ -103,7 +103,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// client reading the same file could then read it half written.
     var isPlain: Bool {
         request.progress == nil && request.streamBuffer == nil
-            && { if let body = request.body, case .data = body.content { return true } else { return request.body == nil } }()
+            && { switch request.body?.content { case nil, .data?: return true; default: return false } }()
             && { if case .memory = request.destination { return true } else { return false } }()
             && { if case .file = settings.cookies { return false } else { return true } }()
     }
@@ -507,7 +507,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         case .status:
             // A new head: an interim 1xx or a proxy's answer to CONNECT came before; start over.
             received.headers.removeAll()
-            received.reasonPhrase = Self.unusualReasonPhrase(in: bytes, statusCode: head.statusCode)
+            received.reasonPhrase = ResponseHeadParser.unusualReasonPhrase(ofStatusLine: bytes, statusCode: head.statusCode)
             contentRange = nil
             decoder = nil
         case .end:
@@ -575,23 +575,6 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         latestProgress.bytesReceived = received + offset
         latestProgress.bytesSent = Int64(handle.infoOffset(CURLINFO_SIZE_UPLOAD_T))
         if length >= 0 { latestProgress.totalBytesToReceive = length + offset }
-    }
-
-    /// The reason phrase of `statusLine` (`HTTP/1.1 404 Gone Fishing`), when it is neither empty
-    /// (HTTP/2 has none) nor the standard phrase for the status: only then is a string made.
-    static func unusualReasonPhrase(in statusLine: UnsafeRawBufferPointer, statusCode: Int) -> String? {
-        let bytes = statusLine.bindMemory(to: UInt8.self)
-        // After the version and the three digits of the status, each followed by a space.
-        guard var start = bytes.firstIndex(of: UInt8(ascii: " ")) else { return nil }
-        start += 5
-        var end = bytes.count
-        while end > start, bytes[end - 1] == UInt8(ascii: "\n") || bytes[end - 1] == UInt8(ascii: "\r") || bytes[end - 1] == UInt8(ascii: " ") {
-            end -= 1
-        }
-        guard start < end else { return nil }
-        let reason = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        if HTTPStatus.reasonPhrase(for: statusCode).utf8.elementsEqual(reason) { return nil }
-        return String(decoding: reason, as: UTF8.self)
     }
 
     /// A timeout for libcurl, whose 0 means "never": at least 1 ms, and 0 for durations too long to count.
