@@ -94,9 +94,7 @@ public final class Connect: Sendable {
         } catch {
             return failLater(error)
         }
-        if let contentType = request.body?.contentType, !request.headers.contains(name: "Content-Type") {
-            request.headers.append(.contentType(contentType))
-        }
+        request.headers.addContentType(of: request.body)
         return exchange(for: nil, debugResponse: debugResponse).run(request) { $0 }
     }
 

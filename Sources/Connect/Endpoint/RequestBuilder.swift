@@ -75,9 +75,7 @@ struct RequestBuilder {
             headers.removeAll { $0.hasName("Authorization") }
             headers.append(token.header)
         }
-        if let contentType = parameters.body?.contentType, !headers.contains(name: "Content-Type") {
-            headers.append(.contentType(contentType))
-        }
+        headers.addContentType(of: parameters.body)
         if !headers.contains(name: "User-Agent") {
             headers.append(.userAgent(userAgent))
         }

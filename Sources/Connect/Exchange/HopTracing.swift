@@ -64,8 +64,7 @@ struct HopTracing: Sendable {
         }
         attributes.append(("url.full", .string(redactedURL(request.url))))
         if let host = request.url.host() { attributes.append(("server.address", .string(host))) }
-        let port = request.url.port ?? (request.url.scheme?.lowercased() == "https" ? 443 : 80)
-        attributes.append(("server.port", .int64(Int64(port))))
+        attributes.append(("server.port", .int64(Int64(request.url.port ?? RedirectFollower.defaultPort(request.url)))))
         if resendCount > 0 { attributes.append(("http.request.resend_count", .int64(Int64(resendCount)))) }
         return attributes
     }

@@ -137,4 +137,11 @@ extension Array where Element == HTTPHeader {
     public func contains(name: String) -> Bool {
         contains { $0.hasName(name) }
     }
+
+    /// Adds `body`'s content type, unless a `Content-Type` is set already.
+    mutating func addContentType(of body: RequestBody?) {
+        if let contentType = body?.contentType, !contains(name: "Content-Type") {
+            append(.contentType(contentType))
+        }
+    }
 }

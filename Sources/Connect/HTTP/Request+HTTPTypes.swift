@@ -59,11 +59,20 @@ extension HTTPFields {
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)`` for a name that is not a valid HTTP token.
     public init(_ headers: [HTTPHeader]) throws(ConnectError) {
+        try self.init(headers) { header throws(ConnectError) in
+            throw .invalidRequest("the header name \(header.name.debugDescription) is not a valid HTTP token")
+        }
+    }
+
+    /// `headers` as fields; a header whose name is not a valid HTTP token goes to `invalid`,
+    /// which throws or lets it be left out.
+    init<Failure: Error>(_ headers: [HTTPHeader], invalid: (HTTPHeader) throws(Failure) -> Void) throws(Failure) {
         self.init()
         reserveCapacity(headers.count)
         for header in headers {
             guard let name = HTTPField.Name(header.name) else {
-                throw .invalidRequest("the header name \(header.name.debugDescription) is not a valid HTTP token")
+                try invalid(header)
+                continue
             }
             append(HTTPField(name: name, value: header.value))
         }

@@ -9,12 +9,7 @@ extension Response {
     /// `HTTPFields` cannot hold (a name that is not an HTTP token, which Connect refuses before
     /// it gets here) is left out.
     public var httpResponse: HTTPResponse {
-        var fields = HTTPFields()
-        fields.reserveCapacity(headers.count)
-        for header in headers {
-            guard let name = HTTPField.Name(header.name) else { continue }
-            fields.append(HTTPField(name: name, value: header.value))
-        }
+        let fields = HTTPFields(headers) { _ in }  // a header it cannot hold is left out
         return HTTPResponse(status: HTTPResponse.Status(code: statusCode, reasonPhrase: reasonPhrase), headerFields: fields)
     }
 

@@ -97,22 +97,28 @@ extension Connect {
     ///   - bufferSize: how many bytes may wait unread before the transfer pauses (1 MiB by default).
     ///   - debugResponse: logs the request as a `curl` command and the response, secrets redacted.
     public func stream(_ request: Request, bufferSize: Int = 1 << 20, debugResponse: Bool = false) -> ResponseStream {
-        let buffer = StreamBuffer(limit: bufferSize, context: context)
-        var request = request
-        request.streamBuffer = buffer
-        let exchange = send(request, debugResponse: debugResponse)
-        exchange.observe { buffer.finish($0) }
-        return ResponseStream(buffer: buffer, exchange: exchange)
+        streaming(bufferSize: bufferSize) { buffer in
+            var request = request
+            request.streamBuffer = buffer
+            return send(request, debugResponse: debugResponse)
+        }
     }
 
     /// `stream(_:bufferSize:debugResponse:)` with `headers` set on the request (replacing the
     /// connector's of the same name), for the event and line streams.
     func stream(_ connector: any Connector, bufferSize: Int, debugResponse: Bool, headers: [HTTPHeader]) -> ResponseStream {
+        streaming(bufferSize: bufferSize) { buffer in
+            start(connector, debugResponse: debugResponse, prepare: { request in
+                for header in headers { request.setHeader(header) }
+                request.streamBuffer = buffer
+            }, output: { $0 })
+        }
+    }
+
+    /// The stream of the exchange `run` starts with the stream's buffer as its request's.
+    private func streaming(bufferSize: Int, _ run: (StreamBuffer) -> Future<Response>) -> ResponseStream {
         let buffer = StreamBuffer(limit: bufferSize, context: context)
-        let exchange = start(connector, debugResponse: debugResponse, prepare: { request in
-            for header in headers { request.setHeader(header) }
-            request.streamBuffer = buffer
-        }, output: { $0 })
+        let exchange = run(buffer)
         exchange.observe { buffer.finish($0) }
         return ResponseStream(buffer: buffer, exchange: exchange)
     }
