@@ -32,7 +32,7 @@ final class JSONBodyWriter: Encoder {
     @exclusivity(unchecked) private var keys: [String] = []
     @exclusivity(unchecked) private var nextFrameID = 0
     /// Values and containers written, to see a value that wrote nothing.
-    @exclusivity(unchecked) private var written = 0
+    @exclusivity(unchecked) fileprivate private(set) var written = 0
     /// How many frames were open when the value being encoded started: a container it opens is
     /// at this depth.
     @exclusivity(unchecked) private var levelDepth = 0
@@ -118,39 +118,45 @@ final class JSONBodyWriter: Encoder {
         var string = string
         string.withUTF8 { utf8 in
             // Most strings (every key, most values) need no escape: one copy then.
-            if !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || ($0 == UInt8(ascii: "/") && escapesSlashes) }) {
+            guard utf8.contains(where: { escape(for: $0) != nil }) else {
                 bytes.append(contentsOf: utf8)
                 return
             }
             var start = 0
             for (index, byte) in utf8.enumerated() {
-                let escape: UInt8?
-                switch byte {
-                case UInt8(ascii: "\""): escape = UInt8(ascii: "\"")
-                case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
-                case UInt8(ascii: "/") where escapesSlashes: escape = UInt8(ascii: "/")
-                case 0x0A: escape = UInt8(ascii: "n")
-                case 0x0D: escape = UInt8(ascii: "r")
-                case 0x09: escape = UInt8(ascii: "t")
-                case 0x08: escape = UInt8(ascii: "b")
-                case 0x0C: escape = UInt8(ascii: "f")
-                case 0..<0x20: escape = 0
-                default: continue
-                }
+                guard let escape = escape(for: byte) else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 start = index + 1
                 bytes.append(UInt8(ascii: "\\"))
-                if let escape, escape != 0 {
+                if escape != 0 {
                     bytes.append(escape)
                 } else {
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]])
                 }
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
     }
+
+    /// What follows the backslash that escapes `byte` in a JSON string, as JSONEncoder writes
+    /// it: `nil` for a byte written as it is, 0 for a control character written as `\u00XX`.
+    private func escape(for byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "\""): return UInt8(ascii: "\"")
+        case UInt8(ascii: "\\"): return UInt8(ascii: "\\")
+        case UInt8(ascii: "/"): return escapesSlashes ? UInt8(ascii: "/") : nil
+        case 0x0A: return UInt8(ascii: "n")
+        case 0x0D: return UInt8(ascii: "r")
+        case 0x09: return UInt8(ascii: "t")
+        case 0x08: return UInt8(ascii: "b")
+        case 0x0C: return UInt8(ascii: "f")
+        case 0..<0x20: return 0
+        default: return nil
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
 
     fileprivate func writeASCII(_ text: String) {
         written += 1
@@ -402,7 +408,7 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
     var codingPath: [any CodingKey] { writer.codingPath }
 
     private func begin() throws {
-        guard writer.writtenCount == mark else {
+        guard writer.written == mark else {
             writer.fail()
             throw JSONBodyWriter.Unwritable()
         }
@@ -427,9 +433,4 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
         try begin()
         try writer.writeValue(value)
     }
-}
-
-extension JSONBodyWriter {
-    /// Values and containers written so far.
-    fileprivate var writtenCount: Int { written }
 }

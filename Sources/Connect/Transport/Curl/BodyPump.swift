@@ -61,9 +61,6 @@ final class BodyPump: Sendable {
     /// a one-time body asked for a second time.
     var failure: (any Error)? { state.withLock { $0.buffer.failure } }
 
-    /// The most bytes that ever waited (for tests of the bound).
-    var peakBuffered: Int { state.withLock { $0.buffer.peak } }
-
     // MARK: The transfer thread
 
     /// libcurl's read callback: bytes, 0 at the end, a pause, or an abort.
