@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// nginx serving TLS on 127.0.0.1 with the committed test certificates, started by the tests
-/// (the test command installs nginx). Each server block is one "site" with its own port.
+/// (the test command installs nginx). Each server block is one "site" with its own port; a
+/// site can also be cleartext (for HTTP/2 with prior knowledge).
 final class TLSServer: @unchecked Sendable {
     // @unchecked: set up in init, then only read; `process` is terminated once in `shutdown`.
     struct Site {
@@ -10,8 +11,12 @@ final class TLSServer: @unchecked Sendable {
         /// nginx `location` blocks.
         var locations: String = #"location / { return 200 "ok\n"; }"#
         var requiresClientCertificate = false
-        /// Offer HTTP/2 through ALPN.
+        /// Offer HTTP/2 through ALPN; on a cleartext site, speak only HTTP/2 (with prior knowledge).
         var http2 = false
+        /// No TLS: `http://`.
+        var cleartext = false
+        /// More directives for the server block, e.g. `keepalive_requests 10;`.
+        var directives = ""
     }
 
     static let certificates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Certificates")
@@ -28,6 +33,7 @@ final class TLSServer: @unchecked Sendable {
     }
 
     let ports: [Int]
+    private let schemes: [String]
     let directory: URL
     private let process: Process
 
@@ -35,18 +41,23 @@ final class TLSServer: @unchecked Sendable {
     /// the others as `PORT0`, `PORT1`, ….
     init(sites: [Site]) throws {
         ports = try sites.map { _ in try unusedPort() }
+        schemes = sites.map { $0.cleartext ? "http" : "https" }
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("connect-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var servers = ""
         for (index, site) in sites.enumerated() {
             var locations = site.locations
             for (other, port) in ports.enumerated() { locations = locations.replacingOccurrences(of: "PORT\(other)", with: "\(port)") }
+            let tls = site.cleartext ? "" : """
+                ssl_certificate \(Self.file("\(site.certificate).pem").path);
+                ssl_certificate_key \(Self.file("\(site.certificate).key").path);
+                \(site.requiresClientCertificate ? "ssl_verify_client on; ssl_client_certificate \(Self.file("client-ca.pem").path);" : "")
+                """
             servers += """
                 server {
-                    listen 127.0.0.1:\(ports[index]) ssl\(site.http2 ? " http2" : "");
-                    ssl_certificate \(Self.file("\(site.certificate).pem").path);
-                    ssl_certificate_key \(Self.file("\(site.certificate).key").path);
-                    \(site.requiresClientCertificate ? "ssl_verify_client on; ssl_client_certificate \(Self.file("client-ca.pem").path);" : "")
+                    listen 127.0.0.1:\(ports[index])\(site.cleartext ? "" : " ssl")\(site.http2 ? " http2" : "");
+                    \(tls)
+                    \(site.directives)
                     \(locations)
                 }
 
@@ -89,7 +100,7 @@ final class TLSServer: @unchecked Sendable {
     }
 
     func url(_ site: Int, _ path: String = "/") -> URL {
-        URL(string: "https://127.0.0.1:\(ports[site])\(path)")!
+        URL(string: "\(schemes[site])://127.0.0.1:\(ports[site])\(path)")!
     }
 
     func shutdown() {

@@ -48,6 +48,10 @@ public struct ConnectConfiguration: Sendable {
     /// Decides about each redirect (follow, refuse, or follow a modified request); `nil`
     /// follows them all, within ``maximumRedirects``. See ``RedirectHandler``.
     public var redirectHandler: (any RedirectHandler)?
+    /// Which HTTP version requests ask for; ``HTTPVersionPolicy/automatic`` (HTTP/2 where the
+    /// TLS handshake offers it, HTTP/1.1 otherwise) by default. A connector or request can set
+    /// its own.
+    public var httpVersion: HTTPVersionPolicy = .automatic
     /// How many connections are opened to one host at most; further requests wait for one.
     public var maximumConnectionsPerHost: Int = 64
     /// Whether cookies are kept and sent back; ``CookieStorage/none`` by default.

@@ -44,6 +44,9 @@ public protocol Connector {
     var allowsRetry: Bool? { get }
     /// Decides about this endpoint's redirects; `nil` (the default) uses the configuration's.
     var redirectHandler: (any RedirectHandler)? { get }
+    /// Which HTTP version this endpoint's requests ask for; `nil` (the default) uses the
+    /// configuration's. See ``HTTPVersionPolicy``.
+    var httpVersion: HTTPVersionPolicy? { get }
 }
 
 extension Connector {
@@ -61,4 +64,6 @@ extension Connector {
     public var allowsRetry: Bool? { nil }
     /// The configuration's redirect handler.
     public var redirectHandler: (any RedirectHandler)? { nil }
+    /// The configuration's HTTP version.
+    public var httpVersion: HTTPVersionPolicy? { nil }
 }

@@ -80,7 +80,8 @@ struct RequestBuilder {
             headers.append(.userAgent(userAgent))
         }
 
-        let request = Request(method: connector.method, url: url, headers: headers, body: parameters.body, timeout: connector.timeout, allowsRetry: connector.allowsRetry)
+        var request = Request(method: connector.method, url: url, headers: headers, body: parameters.body, timeout: connector.timeout, allowsRetry: connector.allowsRetry)
+        if let httpVersion = connector.httpVersion { request.httpVersion = httpVersion }
         try request.validate(urlProblem: urlProblem)
         return request
     }

@@ -36,6 +36,11 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
         public static let connectionReset = Kind("connectionReset")
         /// The server closed the connection without answering.
         public static let connectionClosed = Kind("connectionClosed")
+        /// The HTTP/2 stream of the request was reset, or its framing failed, before the response
+        /// was complete. libcurl 7.88 also ends this way an exchange on an h2c connection (see
+        /// ``HTTPVersionPolicy/http2WithPriorKnowledge``) whose server answered before reading
+        /// the whole request body: the request reached the server and the answer was lost.
+        public static let streamReset = Kind("streamReset")
         /// The response ended early: inside its head, its body, or its compressed stream.
         public static let truncatedResponse = Kind("truncatedResponse")
         /// The response is not valid HTTP: its status line, its header lines, its framing or

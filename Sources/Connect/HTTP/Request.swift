@@ -39,6 +39,11 @@ public struct Request: Sendable, CustomStringConvertible {
         get { storage.allowsRetry }
         _modify { yield &uniqueStorage().allowsRetry }
     }
+    /// Which HTTP version to ask for; `nil` uses the configuration's. See ``HTTPVersionPolicy``.
+    public var httpVersion: HTTPVersionPolicy? {
+        get { storage.httpVersion }
+        _modify { yield &uniqueStorage().httpVersion }
+    }
     // Transfer plumbing, set by the transfer methods (`download`, `upload`, `stream`) on the
     // request they build; not part of a request you build by hand.
 
@@ -81,6 +86,7 @@ public struct Request: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var body: RequestBody?
         @exclusivity(unchecked) var timeout: Duration?
         @exclusivity(unchecked) var allowsRetry: Bool?
+        @exclusivity(unchecked) var httpVersion: HTTPVersionPolicy?
         @exclusivity(unchecked) var destination: ResponseDestination = .memory
         @exclusivity(unchecked) var progress: ProgressHandler?
         @exclusivity(unchecked) var streamBuffer: StreamBuffer?
@@ -101,6 +107,7 @@ public struct Request: Sendable, CustomStringConvertible {
             body = other.body
             timeout = other.timeout
             allowsRetry = other.allowsRetry
+            httpVersion = other.httpVersion
             destination = other.destination
             progress = other.progress
             streamBuffer = other.streamBuffer

@@ -20,6 +20,8 @@ final class BodyReader {
 
     private let source: Source
     private var offset = 0
+    /// A streamed body's sequence ended and libcurl has read all of it.
+    private(set) var streamEnded = false
 
     init(data: Data) {
         source = .data(data)
@@ -66,7 +68,9 @@ final class BodyReader {
             let count = systemRead(descriptor, buffer.baseAddress, buffer.count)
             return count >= 0 ? count : Int(CURL_READFUNC_ABORT)
         case .stream(let pump):
-            return pump.read(into: buffer)
+            let count = pump.read(into: buffer)
+            if count == 0 { streamEnded = true }
+            return count
         }
     }
 
@@ -80,6 +84,7 @@ final class BodyReader {
         case .file(let descriptor):
             return lseek(descriptor, off_t(position), SEEK_SET) == off_t(position)
         case .stream(let pump):
+            streamEnded = false
             return position == 0 && pump.rewind()
         }
     }

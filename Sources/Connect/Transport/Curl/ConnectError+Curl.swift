@@ -36,6 +36,7 @@ extension TransportFailure.Kind {
         case CURLE_COULDNT_RESOLVE_PROXY, CURLE_PROXY: self = .proxy
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR: self = .connectionReset
         case CURLE_GOT_NOTHING: self = .connectionClosed
+        case CURLE_HTTP2, CURLE_HTTP2_STREAM: self = .streamReset
         case CURLE_PARTIAL_FILE: self = .truncatedResponse
         // A NUL in a header, an HTTP/0.9 answer (refused), a body that is not its coding.
         case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_CONTENT_ENCODING: self = .malformedResponse

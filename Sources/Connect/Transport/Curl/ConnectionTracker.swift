@@ -27,7 +27,14 @@ final class ConnectionTracker {
     private struct Connection {
         var ports: Ports?
         var lastExchangeWasHTTP1 = false
+        /// A transfer went out on it already.
+        var wasChosen = false
+        /// The origin it speaks HTTP/2 with prior knowledge to, once a transfer opened it so.
+        var h2cOrigin: String?
     }
+
+    /// Which origins have h2c connections, and how transfers ask for them.
+    @exclusivity(unchecked) var priorKnowledge = PriorKnowledgeConnections()
 
     // `@exclusivity(unchecked)`: the transfer thread alone touches these, one access at a time.
     /// Open sockets, indexed by descriptor (small numbers, so an array).
@@ -51,7 +58,23 @@ final class ConnectionTracker {
     private func forget(_ socket: Int32) {
         guard socket >= 0, Int(socket) < connections.count, let connection = connections[Int(socket)] else { return }
         if let ports = connection.ports, descriptors[ports] == socket { descriptors[ports] = nil }
+        if let origin = connection.h2cOrigin { priorKnowledge.closed(to: origin) }
         connections[Int(socket)] = nil
+    }
+
+    /// A transfer is about to go out on the connection of `socket`. Returns whether the
+    /// connection is new (no transfer went out on it before) and whether it speaks h2c.
+    func choose(_ socket: Int32) -> (isNew: Bool, speaksH2C: Bool) {
+        guard Int(socket) < connections.count, let connection = connections[Int(socket)] else { return (true, false) }
+        connections[Int(socket)]?.wasChosen = true
+        return (!connection.wasChosen, connection.h2cOrigin != nil)
+    }
+
+    /// The new connection of `socket` speaks HTTP/2 with prior knowledge to `origin`.
+    func openedH2C(_ socket: Int32, to origin: String) {
+        guard Int(socket) < connections.count, connections[Int(socket)] != nil, connections[Int(socket)]?.h2cOrigin == nil else { return }
+        connections[Int(socket)]?.h2cOrigin = origin
+        priorKnowledge.opened(to: origin)
     }
 
     /// An exchange finished on the connection of `socket`.

@@ -25,6 +25,10 @@ final class CurlEasyHandle {
     private var headerListSource: (headers: [HTTPHeader], suppressed: SuppressedHeaders) = ([], [])
     /// The transport's record of its connections, which libcurl's socket callbacks fill in.
     let connections: ConnectionTracker
+    /// The `CURLOPT_HTTP_VERSION` and `CURLOPT_PIPEWAIT` last set (libcurl's defaults after a
+    /// reset): a handle that keeps its setup sets them again only when they change.
+    private var httpVersionOption = CURL_HTTP_VERSION_2TLS
+    private var waitsForMultiplexing = false
 
     /// Headers libcurl adds by itself that a request may need left out.
     struct SuppressedHeaders: OptionSet, Equatable {
@@ -78,6 +82,30 @@ final class CurlEasyHandle {
         errorBuffer[0] = 0
         holdsPlainSetup = false
         carriesMethodOptions = false
+        httpVersionOption = CURL_HTTP_VERSION_2TLS
+        waitsForMultiplexing = false
+    }
+
+    /// Asks for the HTTP version `option` (a `CURL_HTTP_VERSION_*`), and whether to wait for a
+    /// connection being opened to the same origin to see if it multiplexes, rather than open
+    /// another.
+    func setHTTPVersion(_ option: Int, waitingForMultiplexing: Bool) {
+        if option != httpVersionOption {
+            set(CURLOPT_HTTP_VERSION, option)
+            if (option == CURL_HTTP_VERSION_1_1) != (httpVersionOption == CURL_HTTP_VERSION_1_1) {
+                // libcurl 7.88 lets a request that wants HTTP/2 reuse a TLS connection opened
+                // for HTTP/1.1 only (the reverse it refuses), so one HTTP/1.1-only endpoint would
+                // take the others of its host off HTTP/2. Connections are matched on their TLS
+                // options, so HTTP/1.1-only ones get their own: `CURLSSLOPT_NO_REVOKE` matters
+                // only to Schannel (Windows), and changes nothing for OpenSSL or LibreSSL.
+                set(CURLOPT_SSL_OPTIONS, option == CURL_HTTP_VERSION_1_1 ? Int(CURLSSLOPT_NO_REVOKE) : 0)
+            }
+            httpVersionOption = option
+        }
+        if waitingForMultiplexing != waitsForMultiplexing {
+            set(CURLOPT_PIPEWAIT, waitingForMultiplexing ? 1 : 0)
+            waitsForMultiplexing = waitingForMultiplexing
+        }
     }
 
     /// Back to a GET without a body, the state of a plain setup, from whatever method and body

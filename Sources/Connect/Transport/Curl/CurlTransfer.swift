@@ -51,8 +51,24 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var needsFreshConnection = false
     /// The socket of the connection the request went out on, once libcurl chose it.
     @exclusivity(unchecked) var connectionSocket: Int32?
+    /// For a request that wants HTTP/2 with prior knowledge on an `http://` URL: its origin and
+    /// what it asked libcurl for (see ``PriorKnowledgeConnections``).
+    @exclusivity(unchecked) var h2c: (origin: String, ask: PriorKnowledgeConnections.Ask)?
+    /// It asked for prior knowledge and has no connection yet: counted among the tracker's
+    /// connections being opened until it has one or ends.
+    @exclusivity(unchecked) var awaitsPriorKnowledgeConnection = false
     /// The request body's bytes, from memory or disk.
     @exclusivity(unchecked) var bodyReader: BodyReader?
+    /// For a request with a body: the handle it runs on, to ask how much of the body went out.
+    /// Unowned: the handle holds the transfer while it runs, and callbacks come only then.
+    @exclusivity(unchecked) unowned(unsafe) var uploadingHandle: CurlEasyHandle?
+    /// The response head is HTTP/2.
+    @exclusivity(unchecked) var responseIsHTTP2 = false
+    /// Body bytes libcurl delivered and this transfer took, before decoding.
+    @exclusivity(unchecked) var bodyBytesTaken = 0
+    /// The whole response arrived over HTTP/2 before the whole request body was sent, and the
+    /// transfer was stopped there as a success; see ``isAnsweredBeforeBodySent()``.
+    @exclusivity(unchecked) var answeredBeforeBodySent = false
     /// A multipart body, built with libcurl's MIME API on the easy handle.
     @exclusivity(unchecked) var mime: OpaquePointer?
     /// Where a 2xx body is written, for file destinations.
@@ -131,6 +147,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         }
         try configureMethodAndBody(handle)
         handle.carriesMethodOptions = !isPlainGet
+        if request.body != nil { uploadingHandle = handle }
+        // After every option that can fail: an h2c ask is counted until its transfer ends.
+        configureHTTPVersion(handle)
         if case .file(let url, let resuming) = request.destination {
             sink = FileSink(destination: url, resuming: resuming)
             if resuming, let size = FileSink.sizeOfFile(at: url), size > 0 {
@@ -223,6 +242,44 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         }
     }
 
+    private func configureHTTPVersion(_ handle: CurlEasyHandle) {
+        switch (request.httpVersion ?? settings.httpVersion).choice {
+        case .automatic:
+            handle.setHTTPVersion(CURL_HTTP_VERSION_2TLS, waitingForMultiplexing: false)
+        case .http1Only:
+            handle.setHTTPVersion(CURL_HTTP_VERSION_1_1, waitingForMultiplexing: false)
+        case .http2WithPriorKnowledge:
+            guard let origin = Self.cleartextOrigin(of: request.url) else {
+                // https: HTTP/2 is negotiated in the TLS handshake.
+                handle.setHTTPVersion(CURL_HTTP_VERSION_2TLS, waitingForMultiplexing: true)
+                return
+            }
+            ask(handle.connections.priorKnowledge.ask(for: origin), for: origin, handle)
+        }
+    }
+
+    /// Asks libcurl for h2c as `ask` says, waiting for a connection being opened to the origin
+    /// rather than opening another.
+    private func ask(_ ask: PriorKnowledgeConnections.Ask, for origin: String, _ handle: CurlEasyHandle) {
+        h2c = (origin, ask)
+        awaitsPriorKnowledgeConnection = ask == .priorKnowledge
+        handle.setHTTPVersion(ask == .priorKnowledge ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2_0, waitingForMultiplexing: true)
+    }
+
+    /// "host:port" of an `http://` URL, the key h2c connections are kept by; `nil` for https.
+    static func cleartextOrigin(of url: URL) -> String? {
+        guard let scheme = url.scheme, HTTPHeader.equalIgnoringASCIICase(scheme, "http"), let host = url.host(percentEncoded: true) else { return nil }
+        return "\(host.lowercased()):\(url.port ?? 80)"
+    }
+
+    /// The transfer got its connection or ends without one: it no longer holds back the
+    /// others that want to share the connection it was opening.
+    func settlePriorKnowledgeAsk(_ connections: ConnectionTracker) {
+        guard awaitsPriorKnowledgeConnection, let h2c else { return }
+        awaitsPriorKnowledgeConnection = false
+        connections.priorKnowledge.priorKnowledgeAskSettled(for: h2c.origin)
+    }
+
     /// Trust and pinning are set on every transfer, so every redirect hop is checked too.
     private func configureTLS(_ handle: CurlEasyHandle, _ tls: TLSConfiguration) {
         if let trusted = tls.pinnedCertificates ?? tls.trustedCertificates {
@@ -311,6 +368,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The response received, or the error, once libcurl reports `code` for this transfer. The
     /// `Response` itself is made on the callback queue (see ``ReceivedResponse``).
     func outcome(code: CURLcode, handle: CurlEasyHandle) -> Result<ReceivedResponse, any Error> {
+        // Stopped from a callback, complete: see `isAnsweredBeforeBodySent`.
+        let code = answeredBeforeBodySent && (code == CURLE_WRITE_ERROR) ? CURLE_OK : code
         let bytesSent = handle.infoLong(CURLINFO_REQUEST_SIZE)
         let requestSent = bytesSent > 0
         updateFinalProgress(handle)
@@ -398,12 +457,16 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     }
 
     /// The transfer starts over on a new connection: nothing was sent or received on the last.
-    func prepareForRestart() {
+    func prepareForRestart(on handle: CurlEasyHandle) {
         needsFreshConnection = false
         connectionsChosen = 0
         connectionSocket = nil
         head = ResponseHeadParser()
         received?.empty()
+        settlePriorKnowledgeAsk(handle.connections)
+        if let h2c {
+            ask(handle.connections.priorKnowledge.askAfterRestart(for: h2c.origin), for: h2c.origin, handle)
+        }
     }
 
     // MARK: Callbacks, on the transfer thread
@@ -424,12 +487,49 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             needsFreshConnection = true
             return false
         }
+        if let h2c, let connectionSocket {
+            settlePriorKnowledgeAsk(connections)
+            let connection = connections.choose(connectionSocket)
+            switch PriorKnowledgeConnections.verdict(asked: h2c.ask, connectionIsNew: connection.isNew, connectionSpeaksH2C: connection.speaksH2C) {
+            case .proceed:
+                if h2c.ask == .priorKnowledge { connections.openedH2C(connectionSocket, to: h2c.origin) }
+            case .restartWithPriorKnowledge:
+                needsFreshConnection = true
+                return false
+            }
+        }
         return true
     }
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
-        guard decoder != nil else { return deposit(bytes) }
-        return decodeBody(bytes)
+        let taken = decoder == nil ? deposit(bytes) : decodeBody(bytes)
+        if taken == bytes.count, uploadingHandle != nil {
+            bodyBytesTaken += taken
+            if isAnsweredBeforeBodySent() { return 0 }
+        }
+        return taken
+    }
+
+    /// Whether the whole response arrived over HTTP/2 while part of the request body is still
+    /// unsent; if so, the exchange is over and succeeded. HTTP/2 lets a server answer before it
+    /// has read the whole body and then reset the stream (RFC 9113 section 8.1: "a complete
+    /// response ... prior to ... the request"); libcurl 7.88 keeps trying to send the rest into
+    /// a stream the server no longer reads, until the timeout. HTTP/1.1 servers close the
+    /// connection instead, which ends the upload.
+    private func isAnsweredBeforeBodySent() -> Bool {
+        guard responseIsHTTP2, head.isComplete else { return false }
+        let length = head.contentLength ?? (statusCode == 204 || statusCode == 304 ? 0 : nil)
+        guard let length, bodyBytesTaken >= length, !isBodySent else { return false }
+        answeredBeforeBodySent = true
+        return true
+    }
+
+    /// Whether libcurl sent the whole request body (or, for a body of unknown length, read its
+    /// end).
+    private var isBodySent: Bool {
+        guard let uploadingHandle else { return true }
+        guard let size = request.body?.count else { return bodyReader?.streamEnded ?? true }
+        return uploadingHandle.infoOffset(CURLINFO_SIZE_UPLOAD_T) >= size
     }
 
     /// Inflates `bytes` into ``deposit(_:)``. When a stream consumer is full, what is already
@@ -506,12 +606,14 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         switch line {
         case .status:
             // A new head: an interim 1xx or a proxy's answer to CONNECT came before; start over.
+            responseIsHTTP2 = bytes.starts(with: "HTTP/2".utf8)
             received.headers.removeAll()
             received.reasonPhrase = ResponseHeadParser.unusualReasonPhrase(ofStatusLine: bytes, statusCode: head.statusCode)
             contentRange = nil
             decoder = nil
         case .end:
-            break
+            // A body-less answer (204, `Content-Length: 0`) can be complete here.
+            if uploadingHandle != nil, isAnsweredBeforeBodySent() { return false }
         case .field:
             received.headers.append(line: bytes)
         case .continuation:

@@ -17,15 +17,17 @@ public final class CurlTransport: Transport {
         let cookies: CookieStorage
         let proxy: ProxyConfiguration?
         let tls: TLSConfiguration
+        let httpVersion: HTTPVersionPolicy
 
         init(timeout: Duration, connectTimeout: Duration, maximumBodySize: Int, cookies: CookieStorage = .none,
-             proxy: ProxyConfiguration? = nil, tls: TLSConfiguration = TLSConfiguration()) {
+             proxy: ProxyConfiguration? = nil, tls: TLSConfiguration = TLSConfiguration(), httpVersion: HTTPVersionPolicy = .automatic) {
             self.timeout = timeout
             self.connectTimeout = connectTimeout
             self.maximumBodySize = maximumBodySize
             self.cookies = cookies
             self.proxy = proxy
             self.tls = tls
+            self.httpVersion = httpVersion
         }
     }
 
@@ -45,7 +47,8 @@ public final class CurlTransport: Transport {
             maximumBodySize: configuration.maximumResponseBodySize,
             cookies: configuration.cookies,
             proxy: configuration.proxy,
-            tls: configuration.tls
+            tls: configuration.tls,
+            httpVersion: configuration.httpVersion
         )
         self.context = context
         loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: configuration.callbackQueue,

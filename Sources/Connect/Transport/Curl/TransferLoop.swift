@@ -158,6 +158,7 @@ final class TransferLoop: @unchecked Sendable {
         addActive(handle, running: transfer)
         let code = curl_multi_add_handle(multi, handle.raw)
         if code != CURLM_OK {
+            transfer.settlePriorKnowledgeAsk(handle.connections)
             removeActive(handle)
             recycle(handle)
             let message = String(cString: curl_multi_strerror(code))
@@ -250,11 +251,12 @@ final class TransferLoop: @unchecked Sendable {
     /// waiting, and was shut down before anything was sent on it.
     private func restartOnFreshConnection(_ handle: CurlEasyHandle, _ transfer: CurlTransfer) {
         curl_multi_remove_handle(multi, handle.raw)
-        transfer.prepareForRestart()
+        transfer.prepareForRestart(on: handle)
         handle.set(CURLOPT_FRESH_CONNECT, 1)
         handle.holdsPlainSetup = false  // so that `recycle` resets the option
         let code = curl_multi_add_handle(multi, handle.raw)
         if code != CURLM_OK {
+            transfer.settlePriorKnowledgeAsk(handle.connections)
             removeActive(handle)
             recycle(handle)
             deliver(transfer, .failure(ConnectError.transport(TransportFailure(kind: .other, message: String(cString: curl_multi_strerror(code)), requestSent: false,
@@ -264,6 +266,7 @@ final class TransferLoop: @unchecked Sendable {
 
     private func remove(_ handle: CurlEasyHandle) {
         curl_multi_remove_handle(multi, handle.raw)
+        handle.transfer?.settlePriorKnowledgeAsk(handle.connections)
         if case .file = cookies { handle.set(CURLOPT_COOKIELIST, "FLUSH") }
         removeActive(handle)
         recycle(handle)

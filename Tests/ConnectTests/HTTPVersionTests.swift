@@ -1,0 +1,207 @@
+import ConnectFutures
+import Foundation
+import Testing
+
+@testable import Connect
+
+/// The HTTP version choice against nginx: HTTP/1.1 only, HTTP/2 by ALPN, and HTTP/2 with prior
+/// knowledge on cleartext (h2c), where libcurl 7.88 breaks a reused connection it opened with
+/// prior knowledge (curl issue 10634) and loses answers a server sends before reading a POST's
+/// body.
+@Suite("HTTP versions", .serialized, .timeLimit(.minutes(3)))
+struct HTTPVersionTests {
+    struct VersionedConnector: Connector {
+        var baseURL: URL
+        var endpoint = ""
+        var method: HTTPMethod = .get
+        var parameters: (any ParametersRepresentable)?
+        var httpVersion: HTTPVersionPolicy?
+    }
+
+    static func client(_ version: HTTPVersionPolicy = .automatic, timeout: Duration = .seconds(30)) -> Connect {
+        var configuration = ConnectConfiguration()
+        configuration.tls.trustedCertificates = TLSServer.file("ca.pem")
+        configuration.httpVersion = version
+        configuration.timeout = timeout
+        return Connect(configuration: configuration)
+    }
+
+    /// The first site's access log lines containing `path`, and the connections they show.
+    static func connections(_ server: TLSServer, _ path: String) -> (lines: [String], connections: Set<Substring>) {
+        let lines = server.accessLog.filter { $0.hasPrefix("\(server.ports[0]) ") && $0.contains(path) }
+        return (lines, Set(lines.compactMap { $0.split(separator: " ").last }))
+    }
+
+    @Test func http1OnlyWhereTheServerOffersHTTP2() async throws {
+        let server = try TLSServer(sites: [.init(certificate: "server", http2: true)])
+        defer { server.shutdown() }
+        let url = server.url(0)
+        #expect(try await Self.client().response(VersionedConnector(baseURL: url)).value.httpVersion == "2")
+        #expect(try await Self.client(.http1Only).response(VersionedConnector(baseURL: url)).value.httpVersion == "1.1")
+        // A connector's choice and a request's override the client's, on the same connections.
+        let client = Self.client()
+        #expect(try await client.response(VersionedConnector(baseURL: url, httpVersion: .http1Only)).value.httpVersion == "1.1")
+        #expect(try await client.response(VersionedConnector(baseURL: url)).value.httpVersion == "2")
+        var request = Request(url: url)
+        request.httpVersion = .http1Only
+        #expect(try await client.send(request).value.httpVersion == "1.1")
+        #expect(try await Self.client(.http1Only).response(VersionedConnector(baseURL: url, httpVersion: .automatic)).value.httpVersion == "2")
+        // Prior knowledge on https is negotiated in the handshake.
+        #expect(try await client.response(VersionedConnector(baseURL: url, httpVersion: .http2WithPriorKnowledge)).value.httpVersion == "2")
+    }
+
+    /// Sequential requests share the connection the first opened with prior knowledge: libcurl
+    /// 7.88 fails the second with "Error in the HTTP2 framing layer" when it asks for prior
+    /// knowledge again.
+    @Test func priorKnowledgeReusesItsConnection() async throws {
+        let server = try TLSServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
+        defer { server.shutdown() }
+        let client = Self.client(.http2WithPriorKnowledge)
+        for index in 0..<6 {
+            let response = try await client.response(VersionedConnector(baseURL: server.url(0, "/seq/\(index)"))).value
+            #expect(response.httpVersion == "2")
+            #expect(response.body == Data("ok\n".utf8))
+            #expect(response.metrics.reusedConnection == (index > 0))
+        }
+        let (lines, connections) = Self.connections(server, "/seq/")
+        #expect(lines.count == 6 && lines.allSatisfy { $0.contains("HTTP/2.0") })
+        #expect(connections.count == 1)
+    }
+
+    /// 64 requests started together: the first opens the connection, the others wait to share
+    /// it as streams.
+    @Test func concurrentH2CRequestsShareOneConnection() async throws {
+        let server = try TLSServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
+        defer { server.shutdown() }
+        let client = Self.client()
+        let bodies = try await Future.whenAll((0..<64).map {
+            client.request(VersionedConnector(baseURL: server.url(0, "/c/\($0)"), httpVersion: .http2WithPriorKnowledge))
+        }).value
+        #expect(bodies.count == 64 && bodies.allSatisfy { $0 == Data("ok\n".utf8) })
+        let (lines, connections) = Self.connections(server, "/c/")
+        #expect(lines.count == 64 && lines.allSatisfy { $0.contains("HTTP/2.0") })
+        #expect(connections.count == 1)
+    }
+
+    /// The server closes each connection after 8 requests (a `GOAWAY`): requests asking to share
+    /// a connection that is gone open a new one with prior knowledge instead of an `Upgrade`.
+    @Test func h2cOutlivesItsConnections() async throws {
+        let server = try TLSServer(sites: [.init(certificate: "server", http2: true, cleartext: true, directives: "keepalive_requests 8;")])
+        defer { server.shutdown() }
+        let client = Self.client(.http2WithPriorKnowledge)
+        for batch in 0..<6 {
+            let bodies = try await Future.whenAll((0..<12).map { client.request(VersionedConnector(baseURL: server.url(0, "/g/\(batch)/\($0)"))) }).value
+            #expect(bodies.allSatisfy { $0 == Data("ok\n".utf8) })
+        }
+        let (lines, connections) = Self.connections(server, "/g/")
+        #expect(lines.count == 72 && lines.allSatisfy { $0.contains(" 200 ") && $0.contains("HTTP/2.0") })
+        #expect(connections.count >= 9)
+    }
+
+    /// POSTs and a PUT with bodies over one h2c connection, to a server that reads each body
+    /// before it answers.
+    @Test func h2cRequestsWithBodies() async throws {
+        let server = try TLSServer(sites: [
+            .init(certificate: "server",
+                  locations: #"location /echo { proxy_pass http://127.0.0.1:PORT1/; } location /upload/ { root .; dav_methods PUT; client_max_body_size 0; }"#,
+                  http2: true, cleartext: true),
+            .init(certificate: "server", locations: #"location / { return 200 "$http_content_length"; }"#, cleartext: true),
+        ])
+        defer { server.shutdown() }
+        try FileManager.default.createDirectory(at: server.directory.appendingPathComponent("upload"), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o777])
+        let client = Self.client(.http2WithPriorKnowledge)
+        struct Item: Codable, Sendable { var id: Int; var title: String }
+        let posts = (0..<32).map { index in
+            client.request(VersionedConnector(baseURL: server.url(0, "/echo"), method: .post,
+                                              parameters: Parameter.jsonObject(value: [Item](repeating: Item(id: index, title: "todo"), count: index + 1))))
+        }
+        let lengths = try await Future.whenAll(posts).value.map { Int(String(decoding: $0, as: UTF8.self)) }
+        let expected = try (0..<32).map { index in try JSONEncoder().encode([Item](repeating: Item(id: index, title: "todo"), count: index + 1)).count }
+        #expect(lengths == expected)
+
+        let upload = Data((0..<(1 << 20)).map { UInt8($0 % 251) })
+        let put = try await client.send(Request(method: .put, url: server.url(0, "/upload/h2c.bin"), body: .data(upload))).value
+        #expect(put.statusCode == 201 && put.httpVersion == "2")
+        #expect(try Data(contentsOf: server.directory.appendingPathComponent("upload/h2c.bin")) == upload)
+        let (lines, connections) = Self.connections(server, "/")
+        #expect(lines.filter { $0.contains("POST /echo") }.count == 32)
+        #expect(connections.count == 1)
+    }
+
+    /// Over HTTP/2 a server may answer before it has read the whole body and reset the stream;
+    /// libcurl 7.88 would keep trying to send the rest until the timeout. The answer ends the
+    /// exchange, and the connection stays usable.
+    @Test func anAnswerBeforeTheBodyIsSentEndsTheExchange() async throws {
+        let locations = #"location = /early { return 200 '{"ok":true}'; } location = /denied { return 401; } location = /empty { return 204; }"#
+        let server = try TLSServer(sites: [.init(certificate: "server", locations: locations, http2: true, directives: "client_max_body_size 0;")])
+        defer { server.shutdown() }
+        let client = Self.client(timeout: .seconds(20))
+        let body = Data(repeating: 0x61, count: 4 << 20)
+        let started = ContinuousClock.now
+        let early = try await client.send(Request(method: .post, url: server.url(0, "/early"), body: .data(body))).value
+        #expect(early.statusCode == 200 && early.body == Data(#"{"ok":true}"#.utf8) && early.httpVersion == "2")
+        do {
+            _ = try await client.send(Request(method: .put, url: server.url(0, "/denied"), body: .data(body))).value
+            Issue.record("a 401 is not a success")
+        } catch let ConnectError.http(failure) {
+            #expect(failure.statusCode == 401)
+        }
+        let empty = try await client.send(Request(method: .post, url: server.url(0, "/empty"), body: .data(body))).value
+        #expect(empty.statusCode == 204 && empty.body.isEmpty)
+        // A streamed body of unknown length that never ends.
+        let endless = AsyncStream<Data> { continuation in
+            Task {
+                while !Task.isCancelled {
+                    continuation.yield(Data(repeating: 0x62, count: 65_536))
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+            }
+        }
+        let streamed = try await client.send(Request(method: .post, url: server.url(0, "/early"), body: .stream(endless))).value
+        #expect(streamed.statusCode == 200)
+        #expect(ContinuousClock.now - started < .seconds(15))
+        // The connection still carries requests.
+        let after = try await client.response(VersionedConnector(baseURL: server.url(0, "/early"))).value
+        #expect(after.statusCode == 405 || after.statusCode == 200)
+        #expect(server.accessLog.filter { $0.contains("POST /early") || $0.contains("PUT /denied") || $0.contains("POST /empty") }.count == 4)
+    }
+
+    /// libcurl 7.88 loses, on h2c, the answer a server sends before reading a POST's body: the
+    /// request fails with a typed ``TransportFailure/Kind/streamReset`` that says it reached the
+    /// server, and it is never sent again.
+    @Test func lostH2CAnswersFailTypedAndAreSentOnce() async throws {
+        let server = try TLSServer(sites: [.init(certificate: "server", locations: #"location = /early { return 200 '{"ok":true}'; }"#,
+                                                 http2: true, cleartext: true)])
+        defer { server.shutdown() }
+        let client = Self.client(.http2WithPriorKnowledge)
+        var answered = 0
+        var lost = 0
+        for index in 0..<20 {
+            let connector = VersionedConnector(baseURL: server.url(0, "/early"), method: .post, parameters: Parameter.jsonObject(value: ["index": index]))
+            do {
+                _ = try await client.request(connector).value
+                answered += 1
+            } catch let ConnectError.transport(failure) {
+                #expect(failure.kind == .streamReset && failure.requestSent, "\(failure)")
+                lost += 1
+            }
+        }
+        #expect(answered + lost == 20)
+        #expect(server.accessLog.filter { $0.contains("POST /early") }.count == 20)
+    }
+
+    /// Prior knowledge against a port that speaks only HTTP/1.1 fails at once, typed.
+    @Test func priorKnowledgeAgainstAnHTTP1Server() async throws {
+        let server = try TLSServer(sites: [.init(certificate: "server", cleartext: true)])
+        defer { server.shutdown() }
+        let started = ContinuousClock.now
+        await #expect {
+            _ = try await Self.client(.http2WithPriorKnowledge).request(VersionedConnector(baseURL: server.url(0))).value
+        } throws: { error in
+            guard case .transport(let failure) = error as? ConnectError else { return false }
+            return failure.kind == .connectionClosed || failure.kind == .streamReset || failure.kind == .malformedResponse
+        }
+        #expect(ContinuousClock.now - started < .seconds(10))
+    }
+}
