@@ -5,8 +5,9 @@ import Foundation
 
 /// The same GETs as `Benchmarks/C/raw_multi.c`, through Connect; with `post`, POSTs of a 1 KiB
 /// JSON body from `Parameter.jsonObject`, the way users send them; with `file`, downloads to
-/// files in BENCH_DIR (each removed once it is complete).
-/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file]
+/// files in BENCH_DIR (each removed once it is complete); with `h2c`, HTTP/2 with prior knowledge;
+/// with `https`, trusting the CA file in BENCH_CA.
+/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file|h2c|https]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 @main
 struct HTTPBenchmark {
@@ -30,14 +31,18 @@ struct HTTPBenchmark {
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count >= 4, let url = URL(string: arguments[1]), let total = Int(arguments[2]), let inflight = Int(arguments[3]) else {
-            FileHandle.standardError.write(Data("usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file]\n".utf8))
+            FileHandle.standardError.write(Data("usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file|h2c|https]\n".utf8))
             exit(2)
         }
         var configuration = ConnectConfiguration()
         configuration.maximumConnectionsPerHost = inflight
         configuration.maximumResponseBodySize = 1 << 30  // the 64 MiB bodies of the large-body rows
-        let connect = Connect(configuration: configuration)
         let mode = arguments.count > 4 ? arguments[4] : "get"
+        if mode == "h2c" { configuration.httpVersion = .http2WithPriorKnowledge }
+        if mode == "https", let ca = ProcessInfo.processInfo.environment["BENCH_CA"] {
+            configuration.tls.trustedCertificates = URL(fileURLWithPath: ca)
+        }
+        let connect = Connect(configuration: configuration)
         let endpoint = Endpoint(baseURL: url, posts: mode == "post")
         let folder = mode == "file" ? URL(fileURLWithPath: ProcessInfo.processInfo.environment["BENCH_DIR"] ?? NSTemporaryDirectory()) : nil
 

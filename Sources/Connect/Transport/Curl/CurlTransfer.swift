@@ -134,7 +134,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// transfer's own options are set.
     func configure(_ handle: CurlEasyHandle) throws(ConnectError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        handle.set(CURLOPT_URL, request.url.absoluteString)
+        let url = request.url.absoluteString
+        handle.set(CURLOPT_URL, url)
         handle.set(CURLOPT_WRITEDATA, pointer: context)
         handle.set(CURLOPT_HEADERDATA, pointer: context)
         handle.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout ?? settings.timeout))
@@ -149,7 +150,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         handle.carriesMethodOptions = !isPlainGet
         if request.body != nil { uploadingHandle = handle }
         // After every option that can fail: an h2c ask is counted until its transfer ends.
-        configureHTTPVersion(handle)
+        configureHTTPVersion(handle, isHTTPS: url.utf8.dropFirst(4).first.map { $0 | 0x20 == UInt8(ascii: "s") } ?? false)
         if case .file(let url, let resuming) = request.destination {
             sink = FileSink(destination: url, resuming: resuming)
             if resuming, let size = FileSink.sizeOfFile(at: url), size > 0 {
@@ -242,10 +243,14 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         }
     }
 
-    private func configureHTTPVersion(_ handle: CurlEasyHandle) {
+    /// `isHTTPS`: the URL is https (it is http or https, so its fifth letter tells).
+    private func configureHTTPVersion(_ handle: CurlEasyHandle, isHTTPS: Bool) {
         switch (request.httpVersion ?? settings.httpVersion).choice {
         case .automatic:
-            handle.setHTTPVersion(CURL_HTTP_VERSION_2TLS, waitingForMultiplexing: false)
+            // On https, requests started together wait for the first connection's handshake to
+            // learn whether it multiplexes (ALPN h2) rather than open one each. On http the
+            // answer would come only with the first response: no wait.
+            handle.setHTTPVersion(CURL_HTTP_VERSION_2TLS, waitingForMultiplexing: isHTTPS)
         case .http1Only:
             handle.setHTTPVersion(CURL_HTTP_VERSION_1_1, waitingForMultiplexing: false)
         case .http2WithPriorKnowledge:
