@@ -1,4 +1,3 @@
-import Foundation
 import Testing
 
 @testable import Connect
@@ -95,10 +94,16 @@ struct PriorKnowledgeDecisionTests {
         #expect(connections.ask(for: "127.0.0.1:9090") == .priorKnowledge)
     }
 
-    @Test func originsOfCleartextURLsOnly() {
-        #expect(CurlTransfer.cleartextOrigin(of: URL(string: "http://Example.com/a")!) == "example.com:80")
-        #expect(CurlTransfer.cleartextOrigin(of: URL(string: "HTTP://127.0.0.1:8080/a")!) == "127.0.0.1:8080")
-        #expect(CurlTransfer.cleartextOrigin(of: URL(string: "http://[::1]:81/")!) == "::1:81")
-        #expect(CurlTransfer.cleartextOrigin(of: URL(string: "https://example.com/")!) == nil)
+    @Test(arguments: [
+        ("http://Example.com/a", "example.com:80"),
+        ("HTTP://127.0.0.1:8080/a?b=c", "127.0.0.1:8080"),
+        ("http://[::1]:81/", "[::1]:81"),
+        ("http://[::1]/", "[::1]:80"),
+        ("http://user:p%40ss@Host.example:8080#top", "host.example:8080"),
+        ("http://host.example?q=a:b/c", "host.example:80"),
+        ("http://user:secret@host.example/", "host.example:80"),
+    ])
+    func originsOfHTTPURLs(_ url: String, _ origin: String) {
+        #expect(CurlTransfer.origin(ofHTTPURL: url) == origin)
     }
 }

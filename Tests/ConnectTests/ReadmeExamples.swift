@@ -29,6 +29,13 @@ private enum ReadmeTodoConnector: Connector {
 
 private enum ReadmeTodoAction: String { case update }
 
+private struct ReadmeLegacyUpload: Connector {
+    var baseURL: URL { URL(string: "https://legacy.example.com")! }
+    var endpoint: String { "/upload" }
+    var method: HTTPMethod { .post }
+    var httpVersion: HTTPVersionPolicy? { .http1Only }
+}
+
 private enum ReadmeAdvancedTodoConnector: Connector {
     case update(userId: Int, todoId: Int, action: ReadmeTodoAction, object: any Encodable)
 
@@ -175,6 +182,7 @@ private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL,
     configuration.tls.pinnedCertificates = URL(fileURLWithPath: "/etc/pinned.pem")
     configuration.tls.clientCertificate = ClientCertificate(certificate: URL(fileURLWithPath: "c.pem"), privateKey: URL(fileURLWithPath: "c.key"))
     configuration.redirectHandler = ReadmeStayOnOurDomains()
+    configuration.httpVersion = .http2WithPriorKnowledge
     _ = Connect(configuration: configuration)
     _ = Connect(errorHandler: ReadmeHandler())
     _ = Connect(errorHandler: ReadmeStatusAwareHandler())

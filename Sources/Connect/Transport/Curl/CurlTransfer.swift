@@ -150,7 +150,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         handle.carriesMethodOptions = !isPlainGet
         if request.body != nil { uploadingHandle = handle }
         // After every option that can fail: an h2c ask is counted until its transfer ends.
-        configureHTTPVersion(handle, isHTTPS: url.utf8.dropFirst(4).first.map { $0 | 0x20 == UInt8(ascii: "s") } ?? false)
+        configureHTTPVersion(handle, url: url)
         if case .file(let url, let resuming) = request.destination {
             sink = FileSink(destination: url, resuming: resuming)
             if resuming, let size = FileSink.sizeOfFile(at: url), size > 0 {
@@ -243,8 +243,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         }
     }
 
-    /// `isHTTPS`: the URL is https (it is http or https, so its fifth letter tells).
-    private func configureHTTPVersion(_ handle: CurlEasyHandle, isHTTPS: Bool) {
+    /// `url`: the request's URL as text, http or https (so its fifth letter tells which).
+    private func configureHTTPVersion(_ handle: CurlEasyHandle, url: String) {
+        let isHTTPS = url.utf8.dropFirst(4).first.map { $0 | 0x20 == UInt8(ascii: "s") } ?? false
         switch (request.httpVersion ?? settings.httpVersion).choice {
         case .automatic:
             // On https, requests started together wait for the first connection's handshake to
@@ -254,11 +255,12 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         case .http1Only:
             handle.setHTTPVersion(CURL_HTTP_VERSION_1_1, waitingForMultiplexing: false)
         case .http2WithPriorKnowledge:
-            guard let origin = Self.cleartextOrigin(of: request.url) else {
-                // https: HTTP/2 is negotiated in the TLS handshake.
+            guard !isHTTPS else {
+                // HTTP/2 is negotiated in the TLS handshake.
                 handle.setHTTPVersion(CURL_HTTP_VERSION_2TLS, waitingForMultiplexing: true)
                 return
             }
+            let origin = Self.origin(ofHTTPURL: url)
             ask(handle.connections.priorKnowledge.ask(for: origin), for: origin, handle)
         }
     }
@@ -271,10 +273,46 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         handle.setHTTPVersion(ask == .priorKnowledge ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2_0, waitingForMultiplexing: true)
     }
 
-    /// "host:port" of an `http://` URL, the key h2c connections are kept by; `nil` for https.
-    static func cleartextOrigin(of url: URL) -> String? {
-        guard let scheme = url.scheme, HTTPHeader.equalIgnoringASCIICase(scheme, "http"), let host = url.host(percentEncoded: true) else { return nil }
-        return "\(host.lowercased()):\(url.port ?? 80)"
+    /// "host:port" of an `http://` URL's text, lowercased, the key h2c connections are kept by:
+    /// read from the text libcurl is given, which every transfer has made already (asking
+    /// `URL` for its host and port costs more than the rest of choosing the version).
+    static func origin(ofHTTPURL url: String) -> String {
+        var url = url
+        return url.withUTF8 { bytes in
+            var start = 0
+            while start < bytes.count, bytes[start] != UInt8(ascii: ":") { start += 1 }
+            start += 3  // "://"
+            var end = start
+            var hostStart = start
+            var lastColon = -1
+            var closingBracket = -1
+            scan: while end < bytes.count {
+                switch bytes[end] {
+                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): break scan
+                case UInt8(ascii: "@"):  // the host comes after the user information
+                    hostStart = end + 1
+                    lastColon = -1
+                case UInt8(ascii: ":"): lastColon = end
+                case UInt8(ascii: "]"): closingBracket = end  // an IPv6 address's colons are not a port's
+                default: break
+                }
+                end += 1
+            }
+            guard hostStart < end else { return "" }
+            let hasPort = lastColon > closingBracket
+            let count = end - hostStart
+            return String(unsafeUninitializedCapacity: count + (hasPort ? 0 : 3)) { origin in
+                for index in 0..<count {
+                    let byte = bytes[hostStart + index]
+                    origin[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                }
+                guard !hasPort else { return count }
+                origin[count] = UInt8(ascii: ":")
+                origin[count + 1] = UInt8(ascii: "8")
+                origin[count + 2] = UInt8(ascii: "0")
+                return count + 3
+            }
+        }
     }
 
     /// The transfer got its connection or ends without one: it no longer holds back the
