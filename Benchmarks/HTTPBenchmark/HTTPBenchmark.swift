@@ -7,6 +7,8 @@ import Foundation
 /// JSON body from `Parameter.jsonObject`, the way users send them; with `file`, downloads to
 /// files in BENCH_DIR (each removed once it is complete); with `h2c`, HTTP/2 with prior knowledge;
 /// with `https`, trusting the CA file in BENCH_CA.
+/// With BENCH_CALLBACKS=transfer-thread in the environment, the client runs its callbacks on
+/// the transfer thread (`runsCallbacksOnTransferThread`).
 /// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file|h2c|https]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 @main
@@ -42,6 +44,7 @@ struct HTTPBenchmark {
         if mode == "https", let ca = ProcessInfo.processInfo.environment["BENCH_CA"] {
             configuration.tls.trustedCertificates = URL(fileURLWithPath: ca)
         }
+        configuration.runsCallbacksOnTransferThread = ProcessInfo.processInfo.environment["BENCH_CALLBACKS"] == "transfer-thread"
         let connect = Connect(configuration: configuration)
         let endpoint = Endpoint(baseURL: url, posts: mode == "post")
         let folder = mode == "file" ? URL(fileURLWithPath: ProcessInfo.processInfo.environment["BENCH_DIR"] ?? NSTemporaryDirectory()) : nil

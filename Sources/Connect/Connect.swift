@@ -19,7 +19,8 @@ import Tracing
 ///
 /// A request whose status is in ``ConnectConfiguration/acceptedStatusCodes`` succeeds; any
 /// other goes to the error handler, whose error the future fails with. Results arrive on
-/// ``ConnectConfiguration/callbackQueue``. A request in flight keeps what it needs alive: a
+/// ``ConnectConfiguration/callbackQueue`` (or on the transfer thread, see
+/// ``ConnectConfiguration/runsCallbacksOnTransferThread``). A request in flight keeps what it needs alive: a
 /// `Connect` released before its requests finish does not cancel them.
 public final class Connect: Sendable {
     /// A shared instance with the default middleware, error handler and configuration.
@@ -62,7 +63,7 @@ public final class Connect: Sendable {
         self.configuration = configuration
         let tracer = configuration.tracer ?? InstrumentationSystem.tracer
         self.tracer = tracer is NoOpTracer ? nil : tracer
-        let context = FutureContext.connect(callbackQueue: configuration.callbackQueue, jsonDecoder: configuration.jsonDecoder)
+        let context = FutureContext.connect(configuration)
         let transport = transport ?? CurlTransport(configuration: configuration, context: context)
         self.transport = transport
         builder = UncheckedRequestBuilder(RequestBuilder(configuration: configuration))

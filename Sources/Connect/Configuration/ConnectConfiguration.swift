@@ -37,6 +37,18 @@ public struct ConnectConfiguration: Sendable {
     /// Where observers and the steps after a response run. A global background queue by
     /// default; never the main queue unless you choose it.
     public var callbackQueue: DispatchQueue = .global()
+    /// Runs observers and steps on Connect's transfer thread the moment a response is
+    /// complete, instead of handing them to ``callbackQueue`` (which is then not used): no
+    /// thread wakes up between a response and your code, or between your code and the next
+    /// request it starts. Off by default.
+    ///
+    /// This is SwiftNIO's model, and its rule applies: code that runs there must never block.
+    /// While an observer runs, no transfer of this client moves; an observer that waits for
+    /// another request of the same client (a semaphore, `DispatchGroup.wait`, a lock held
+    /// across one) waits forever. Hand slow or blocking work to a queue or a `Task` of its own;
+    /// `await` on a future is fine, since the awaiting task continues on its own executor. See
+    /// <doc:Performance>.
+    public var runsCallbacksOnTransferThread = false
     /// The status codes that count as success; others go to the error handler.
     /// ``AcceptedStatusCodes/successful`` (200–299) by default; a connector can set its own.
     public var acceptedStatusCodes: AcceptedStatusCodes = .successful

@@ -2,7 +2,7 @@ import ConnectFutures
 import Dispatch
 
 /// Carries finished transfers from the transfer thread to the callback queue, where their
-/// futures complete.
+/// futures complete; without a callback queue, completes them on the transfer thread at once.
 ///
 /// While a drain is queued or running on the callback queue, later batches join it instead of
 /// queueing blocks of their own: under load the callback thread then works through everything
@@ -11,18 +11,22 @@ import Dispatch
 final class CompletionHandOff: Sendable {
     typealias Finished = (transfer: CurlTransfer, outcome: Result<ReceivedResponse, any Error>)
 
-    private let queue: DispatchQueue
+    private let queue: DispatchQueue?
     private let state = Locked<(waiting: [Finished], draining: Bool)>(([], false))
     /// Where received responses go back to once their `Response` is made.
     private let receivedResponses: ReceivedResponsePool
 
-    init(queue: DispatchQueue, receivedResponses: ReceivedResponsePool) {
+    init(queue: DispatchQueue?, receivedResponses: ReceivedResponsePool) {
         self.queue = queue
         self.receivedResponses = receivedResponses
     }
 
     /// Queues `batch` for the callback queue. Called by the transfer thread.
     func deliver(_ batch: [Finished]) {
+        guard let queue else {
+            complete(batch)
+            return
+        }
         let startsDrain = state.withLock { state -> Bool in
             state.waiting.append(contentsOf: batch)
             guard !state.draining else { return false }
@@ -44,14 +48,18 @@ final class CompletionHandOff: Sendable {
                 return taken
             }
             if batch.isEmpty { return }
-            var emptied: [ReceivedResponse] = []
-            emptied.reserveCapacity(batch.count)
-            for (transfer, outcome) in batch {
-                if case .success(let received) = outcome { emptied.append(received) }
-                finish(transfer, outcome)
-            }
-            receivedResponses.giveBack(emptied)
+            complete(batch)
         }
+    }
+
+    private func complete(_ batch: [Finished]) {
+        var emptied: [ReceivedResponse] = []
+        emptied.reserveCapacity(batch.count)
+        for (transfer, outcome) in batch {
+            if case .success(let received) = outcome { emptied.append(received) }
+            finish(transfer, outcome)
+        }
+        receivedResponses.giveBack(emptied)
     }
 
     /// Completes one transfer's future off the callback queue's drain (behind its progress reports).

@@ -37,7 +37,7 @@ public final class CurlTransport: Transport {
 
     /// Creates a transport with its own transfer thread.
     public convenience init(configuration: ConnectConfiguration = ConnectConfiguration()) {
-        self.init(configuration: configuration, context: .connect(callbackQueue: configuration.callbackQueue, jsonDecoder: configuration.jsonDecoder))
+        self.init(configuration: configuration, context: .connect(configuration))
     }
 
     init(configuration: ConnectConfiguration, context: FutureContext) {
@@ -51,7 +51,7 @@ public final class CurlTransport: Transport {
             httpVersion: configuration.httpVersion
         )
         self.context = context
-        loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: configuration.callbackQueue,
+        loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: context.callbackQueue,
                             cookies: configuration.cookies)
     }
 

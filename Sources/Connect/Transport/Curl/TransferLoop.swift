@@ -8,7 +8,10 @@ import ConnectFutures
 /// `curl_multi_wakeup`, the one libcurl call that is safe from any thread. It sleeps in
 /// `curl_multi_poll` until a socket is ready, a libcurl timer is due, or it is woken; it never
 /// polls on a timer of its own. Each transfer's promise is bound to the callback queue, so
-/// completing it here hands every observer to that queue: no user code runs here.
+/// completing it here hands every observer to that queue: no user code runs here, unless the
+/// client has no callback queue (``ConnectConfiguration/runsCallbacksOnTransferThread``); then
+/// observers run here, after each pass of the loop, and requests they start are taken from the
+/// inbox before the loop sleeps again.
 final class TransferLoop: @unchecked Sendable {
     // @unchecked: `multi` is set once; `inbox` is behind its mutex; everything under
     // "Transfer thread only" is touched by the loop thread alone.
@@ -49,8 +52,12 @@ final class TransferLoop: @unchecked Sendable {
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
     @exclusivity(unchecked) private var finished: [CompletionHandOff.Finished] = []
     private static let maximumIdleHandles = 256
+    /// The transfer thread's name, as debuggers and `top -H` show it.
+    static let threadName = "connect.curl"
 
-    init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue, cookies: CookieStorage = .none) {
+    /// `callbackQueue`: where futures complete; `nil` completes them here, on the transfer thread
+    /// (see ``ConnectConfiguration/runsCallbacksOnTransferThread``).
+    init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue?, cookies: CookieStorage = .none) {
         CurlGlobal.initialize()
         multi = curl_multi_init()
         handOff = CompletionHandOff(queue: callbackQueue, receivedResponses: receivedResponses)
@@ -65,8 +72,13 @@ final class TransferLoop: @unchecked Sendable {
         // The connection cache: keep as many idle connections as may be open at once.
         ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maximumConnectionsPerHost, 16))
         ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        let thread = Thread { [self] in run() }
-        thread.name = "connect.transfer"
+        let thread = Thread { [self] in
+            // Named from inside, where Linux applies it to the system thread (15 bytes at most,
+            // or it is refused); otherwise the thread keeps its creator's name, often a
+            // dispatch worker's, which misleads in a debugger or `top -H`.
+            Thread.current.name = Self.threadName
+            run()
+        }
         thread.start()
     }
 

@@ -1,0 +1,123 @@
+import ConnectFutures
+import ConnectTestServer
+import Foundation
+import Testing
+
+@testable import Connect
+
+/// `runsCallbacksOnTransferThread`: observers and steps run on the transfer thread, and
+/// requests they start are picked up before the loop sleeps; redirects, retries, progress,
+/// streams and cancellation behave as with a callback queue.
+@Suite("Callbacks on the transfer thread", .timeLimit(.minutes(2)))
+struct TransferThreadCallbackTests {
+    /// A value behind a lock, for the observers' records.
+    final class Box<Value: Sendable>: @unchecked Sendable {
+        // @unchecked: `value` is only touched under `lock`.
+        private let lock = NSLock()
+        private var value: Value
+        init(_ value: Value) { self.value = value }
+        func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&value)
+        }
+    }
+
+    static func client(middleware: any ConnectMiddlewareProtocol = ConnectMiddleware()) -> Connect {
+        var configuration = ConnectConfiguration()
+        configuration.runsCallbacksOnTransferThread = true
+        return Connect(middleware: middleware, configuration: configuration)
+    }
+
+    struct Echo: Decodable, Sendable { var path: String }
+
+    static func echoServer() throws -> TestServer {
+        try TestServer { request in
+            switch request.path {
+            case "/redirect": return TestResponse(status: 302, headers: [("Location", "/landed")])
+            default: return TestResponse(headers: [("Content-Type", "application/json")], body: Data(#"{"path":"\#(request.path)"}"#.utf8))
+            }
+        }
+    }
+
+    @Test func observersAndStepsRunOnTheTransferThread() async throws {
+        let server = try Self.echoServer()
+        let client = Self.client()
+        let threads = Box<[String]>([])
+        let echo = try await client.request(TestConnector(server, "/a"))
+            .map { data -> Data in
+                threads.withLock { $0.append(Thread.current.name ?? "") }
+                return data
+            }
+            .decoded(toType: Echo.self)
+            .value
+        #expect(echo.path == "/a")
+        let landed = try await client.request(TestConnector(server, "/redirect")).decoded(toType: Echo.self).value
+        #expect(landed.path == "/landed")
+        #expect(threads.withLock { $0 } == [TransferLoop.threadName])
+    }
+
+    /// Each request starts from the observer of the one before: the loop takes it from its
+    /// inbox before it sleeps, with no wakeup, and nothing stalls.
+    @Test func requestsStartedFromObserversGoOut() async throws {
+        let server = try Self.echoServer()
+        let client = Self.client()
+        let paths: [String] = try await withCheckedThrowingContinuation { continuation in
+            let collected = Box<[String]>([])
+            @Sendable func next(_ index: Int) {
+                guard index < 200 else { return continuation.resume(returning: collected.withLock { $0 }) }
+                client.request(TestConnector(server, "/n/\(index)")).decoded(toType: Echo.self).observe { result in
+                    switch result {
+                    case .success(let echo):
+                        collected.withLock { $0.append(echo.path) }
+                        next(index + 1)
+                    case .failure(let error):
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+            next(0)
+        }
+        #expect(paths == (0..<200).map { "/n/\($0)" })
+    }
+
+    @Test func retriesProgressAndCancellationFromAnObserver() async throws {
+        let attempts = Box(0)
+        let server = try TestServer { request in
+            switch request.path {
+            case "/flaky":
+                let attempt = attempts.withLock { count -> Int in
+                    count += 1
+                    return count
+                }
+                return attempt < 3 ? TestResponse(status: 503) : TestResponse(body: Data("third".utf8))
+            case "/big": return TestResponse(body: Data(repeating: 1, count: 4 << 20), behavior: .trickle(chunk: 256 << 10, every: .milliseconds(5)))
+            default: return TestResponse(body: Data("slow".utf8), behavior: .delay(.seconds(30)))
+            }
+        }
+        let client = Self.client(middleware: ConnectMiddleware(retrier: RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), jitter: 0)))
+        #expect(try await client.request(TestConnector(server, "/flaky")).value == Data("third".utf8))
+
+        let reports = Box(0)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("transfer-thread-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let downloaded = try await client.download(TestConnector(server, "/big"), to: file, progress: ProgressHandler { _ in reports.withLock { $0 += 1 } }).value
+        #expect(try Data(contentsOf: downloaded.location).count == 4 << 20)
+        #expect(reports.withLock { $0 } > 0)
+
+        // An observer on the transfer thread cancels another request of the same client.
+        let slow = client.request(TestConnector(server, "/slow"))
+        client.request(TestConnector(server, "/flaky")).observe { _ in slow.cancel() }
+        let error = await connectError(slow)
+        #expect(error.map { if case .cancelled = $0 { return true } else { return false } } == true)
+    }
+
+    @Test func aStreamedResponse() async throws {
+        let server = try TestServer { _ in TestResponse(body: Data(repeating: 2, count: 1 << 20), behavior: .trickle(chunk: 64 << 10, every: .milliseconds(2))) }
+        let client = Self.client()
+        let stream = client.stream(TestConnector(server, "/s"), bufferSize: 128 << 10)
+        var total = 0
+        for try await chunk in stream { total += chunk.count }
+        #expect(total == 1 << 20)
+    }
+}
