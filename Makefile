@@ -1,7 +1,7 @@
 # The README's quick start: `make demo` and `make test`. Each installs what is missing first.
 SWIFT ?= swift
 
-.PHONY: all deps demo openapi test test-fast test-tsan test-asan check docs bench bench-instructions bench-transfers bench-events clean
+.PHONY: all deps demo openapi test test-fast test-tsan test-asan check docs bench bench-instructions bench-memory bench-transfers bench-events clean
 
 all: test
 
@@ -49,6 +49,11 @@ bench:
 bench-instructions:
 	@./.ci/dependencies --bench
 	./Benchmarks/run --instructions
+
+## Peak memory of each client for 200 sequential GETs, and where Connect's resident memory goes.
+bench-memory:
+	@./.ci/dependencies --bench
+	./Benchmarks/run --memory
 
 ## A 1 GiB download and upload: MB/s next to the curl command, and Connect's peak memory.
 bench-transfers:
