@@ -20,20 +20,20 @@ struct HTTPVersionTests {
 
     static func client(_ version: HTTPVersionPolicy = .automatic, timeout: Duration = .seconds(30)) -> Connect {
         var configuration = ConnectConfiguration()
-        configuration.tls.trustedCertificates = TLSServer.file("ca.pem")
+        configuration.tls.trustedCertificates = NginxServer.file("ca.pem")
         configuration.httpVersion = version
         configuration.timeout = timeout
         return Connect(configuration: configuration)
     }
 
     /// The first site's access log lines containing `path`, and the connections they show.
-    static func connections(_ server: TLSServer, _ path: String) -> (lines: [String], connections: Set<Substring>) {
+    static func connections(_ server: NginxServer, _ path: String) -> (lines: [String], connections: Set<Substring>) {
         let lines = server.accessLog.filter { $0.hasPrefix("\(server.ports[0]) ") && $0.contains(path) }
         return (lines, Set(lines.compactMap { $0.split(separator: " ").last }))
     }
 
     @Test func http1OnlyWhereTheServerOffersHTTP2() async throws {
-        let server = try TLSServer(sites: [.init(certificate: "server", http2: true)])
+        let server = try NginxServer(sites: [.init(certificate: "server", http2: true)])
         defer { server.shutdown() }
         let url = server.url(0)
         #expect(try await Self.client().response(VersionedConnector(baseURL: url)).value.httpVersion == "2")
@@ -54,7 +54,7 @@ struct HTTPVersionTests {
     /// 7.88 fails the second with "Error in the HTTP2 framing layer" when it asks for prior
     /// knowledge again.
     @Test func priorKnowledgeReusesItsConnection() async throws {
-        let server = try TLSServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
+        let server = try NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
         defer { server.shutdown() }
         let client = Self.client(.http2WithPriorKnowledge)
         for index in 0..<6 {
@@ -71,7 +71,7 @@ struct HTTPVersionTests {
     /// 64 requests started together: the first opens the connection, the others wait to share
     /// it as streams.
     @Test func concurrentH2CRequestsShareOneConnection() async throws {
-        let server = try TLSServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
+        let server = try NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
         defer { server.shutdown() }
         let client = Self.client()
         let bodies = try await Future.whenAll((0..<64).map {
@@ -86,7 +86,7 @@ struct HTTPVersionTests {
     /// The server closes each connection after 8 requests (a `GOAWAY`): requests asking to share
     /// a connection that is gone open a new one with prior knowledge instead of an `Upgrade`.
     @Test func h2cOutlivesItsConnections() async throws {
-        let server = try TLSServer(sites: [.init(certificate: "server", http2: true, cleartext: true, directives: "keepalive_requests 8;")])
+        let server = try NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true, directives: "keepalive_requests 8;")])
         defer { server.shutdown() }
         let client = Self.client(.http2WithPriorKnowledge)
         for batch in 0..<6 {
@@ -101,7 +101,7 @@ struct HTTPVersionTests {
     /// POSTs and a PUT with bodies over one h2c connection, to a server that reads each body
     /// before it answers.
     @Test func h2cRequestsWithBodies() async throws {
-        let server = try TLSServer(sites: [
+        let server = try NginxServer(sites: [
             .init(certificate: "server",
                   locations: #"location /echo { proxy_pass http://127.0.0.1:PORT1/; } location /upload/ { root .; dav_methods PUT; client_max_body_size 0; }"#,
                   http2: true, cleartext: true),
@@ -134,7 +134,7 @@ struct HTTPVersionTests {
     /// exchange, and the connection stays usable.
     @Test func anAnswerBeforeTheBodyIsSentEndsTheExchange() async throws {
         let locations = #"location = /early { return 200 '{"ok":true}'; } location = /denied { return 401; } location = /empty { return 204; }"#
-        let server = try TLSServer(sites: [.init(certificate: "server", locations: locations, http2: true, directives: "client_max_body_size 0;")])
+        let server = try NginxServer(sites: [.init(certificate: "server", locations: locations, http2: true, directives: "client_max_body_size 0;")])
         defer { server.shutdown() }
         let client = Self.client(timeout: .seconds(20))
         let body = Data(repeating: 0x61, count: 4 << 20)
@@ -171,7 +171,7 @@ struct HTTPVersionTests {
     /// request fails with a typed ``TransportFailure/Kind/streamReset`` that says it reached the
     /// server, and it is never sent again.
     @Test func lostH2CAnswersFailTypedAndAreSentOnce() async throws {
-        let server = try TLSServer(sites: [.init(certificate: "server", locations: #"location = /early { return 200 '{"ok":true}'; }"#,
+        let server = try NginxServer(sites: [.init(certificate: "server", locations: #"location = /early { return 200 '{"ok":true}'; }"#,
                                                  http2: true, cleartext: true)])
         defer { server.shutdown() }
         let client = Self.client(.http2WithPriorKnowledge)
@@ -193,7 +193,7 @@ struct HTTPVersionTests {
 
     /// Prior knowledge against a port that speaks only HTTP/1.1 fails at once, typed.
     @Test func priorKnowledgeAgainstAnHTTP1Server() async throws {
-        let server = try TLSServer(sites: [.init(certificate: "server", cleartext: true)])
+        let server = try NginxServer(sites: [.init(certificate: "server", cleartext: true)])
         defer { server.shutdown() }
         let started = ContinuousClock.now
         await #expect {

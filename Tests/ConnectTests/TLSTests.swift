@@ -12,10 +12,10 @@ struct TLSTests {
         return Connect(configuration: configuration)
     }
 
-    static let trustingTestCA = connect { $0.trustedCertificates = TLSServer.file("ca.pem") }
+    static let trustingTestCA = connect { $0.trustedCertificates = NginxServer.file("ca.pem") }
 
     @Test func aCustomCABundleIsTrustedAndTheSystemsIsNot() async throws {
-        let server = try TLSServer(sites: [.init(certificate: "server")])
+        let server = try NginxServer(sites: [.init(certificate: "server")])
         defer { server.shutdown() }
         let body = try await Self.trustingTestCA.request(TestConnector(url: server.url(0))).value
         #expect(String(decoding: body, as: UTF8.self) == "ok\n")
@@ -25,7 +25,7 @@ struct TLSTests {
     }
 
     @Test func expiredAndUntrustedCertificatesFail() async throws {
-        let server = try TLSServer(sites: [.init(certificate: "expired"), .init(certificate: "selfsigned")])
+        let server = try NginxServer(sites: [.init(certificate: "expired"), .init(certificate: "selfsigned")])
         defer { server.shutdown() }
         let expired = await connectError(Self.trustingTestCA.request(TestConnector(url: server.url(0))))
         guard case .tls(_, let message)? = expired else { Issue.record("expected a TLS failure, got \(String(describing: expired))"); return }
@@ -36,17 +36,17 @@ struct TLSTests {
     }
 
     @Test func publicKeyPinning() async throws {
-        let server = try TLSServer(sites: [.init(certificate: "server")])
+        let server = try NginxServer(sites: [.init(certificate: "server")])
         defer { server.shutdown() }
         let matching = try Self.connect {
-            $0.trustedCertificates = TLSServer.file("ca.pem")
-            $0.pinnedPublicKeys = [try TLSServer.pin("server")]
+            $0.trustedCertificates = NginxServer.file("ca.pem")
+            $0.pinnedPublicKeys = [try NginxServer.pin("server")]
         }
         #expect(try await matching.request(TestConnector(url: server.url(0))).value == Data("ok\n".utf8))
 
         let mismatched = try Self.connect {
-            $0.trustedCertificates = TLSServer.file("ca.pem")
-            $0.pinnedPublicKeys = [try TLSServer.pin("server2")]
+            $0.trustedCertificates = NginxServer.file("ca.pem")
+            $0.pinnedPublicKeys = [try NginxServer.pin("server2")]
         }
         let upload = TestConnector(url: server.url(0), endpoint: "/upload", method: .post, parameters: HTTPTask.requestData(Data(repeating: 1, count: 4_096)))
         let error = await connectError(mismatched.request(upload))
@@ -57,11 +57,11 @@ struct TLSTests {
     }
 
     @Test func certificatePinning() async throws {
-        let server = try TLSServer(sites: [.init(certificate: "server")])
+        let server = try NginxServer(sites: [.init(certificate: "server")])
         defer { server.shutdown() }
-        let pinned = Self.connect { $0.pinnedCertificates = TLSServer.file("server.pem") }
+        let pinned = Self.connect { $0.pinnedCertificates = NginxServer.file("server.pem") }
         #expect(try await pinned.request(TestConnector(url: server.url(0))).value == Data("ok\n".utf8))
-        let otherPin = Self.connect { $0.pinnedCertificates = TLSServer.file("server2.pem") }
+        let otherPin = Self.connect { $0.pinnedCertificates = NginxServer.file("server2.pem") }
         guard case .tls? = await connectError(otherPin.request(TestConnector(url: server.url(0)))) else {
             Issue.record("expected a TLS failure for a certificate that is not the pinned one")
             return
@@ -69,27 +69,27 @@ struct TLSTests {
     }
 
     @Test func pinsApplyToRedirectTargets() async throws {
-        let server = try TLSServer(sites: [
+        let server = try NginxServer(sites: [
             .init(certificate: "server", locations: #"location / { return 302 https://127.0.0.1:PORT1/landing; }"#),
             .init(certificate: "server2", locations: #"location / { return 200 "landed\n"; }"#),
         ])
         defer { server.shutdown() }
         // Both certificates are trusted; only the first host's key is pinned.
         let pinnedToFirst = try Self.connect {
-            $0.trustedCertificates = TLSServer.file("ca.pem")
-            $0.pinnedPublicKeys = [try TLSServer.pin("server")]
+            $0.trustedCertificates = NginxServer.file("ca.pem")
+            $0.pinnedPublicKeys = [try NginxServer.pin("server")]
         }
         let error = await connectError(pinnedToFirst.request(TestConnector(url: server.url(0))))
         guard case .tls(90, _)? = error else { Issue.record("expected the redirect target's pin to fail, got \(String(describing: error))"); return }
         let bothPinned = try Self.connect {
-            $0.trustedCertificates = TLSServer.file("ca.pem")
-            $0.pinnedPublicKeys = [try TLSServer.pin("server"), try TLSServer.pin("server2")]
+            $0.trustedCertificates = NginxServer.file("ca.pem")
+            $0.pinnedPublicKeys = [try NginxServer.pin("server"), try NginxServer.pin("server2")]
         }
         #expect(try await bothPinned.request(TestConnector(url: server.url(0))).value == Data("landed\n".utf8))
     }
 
     @Test func http2IsUsedWhenTheServerOffersIt() async throws {
-        let server = try TLSServer(sites: [.init(certificate: "server", http2: true), .init(certificate: "server")])
+        let server = try NginxServer(sites: [.init(certificate: "server", http2: true), .init(certificate: "server")])
         defer { server.shutdown() }
         let h2 = try await Self.trustingTestCA.response(TestConnector(url: server.url(0))).value
         #expect(h2.httpVersion == "2")
@@ -97,7 +97,7 @@ struct TLSTests {
         #expect(h1.httpVersion == "1.1")
 
         // Concurrent requests share one multiplexed connection.
-        let client = Self.connect { $0.trustedCertificates = TLSServer.file("ca.pem") }
+        let client = Self.connect { $0.trustedCertificates = NginxServer.file("ca.pem") }
         _ = try await client.request(TestConnector(url: server.url(0), endpoint: "/warm")).value
         let bodies = try await Future.whenAll((0..<20).map { client.request(TestConnector(url: server.url(0), endpoint: "/m/\($0)")) }).value
         #expect(bodies.allSatisfy { $0 == Data("ok\n".utf8) })
@@ -111,7 +111,7 @@ struct TLSTests {
     /// on an empty buffer and resumes at the next chunk, in DATA frames instead of chunks.
     @Test func aStreamedBodyGoesOutOverHTTP2() async throws {
         let upload = #"location /upload/ { root .; dav_methods PUT; client_max_body_size 0; }"#
-        let server = try TLSServer(sites: [.init(certificate: "server", locations: upload, http2: true)])
+        let server = try NginxServer(sites: [.init(certificate: "server", locations: upload, http2: true)])
         defer { server.shutdown() }
         // nginx's workers may run as another user: the folder they write to is open to all.
         try FileManager.default.createDirectory(at: server.directory.appendingPathComponent("upload"), withIntermediateDirectories: true,
@@ -135,15 +135,15 @@ struct TLSTests {
     }
 
     @Test func mutualTLS() async throws {
-        let server = try TLSServer(sites: [
+        let server = try NginxServer(sites: [
             .init(certificate: "server", locations: #"location / { return 200 "hello $ssl_client_s_dn\n"; }"#, requiresClientCertificate: true),
         ])
         defer { server.shutdown() }
         let anonymous = await connectError(Self.trustingTestCA.request(TestConnector(url: server.url(0))))
         #expect(anonymous?.statusCode == 400)  // nginx: "No required SSL certificate was sent"
         let identified = Self.connect {
-            $0.trustedCertificates = TLSServer.file("ca.pem")
-            $0.clientCertificate = ClientCertificate(certificate: TLSServer.file("client.pem"), privateKey: TLSServer.file("client.key"))
+            $0.trustedCertificates = NginxServer.file("ca.pem")
+            $0.clientCertificate = ClientCertificate(certificate: NginxServer.file("client.pem"), privateKey: NginxServer.file("client.key"))
         }
         let body = try await identified.request(TestConnector(url: server.url(0))).value
         #expect(String(decoding: body, as: UTF8.self) == "hello CN=connect-test-client\n")

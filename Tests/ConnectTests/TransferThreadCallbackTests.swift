@@ -35,6 +35,10 @@ struct TransferThreadCallbackTests {
         try TestServer { request in
             switch request.path {
             case "/redirect": return TestResponse(status: 302, headers: [("Location", "/landed")])
+            case "/late":
+                // Late enough that the test's steps are attached before the response completes:
+                // a step attached to a completed future runs at once on the attaching thread.
+                return TestResponse(headers: [("Content-Type", "application/json")], body: Data(#"{"path":"/late"}"#.utf8), behavior: .delay(.milliseconds(300)))
             default: return TestResponse(headers: [("Content-Type", "application/json")], body: Data(#"{"path":"\#(request.path)"}"#.utf8))
             }
         }
@@ -44,14 +48,14 @@ struct TransferThreadCallbackTests {
         let server = try Self.echoServer()
         let client = Self.client()
         let threads = Box<[String]>([])
-        let echo = try await client.request(TestConnector(server, "/a"))
+        let echo = try await client.request(TestConnector(server, "/late"))
             .map { data -> Data in
                 threads.withLock { $0.append(Thread.current.name ?? "") }
                 return data
             }
             .decoded(toType: Echo.self)
             .value
-        #expect(echo.path == "/a")
+        #expect(echo.path == "/late")
         let landed = try await client.request(TestConnector(server, "/redirect")).decoded(toType: Echo.self).value
         #expect(landed.path == "/landed")
         #expect(threads.withLock { $0 } == [TransferLoop.threadName])

@@ -1,10 +1,10 @@
 import Foundation
 import Testing
 
-/// nginx serving TLS on 127.0.0.1 with the committed test certificates, started by the tests
-/// (the test command installs nginx). Each server block is one "site" with its own port; a
-/// site can also be cleartext (for HTTP/2 with prior knowledge).
-final class TLSServer: @unchecked Sendable {
+/// nginx on 127.0.0.1, started by the tests (the test command installs nginx): each server block
+/// is one "site" with its own port, serving TLS with the committed test certificates, or
+/// cleartext (for HTTP/2 with prior knowledge).
+final class NginxServer: @unchecked Sendable {
     // @unchecked: set up in init, then only read; `process` is terminated once in `shutdown`.
     struct Site {
         var certificate: String
@@ -42,7 +42,7 @@ final class TLSServer: @unchecked Sendable {
     init(sites: [Site]) throws {
         ports = try sites.map { _ in try unusedPort() }
         schemes = sites.map { $0.cleartext ? "http" : "https" }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("connect-tls-\(UUID().uuidString)")
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("connect-nginx-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var servers = ""
         for (index, site) in sites.enumerated() {
