@@ -47,10 +47,12 @@ struct TransferThreadCallbackTests {
     @Test func observersAndStepsRunOnTheTransferThread() async throws {
         let server = try Self.echoServer()
         let client = Self.client()
-        let threads = Box<[String]>([])
+        let transferThread = ObjectIdentifier(try #require(client.transport as? CurlTransport).transferThread)
+        let onTransferThread = Box<[Bool]>([])
         let echo = try await client.request(TestConnector(server, "/late"))
             .map { data -> Data in
-                threads.withLock { $0.append(Thread.current.name ?? "") }
+                // Compared by identity: under ThreadSanitizer the system thread name may not stick.
+                onTransferThread.withLock { $0.append(ObjectIdentifier(Thread.current) == transferThread) }
                 return data
             }
             .decoded(toType: Echo.self)
@@ -58,7 +60,7 @@ struct TransferThreadCallbackTests {
         #expect(echo.path == "/late")
         let landed = try await client.request(TestConnector(server, "/redirect")).decoded(toType: Echo.self).value
         #expect(landed.path == "/landed")
-        #expect(threads.withLock { $0 } == [TransferLoop.threadName])
+        #expect(onTransferThread.withLock { $0 } == [true])
     }
 
     /// Each request starts from the observer of the one before: the loop takes it from its

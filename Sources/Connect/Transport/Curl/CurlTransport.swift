@@ -1,5 +1,6 @@
 import ConnectFutures
 import Dispatch
+import Foundation
 
 /// The transport that carries requests over libcurl: one multi handle driven by one thread,
 /// with connection reuse (keep-alive and HTTP/2 multiplexing), transparent decompression, and
@@ -32,6 +33,8 @@ public final class CurlTransport: Transport {
     }
 
     private let loop: TransferLoop
+    /// The thread that drives libcurl, for tests that check where callbacks run.
+    var transferThread: Thread { loop.thread }
     private let settings: Settings
     let context: FutureContext
 

@@ -52,6 +52,8 @@ final class TransferLoop: @unchecked Sendable {
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
     @exclusivity(unchecked) private var finished: [CompletionHandOff.Finished] = []
     private static let maximumIdleHandles = 256
+    /// The thread that runs the loop.
+    private(set) var thread: Thread!
     /// The transfer thread's name, as debuggers and `top -H` show it.
     static let threadName = "connect.curl"
 
@@ -72,7 +74,7 @@ final class TransferLoop: @unchecked Sendable {
         // The connection cache: keep as many idle connections as may be open at once.
         ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maximumConnectionsPerHost, 16))
         ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        let thread = Thread { [self] in
+        thread = Thread { [self] in
             // Named from inside, where Linux applies it to the system thread (15 bytes at most,
             // or it is refused); otherwise the thread keeps its creator's name, often a
             // dispatch worker's, which misleads in a debugger or `top -H`.
