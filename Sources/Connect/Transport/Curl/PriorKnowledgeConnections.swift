@@ -26,13 +26,6 @@ struct PriorKnowledgeConnections {
         case reuse
     }
 
-    /// What a transfer to `origin` that starts over asks for: prior knowledge, on a fresh
-    /// connection.
-    mutating func askAfterRestart(for origin: String) -> Ask {
-        opening[origin, default: 0] += 1
-        return .priorKnowledge
-    }
-
     /// Whether a transfer may go out on the connection libcurl chose.
     enum Verdict: Equatable {
         case proceed
@@ -53,6 +46,13 @@ struct PriorKnowledgeConnections {
         return .priorKnowledge
     }
 
+    /// What a transfer to `origin` that starts over asks for: prior knowledge, on a fresh
+    /// connection.
+    mutating func askAfterRestart(for origin: String) -> Ask {
+        opening[origin, default: 0] += 1
+        return .priorKnowledge
+    }
+
     /// Whether a transfer that asked `asked` may go out on the connection libcurl chose: a new
     /// one only with prior knowledge, and a reused one only if it speaks h2c.
     static func verdict(asked: Ask, connectionIsNew: Bool, connectionSpeaksH2C: Bool) -> Verdict {
@@ -64,8 +64,7 @@ struct PriorKnowledgeConnections {
 
     /// A transfer that asked for prior knowledge got its connection or ended without one.
     mutating func priorKnowledgeAskSettled(for origin: String) {
-        guard let count = opening[origin] else { return }
-        opening[origin] = count > 1 ? count - 1 : nil
+        Self.decrement(&opening, origin)
     }
 
     /// A new connection to `origin` speaks HTTP/2 with prior knowledge.
@@ -75,7 +74,12 @@ struct PriorKnowledgeConnections {
 
     /// A connection to `origin` that spoke h2c closed.
     mutating func closed(to origin: String) {
-        guard let count = openConnections[origin] else { return }
-        openConnections[origin] = count > 1 ? count - 1 : nil
+        Self.decrement(&openConnections, origin)
+    }
+
+    /// One fewer for `origin`, never below zero; an origin at zero leaves the table.
+    private static func decrement(_ counts: inout [String: Int], _ origin: String) {
+        guard let count = counts[origin] else { return }
+        counts[origin] = count > 1 ? count - 1 : nil
     }
 }

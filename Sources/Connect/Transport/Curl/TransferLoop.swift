@@ -172,7 +172,6 @@ final class TransferLoop: @unchecked Sendable {
         addActive(handle, running: transfer)
         let code = curl_multi_add_handle(multi, handle.raw)
         if code != CURLM_OK {
-            transfer.settlePriorKnowledgeAsk(handle.connections)
             removeActive(handle)
             recycle(handle)
             let message = String(cString: curl_multi_strerror(code))
@@ -217,8 +216,11 @@ final class TransferLoop: @unchecked Sendable {
         active.append(handle)
     }
 
-    /// Swaps the last active handle into `handle`'s place: constant time, order is not kept.
+    /// Swaps the last active handle into `handle`'s place: constant time, order is not kept. The
+    /// transfer leaves its handle here, whether it finished, was cancelled or never started, so
+    /// an h2c transfer that was opening a connection stops holding the others back here too.
     private func removeActive(_ handle: CurlEasyHandle) {
+        handle.transfer?.settlePriorKnowledgeAsk(handle.connections)
         let index = handle.activeIndex
         guard active.indices.contains(index), active[index] === handle else { return }
         let last = active.removeLast()
@@ -270,7 +272,6 @@ final class TransferLoop: @unchecked Sendable {
         handle.holdsPlainSetup = false  // so that `recycle` resets the option
         let code = curl_multi_add_handle(multi, handle.raw)
         if code != CURLM_OK {
-            transfer.settlePriorKnowledgeAsk(handle.connections)
             removeActive(handle)
             recycle(handle)
             deliver(transfer, .failure(ConnectError.transport(TransportFailure(kind: .other, message: String(cString: curl_multi_strerror(code)), requestSent: false,
@@ -280,7 +281,6 @@ final class TransferLoop: @unchecked Sendable {
 
     private func remove(_ handle: CurlEasyHandle) {
         curl_multi_remove_handle(multi, handle.raw)
-        handle.transfer?.settlePriorKnowledgeAsk(handle.connections)
         if case .file = cookies { handle.set(CURLOPT_COOKIELIST, "FLUSH") }
         removeActive(handle)
         recycle(handle)
