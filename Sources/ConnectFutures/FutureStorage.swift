@@ -1,9 +1,10 @@
 import Dispatch
 import Synchronization
 
-/// What a derived future holds on to so that cancelling it reaches the work it waits for.
+/// What a derived future holds on to so that cancelling it reaches the work it waits for: the
+/// future it follows, a group of them, or the producer's cancellation handler.
 @usableFromInline
-protocol UpstreamCancellable: AnyObject, Sendable {
+package protocol UpstreamCancellable: AnyObject, Sendable {
     /// Cancels; `true` if this call is what ended it.
     func cancelFromDownstream() -> Bool
 }
@@ -26,7 +27,7 @@ class FutureStorage<Slot: ResultSlot>: UpstreamCancellable, @unchecked Sendable 
     /// The result this future completes with: `Result<Value, any Error>`.
     @usableFromInline typealias Outcome = Slot.Outcome
 
-    /// `completedBit` and, for a pending future, `PendingFutureStorage`'s lock bit.
+    /// `completedBit` and, for a pending future, `PendingFutureStorage`'s lock and flag bits.
     @usableFromInline final let state: Atomic<UInt8>
     /// The chain's shared settings; `nil` for plain futures.
     @usableFromInline final let context: FutureContext?
@@ -132,7 +133,7 @@ class FutureStorage<Slot: ResultSlot>: UpstreamCancellable, @unchecked Sendable 
     }
 
     @usableFromInline
-    final func cancelFromDownstream() -> Bool {
+    package final func cancelFromDownstream() -> Bool {
         cancel()
     }
 }

@@ -26,19 +26,26 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
     @usableFromInline @exclusivity(unchecked) final var firstCallback: FutureContinuation?
     /// The others, in the order they were added.
     @usableFromInline @exclusivity(unchecked) final var otherCallbacks: [FutureContinuation]?
-    /// The future this one waits for, so `cancel()` can reach it; dropped at completion, which
-    /// keeps a completed chain from holding the futures it came from.
-    @usableFromInline @exclusivity(unchecked) final var upstream: (any UpstreamCancellable)?
-    /// The producer's cancellation hook; see `Promise.onCancel`.
-    @usableFromInline @exclusivity(unchecked) final var cancellationHandler: (any PromiseCancellationObserver)?
-    /// Set when the future ended by `cancel()`, so a cancellation handler installed late still
-    /// runs; written before the completed bit, so readable without the lock after it.
-    @usableFromInline @exclusivity(unchecked) final var wasCancelled = false
-    /// Set as soon as `cancel()` starts: an upstream attached after that (a `flatMap` step starting
-    /// its inner future while the cancel travels) is cancelled at once instead of left running.
-    @usableFromInline @exclusivity(unchecked) final var cancelRequested = false
+    /// Where cancelling this future goes, dropped at completion (which keeps a completed chain
+    /// from holding the futures it came from). What it is, `linkBits` of `state` say: the future
+    /// this one waits for, the producer's cancellation handler (`Promise.onCancel`), or both
+    /// together in a `CancellationPair`. One field rather than two keeps a step's storage small.
+    @usableFromInline @exclusivity(unchecked) final var link: (any UpstreamCancellable)?
 
+    // The bits of `state` besides `completedBit`; all but `lockedBit` change only under the lock.
     @usableFromInline static var lockedBit: UInt8 { 2 }
+    /// Set with the completed bit when the future ended by `cancel()`, so a cancellation handler
+    /// installed late still runs.
+    @usableFromInline static var cancelledBit: UInt8 { 4 }
+    /// Set as soon as `cancel()` starts: an upstream attached after that (a `flatMap` step
+    /// starting its inner future while the cancel travels) is cancelled at once instead of left
+    /// running.
+    @usableFromInline static var cancelRequestedBit: UInt8 { 8 }
+    /// `link` is the producer's cancellation handler.
+    @usableFromInline static var linkIsHandlerBit: UInt8 { 16 }
+    /// `link` is a `CancellationPair` of an upstream and a handler.
+    @usableFromInline static var linkIsPairBit: UInt8 { 32 }
+    @usableFromInline static var linkBits: UInt8 { linkIsHandlerBit | linkIsPairBit }
 
     @inlinable
     init(context: FutureContext?) {
@@ -48,32 +55,33 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
     /// A pending future that follows `parent`: same context, cancellation reaches `parent`.
     @inlinable
     init<Parent>(following parent: FutureStorage<Parent>) {
-        upstream = parent
+        link = parent
         super.init(pendingWith: parent.context)
     }
 
     /// A pending future that waits for several others (`whenAll`, `zip`, `first`).
     @inlinable
     init(upstream: any UpstreamCancellable, context: FutureContext?) {
-        self.upstream = upstream
+        link = upstream
         super.init(pendingWith: context)
     }
 
     // MARK: The lock
 
-    /// Takes the lock, unless the future has completed: then returns `false` without it (and the
-    /// result is visible to the caller).
+    /// Takes the lock, unless the future has completed: then returns `nil` without it (and the
+    /// result is visible to the caller). Otherwise returns the other bits of the state, which
+    /// `unlock` writes back, changed or not.
     @inlinable
-    final func lockUnlessCompleted() -> Bool {
+    final func lockUnlessCompleted() -> UInt8? {
         var current = state.load(ordering: .acquiring)
         var spins = 0
         while true {
-            if current & Self.completedBit != 0 { return false }
+            if current & Self.completedBit != 0 { return nil }
             if current & Self.lockedBit == 0 {
                 let (exchanged, original) = state.compareExchange(
                     expected: current, desired: current | Self.lockedBit,
                     successOrdering: .acquiring, failureOrdering: .acquiring)
-                if exchanged { return true }
+                if exchanged { return current }
                 current = original
             } else {
                 spins += 1
@@ -83,10 +91,11 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
         }
     }
 
-    /// Releases the lock; with `completing`, also marks the future completed.
+    /// Releases the lock, leaving `bits` as the state: what `lockUnlessCompleted` returned, with
+    /// any changes, plus `completedBit` when completing.
     @inlinable
-    final func unlock(completing: Bool) {
-        state.store(completing ? Self.completedBit : 0, ordering: .releasing)
+    final func unlock(leaving bits: UInt8) {
+        state.store(bits, ordering: .releasing)
     }
 
     @usableFromInline
@@ -101,15 +110,13 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
     /// already completed (the second result is dropped).
     @inlinable
     final func complete(_ newResult: Outcome) -> CallbackList? {
-        guard lockUnlessCompleted() else { return nil }
+        guard lockUnlessCompleted() != nil else { return nil }
         result = .holding(newResult)
         let waiting = takeCallbacks()
-        // Released after the lock is; most futures have one of the two, a promise neither.
+        // Released after the lock is.
         var released: (any UpstreamCancellable)?
-        if upstream != nil { swap(&released, &upstream) }
-        var releasedHandler: (any PromiseCancellationObserver)?
-        if cancellationHandler != nil { swap(&releasedHandler, &cancellationHandler) }
-        unlock(completing: true)
+        if link != nil { swap(&released, &link) }
+        withExtendedLifetime(released) { unlock(leaving: Self.completedBit) }
         return waiting
     }
 
@@ -158,7 +165,7 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
     /// Adds a continuation unless the future has completed; if it has, hands it back.
     @inlinable
     final func add(_ continuation: consuming FutureContinuation) -> FutureContinuation? {
-        guard lockUnlessCompleted() else { return continuation }
+        guard let bits = lockUnlessCompleted() else { return continuation }
         if firstCallback == nil {
             firstCallback = consume continuation
         } else if otherCallbacks == nil {
@@ -166,69 +173,109 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
         } else {
             otherCallbacks!.append(continuation)
         }
-        unlock(completing: false)
+        unlock(leaving: bits)
         return nil
     }
 
-    /// Points cancellation at a new upstream (a `flatMap` step's inner future).
+    /// Points cancellation at a new upstream (a `flatMap` step's inner future), keeping the
+    /// producer's handler if there is one.
     @inlinable
     final func setUpstream(_ newUpstream: any UpstreamCancellable) {
-        guard lockUnlessCompleted() else { return }
-        if cancelRequested {
-            unlock(completing: false)
+        guard var bits = lockUnlessCompleted() else { return }
+        if bits & Self.cancelRequestedBit != 0 {
+            unlock(leaving: bits)
             _ = newUpstream.cancelFromDownstream()
             return
         }
-        var replaced: (any UpstreamCancellable)? = newUpstream
-        swap(&replaced, &upstream)
-        unlock(completing: false)
+        var replaced: (any UpstreamCancellable)?
+        if let handler = handler(of: bits) {
+            replaced = link
+            link = CancellationPair(upstream: newUpstream, handler: handler)
+            bits = bits & ~Self.linkBits | Self.linkIsPairBit
+        } else {
+            replaced = newUpstream
+            swap(&replaced, &link)
+        }
+        withExtendedLifetime(replaced) { unlock(leaving: bits) }
+    }
+
+    /// The producer's handler in `link`, if it holds one; only under the lock.
+    @inlinable
+    final func handler(of bits: UInt8) -> (any UpstreamCancellable)? {
+        if bits & Self.linkIsHandlerBit != 0 { return link }
+        if bits & Self.linkIsPairBit != 0 { return unsafeDowncast(link.unsafelyUnwrapped, to: CancellationPair.self).handler }
+        return nil
+    }
+
+    /// The upstream in `link`, if it holds one; only under the lock.
+    @inlinable
+    final func upstream(of bits: UInt8) -> (any UpstreamCancellable)? {
+        if bits & Self.linkIsHandlerBit != 0 { return nil }
+        if bits & Self.linkIsPairBit != 0 { return unsafeDowncast(link.unsafelyUnwrapped, to: CancellationPair.self).upstream }
+        return link
     }
 
     // MARK: Cancelling
 
     @usableFromInline
     final func setCancellationHandler(_ handler: any PromiseCancellationObserver) {
-        if lockUnlessCompleted() {
-            var replaced: (any PromiseCancellationObserver)? = handler
-            swap(&replaced, &cancellationHandler)
-            unlock(completing: false)
-        } else if wasCancelled {
-            handler.promiseWasCancelled()
+        guard var bits = lockUnlessCompleted() else {
+            if isCancelled { handler.promiseWasCancelled() }
+            return
         }
+        let replaced = link
+        if let upstream = upstream(of: bits) {
+            link = CancellationPair(upstream: upstream, handler: handler)
+            bits = bits & ~Self.linkBits | Self.linkIsPairBit
+        } else {
+            link = handler
+            bits = bits & ~Self.linkBits | Self.linkIsHandlerBit
+        }
+        withExtendedLifetime(replaced) { unlock(leaving: bits) }
     }
 
     @usableFromInline
     final var isCancelled: Bool {
-        isCompleted && wasCancelled
+        let bits = state.load(ordering: .acquiring)
+        return bits & Self.completedBit != 0 && bits & Self.cancelledBit != 0
     }
 
     /// Returns `true` if this call is what ended the future.
     ///
     /// Cancels the work upstream first, so the whole chain fails with the source's own
     /// cancellation error; if this future is still pending after that (its upstream had already
-    /// finished, or it has none), it fails with its own cancellation error.
+    /// finished, or it has none), it fails with its own cancellation error, and then the
+    /// producer's handler runs.
     @usableFromInline
     final func cancelPending() -> Bool {
-        guard lockUnlessCompleted() else { return false }
-        cancelRequested = true
+        guard var bits = lockUnlessCompleted() else { return false }
+        bits |= Self.cancelRequestedBit
+        // The upstream leaves the link; the handler stays, for the second half.
         var upstreamToCancel: (any UpstreamCancellable)?
-        swap(&upstreamToCancel, &upstream)
-        unlock(completing: false)
+        if bits & Self.linkIsPairBit != 0 {
+            let pair = unsafeDowncast(link.unsafelyUnwrapped, to: CancellationPair.self)
+            upstreamToCancel = pair.upstream
+            link = pair.handler
+            bits = bits & ~Self.linkBits | Self.linkIsHandlerBit
+        } else if bits & Self.linkIsHandlerBit == 0 {
+            swap(&upstreamToCancel, &link)
+        }
+        unlock(leaving: bits)
+        // Cancelled outside the lock: cancelling upstream completes this future through the chain.
         let cancelledUpstream = upstreamToCancel?.cancelFromDownstream() ?? false
 
         let error = context?.cancellationError ?? CancellationError()
-        guard lockUnlessCompleted() else {
+        guard let bitsNow = lockUnlessCompleted() else {
             // Completed meanwhile: by the cancellation this call sent upstream, or by a result
             // that won the race.
             return cancelledUpstream
         }
         result = .failure(error)
-        wasCancelled = true
         let waiting = takeCallbacks()
-        var handler: (any PromiseCancellationObserver)?
-        swap(&handler, &cancellationHandler)
-        unlock(completing: true)
-        handler?.promiseWasCancelled()
+        var handler: (any UpstreamCancellable)?
+        if bitsNow & Self.linkIsHandlerBit != 0 { swap(&handler, &link) }
+        unlock(leaving: Self.completedBit | Self.cancelledBit)
+        _ = handler?.cancelFromDownstream()
         runReleased(waiting)
         return true
     }
