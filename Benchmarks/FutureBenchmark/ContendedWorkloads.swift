@@ -49,6 +49,20 @@ enum ContendedWorkloads {
         func observe(_ index: Int) { futures[index].observe { blackHole($0) } }
     }
 
+    /// The naive future behind a producer handle, as `NaivePromise` describes.
+    struct NaiveWithHandle: Subject {
+        let promises: [NaivePromise<Int>]
+        let futures: [NaiveFuture<Int>]
+
+        init(count: Int) {
+            promises = (0..<count).map { _ in NaivePromise<Int>() }
+            futures = promises.map(\.future)
+        }
+
+        func complete(_ index: Int) { promises[index].complete(.success(index)) }
+        func observe(_ index: Int) { futures[index].observe { blackHole($0) } }
+    }
+
     /// NIO's promises belong to an event loop: they are completed there, and a callback added
     /// from another thread is handed to the loop.
     struct NIO: Subject {

@@ -3,6 +3,7 @@ import ConnectFutures
 import Dispatch
 import NIOCore
 import NIOEmbedded
+import Foundation
 
 /// Runs the same future workloads on ConnectFutures, SwiftNIO's `EventLoopFuture`, a naive
 /// Mutex future and plain async/await, in one process, and prints nanoseconds and heap
@@ -18,6 +19,9 @@ struct FutureBenchmark {
         // `FutureBenchmark --profile NAME [COUNT]` runs one workload COUNT times, for `perf record`.
         if let flag = CommandLine.arguments.firstIndex(of: "--profile"), flag + 1 < CommandLine.arguments.count {
             return profile(CommandLine.arguments[flag + 1], count: flag + 2 < CommandLine.arguments.count ? Int(CommandLine.arguments[flag + 2]) : nil)
+        }
+        if let flag = CommandLine.arguments.firstIndex(of: "--contended-sample"), flag + 2 < CommandLine.arguments.count {
+            return printContendedSample(implementation: Int(CommandLine.arguments[flag + 1]) ?? 0, direction: CommandLine.arguments[flag + 2])
         }
         // `--only chains|await|contended` runs one group of workloads.
         let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
@@ -71,19 +75,57 @@ struct FutureBenchmark {
         ], references: ["plain async call"])
     }
 
+    /// Each sample runs in a process of its own, the implementations taking turns: a million
+    /// live promises make the workload depend on where the heap puts them, and a heap that an
+    /// earlier round left fragmented would favour or penalise whoever comes next.
     static func contendedRow(_ direction: ContendedWorkloads.Direction, _ workload: String) -> Row {
-        var connect: [Sample] = []
-        var naive: [Sample] = []
-        var nio: [Sample] = []
+        let implementations = ["ConnectFutures", "naive Mutex future", "naive future with a promise handle", "NIO on its event loop"]
+        var samples = Array(repeating: [Sample](), count: implementations.count)
         for _ in 0..<contendedRounds {
-            connect.append(ContendedWorkloads.run(ContendedWorkloads.Connect(count: ContendedWorkloads.promises), direction))
-            naive.append(ContendedWorkloads.run(ContendedWorkloads.Naive(count: ContendedWorkloads.promises), direction))
-            let subject = ContendedWorkloads.NIO(count: ContendedWorkloads.promises)
-            nio.append(ContendedWorkloads.run(subject, direction, completeOn: subject.loop))
+            for index in implementations.indices {
+                samples[index].append(contendedSampleInChild(implementation: index, direction))
+            }
         }
-        return Row(workload: workload + " (per promise)", results: [
-            ("ConnectFutures", .median(connect)), ("naive Mutex future", .median(naive)), ("NIO on its event loop", .median(nio)),
-        ], references: ["naive Mutex future", "NIO on its event loop"])
+        return Row(workload: workload + " (per promise)", results: zip(implementations, samples.map(Sample.median)).map { ($0, $1) },
+                   references: ["naive Mutex future", "naive future with a promise handle", "NIO on its event loop"])
+    }
+
+    /// Runs `FutureBenchmark --contended-sample IMPLEMENTATION DIRECTION` and reads its sample.
+    static func contendedSampleInChild(implementation: Int, _ direction: ContendedWorkloads.Direction) -> Sample {
+        let child = Process()
+        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        if !FileManager.default.isExecutableFile(atPath: child.executableURL!.path) {
+            child.executableURL = Bundle.main.executableURL
+        }
+        child.arguments = ["--contended-sample", String(implementation), direction == .forward ? "forward" : "meeting"]
+        let output = Pipe()
+        child.standardOutput = output
+        do {
+            try child.run()
+        } catch {
+            fatalError("cannot start \(child.executableURL!.path): \(error)")
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        child.waitUntilExit()
+        let fields = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        guard child.terminationStatus == 0, fields.count == 2 else { fatalError("contended sample failed: \(String(decoding: data, as: UTF8.self))") }
+        return Sample(nanosecondsPerStep: fields[0], allocationsPerStep: fields[1])
+    }
+
+    /// The child side of `contendedSampleInChild`: one sample, printed as "ns allocations".
+    static func printContendedSample(implementation: Int, direction: String) {
+        let direction: ContendedWorkloads.Direction = direction == "forward" ? .forward : .meeting
+        let count = ContendedWorkloads.promises
+        let sample: Sample
+        switch implementation {
+        case 0: sample = ContendedWorkloads.run(ContendedWorkloads.Connect(count: count), direction)
+        case 1: sample = ContendedWorkloads.run(ContendedWorkloads.Naive(count: count), direction)
+        case 2: sample = ContendedWorkloads.run(ContendedWorkloads.NaiveWithHandle(count: count), direction)
+        default:
+            let subject = ContendedWorkloads.NIO(count: count)
+            sample = ContendedWorkloads.run(subject, direction, completeOn: subject.loop)
+        }
+        print(sample.nanosecondsPerStep, sample.allocationsPerStep)
     }
 
     /// What ConnectFutures is held to, each with the ratio this run measured. The last two
@@ -102,12 +144,21 @@ struct FutureBenchmark {
             ("await a completed future", row("await").sample("ConnectFutures .value").allocationsPerStep, 0),
             ("map ×10 before completion", row("map ×10 before").sample("ConnectFutures").allocationsPerStep, 1.1),
         ]
+        // Not targets: the same two rows against the naive future given a producer handle, the
+        // design ConnectFutures shares (see `NaivePromise`), for telling design from code.
+        let sameDesign: [(String, Double, Double)] = [
+            ("contended, walking together, vs the naive future with a promise handle", row("contended: completer and observer walk").ratio("ConnectFutures", to: "naive future with a promise handle"), 1.0),
+            ("contended, meeting in the middle, vs the naive future with a promise handle", row("contended: completer and observer meet").ratio("ConnectFutures", to: "naive future with a promise handle"), 1.0),
+        ]
         var lines = ["| target | measured | limit | |", "| --- | ---: | ---: | --- |"]
         for (name, measured, limit) in checks {
             lines.append("| \(name) | \(Row.format(measured, 2))x | \(Row.format(limit, 2))x | \(measured <= limit ? "met" : "MISSED") |")
         }
         for (name, measured, limit) in allocations {
             lines.append("| allocations per step, \(name) | \(Row.format(measured, 2)) | \(Row.format(limit, 2)) | \(measured <= limit + 0.005 ? "met" : "MISSED") |")
+        }
+        for (name, measured, limit) in sameDesign {
+            lines.append("| (for reference) \(name) | \(Row.format(measured, 2))x | \(Row.format(limit, 2))x | \(measured <= limit ? "at or under" : "over") |")
         }
         return lines.joined(separator: "\n")
     }

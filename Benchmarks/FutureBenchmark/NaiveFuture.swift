@@ -80,3 +80,23 @@ final class NaiveFuture<Value: Sendable>: Sendable {
         return next
     }
 }
+
+/// The naive future with what `Promise` adds to it: a producer handle of its own, whose deinit
+/// fails the future if it was never completed. Telling an abandoned promise from a future that
+/// is merely still referenced takes a second object, so this is the naive version of
+/// ConnectFutures' design, the baseline that shows what that design costs by itself.
+final class NaivePromise<Value: Sendable>: Sendable {
+    let future: NaiveFuture<Value>
+
+    init() {
+        future = NaiveFuture()
+    }
+
+    deinit {
+        future.complete(.failure(CancellationError()))
+    }
+
+    func complete(_ result: Result<Value, any Error>) {
+        future.complete(result)
+    }
+}

@@ -3,6 +3,11 @@ struct Sample: Sendable {
     let nanosecondsPerStep: Double
     let allocationsPerStep: Double
 
+    init(nanosecondsPerStep: Double, allocationsPerStep: Double) {
+        self.nanosecondsPerStep = nanosecondsPerStep
+        self.allocationsPerStep = allocationsPerStep
+    }
+
     init(elapsed: Duration, allocations: UInt64, steps: Int) {
         let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
         nanosecondsPerStep = nanoseconds / Double(steps)
