@@ -142,7 +142,18 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
     @inlinable
     @discardableResult
     final func completeAndRun(_ newResult: Outcome) -> Bool {
-        guard let waiting = complete(newResult) else { return false }
+        guard lockUnlessCompleted() != nil else { return false }
+        result = .holding(newResult)
+        // A promise completed before anyone waits for it, its usual case when the producer is
+        // quick: nothing to hand out or drop, so no list is built (and destroyed) for nothing.
+        if firstCallback == nil && link == nil {
+            unlock(leaving: Self.completedBit)
+            return true
+        }
+        let waiting = takeCallbacks()
+        var released: (any UpstreamCancellable)?
+        swap(&released, &link)
+        withExtendedLifetime(released) { unlock(leaving: Self.completedBit) }
         runReleased(waiting)
         return true
     }
