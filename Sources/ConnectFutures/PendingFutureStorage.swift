@@ -71,7 +71,7 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
     /// Takes the lock, unless the future has completed: then returns `nil` without it (and the
     /// result is visible to the caller). Otherwise returns the other bits of the state, which
     /// `unlock` writes back, changed or not.
-    @inlinable
+    @inlinable @inline(__always)
     final func lockUnlessCompleted() -> UInt8? {
         var current = state.load(ordering: .acquiring)
         var spins = 0
@@ -142,19 +142,40 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
     @inlinable
     @discardableResult
     final func completeAndRun(_ newResult: Outcome) -> Bool {
+        if callbackQueue == nil { return completeAndRunHere(newResult) }
+        guard let waiting = complete(newResult) else { return false }
+        runReleased(waiting)
+        return true
+    }
+
+    /// Completes and runs the released continuations on this thread, whatever the callback
+    /// queue: for a future without one, or a producer already running on it.
+    ///
+    /// The common cases skip the callback list: a promise completed before anyone waits for it
+    /// only stores its result, and one with a single continuation runs it straight away.
+    @inlinable
+    @discardableResult
+    final func completeAndRunHere(_ newResult: Outcome) -> Bool {
         guard lockUnlessCompleted() != nil else { return false }
         result = .holding(newResult)
-        // A promise completed before anyone waits for it, its usual case when the producer is
-        // quick: nothing to hand out or drop, so no list is built (and destroyed) for nothing.
-        if firstCallback == nil && link == nil {
-            unlock(leaving: Self.completedBit)
+        if otherCallbacks != nil {
+            let waiting = takeCallbacks()
+            var released: (any UpstreamCancellable)?
+            swap(&released, &link)
+            withExtendedLifetime(released) { unlock(leaving: Self.completedBit) }
+            waiting.run()
             return true
         }
-        let waiting = takeCallbacks()
+        var only: FutureContinuation?
+        swap(&only, &firstCallback)
         var released: (any UpstreamCancellable)?
-        swap(&released, &link)
+        if link != nil { swap(&released, &link) }
         withExtendedLifetime(released) { unlock(leaving: Self.completedBit) }
-        runReleased(waiting)
+        if let only {
+            // It holds what it completes until that future's own continuations have run.
+            let next = only.run(after: self)
+            withExtendedLifetime(only) { next.run() }
+        }
         return true
     }
 

@@ -86,9 +86,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// loop hands completed transfers to the queue in batches). Same package only.
     @discardableResult
     package func completeOnCallbackQueue(_ result: Result<Value, any Error>) -> Bool {
-        guard let waiting = storage.complete(result) else { return false }
-        waiting.run()
-        return true
+        storage.completeAndRunHere(result)
     }
 
     /// Completes this promise with whatever `other` completes with; cancelling this promise's
