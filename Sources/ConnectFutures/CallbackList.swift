@@ -6,10 +6,10 @@
 /// closure is written where the types are concrete, so it runs specialized code. Running a
 /// continuation may complete a further future; instead of running that future's continuations
 /// itself (which would recurse once per chained step), it returns them, and `CallbackList.run()`
-/// keeps going in a loop.
+/// keeps going in a loop; `nil` when nothing follows, so the end of a chain builds no empty list.
 @usableFromInline
 struct FutureContinuation: Sendable {
-    @usableFromInline typealias Body = @Sendable (_ target: (any AnyObject & Sendable)?, _ source: AnyObject) -> CallbackList
+    @usableFromInline typealias Body = @Sendable (_ target: (any AnyObject & Sendable)?, _ source: AnyObject) -> CallbackList?
 
     @usableFromInline let target: (any AnyObject & Sendable)?
     @usableFromInline let body: Body
@@ -22,13 +22,13 @@ struct FutureContinuation: Sendable {
 
     /// A continuation that is a closure with everything it needs captured.
     @inlinable
-    init(_ closure: @escaping @Sendable () -> CallbackList) {
+    init(_ closure: @escaping @Sendable () -> CallbackList?) {
         target = nil
         body = { _, _ in closure() }
     }
 
     @inlinable
-    func run(after source: AnyObject) -> CallbackList {
+    func run(after source: AnyObject) -> CallbackList? {
         body(target, source)
     }
 }
@@ -83,8 +83,10 @@ struct CallbackList: @unchecked Sendable {
         // The continuation that produced `next`: it holds `next`'s future until that has run.
         var producer: FutureContinuation?
         while true {
-            guard let step = next.first.take(), let source = next.source else { return }
-            next = source._withUnsafeGuaranteedRef { step.run(after: $0) }
+            guard let step = next.first.take(), let source = next.source,
+                let following = source._withUnsafeGuaranteedRef({ step.run(after: $0) })
+            else { return }
+            next = following
             // Moved, not copied: the previous producer is released here, once its step has run.
             producer = consume step
             if next.others != nil { return withExtendedLifetime(producer) { next.runMany() } }
@@ -105,7 +107,7 @@ struct CallbackList: @unchecked Sendable {
         }
         push(self)
         while let (step, source) = stack.popLast() {
-            push(step.run(after: source))
+            if let following = step.run(after: source) { push(following) }
         }
     }
 }

@@ -10,7 +10,7 @@ extension Future {
     public func zip<Other: Sendable>(_ other: Future<Other>) -> Future<(Value, Other)> {
         let child = Future<(Value, Other)>.PendingStorage(upstream: UpstreamGroup([storage, other.storage]), context: storage.context)
         other.storage.append {
-            guard case .failure(let error) = other.storage.resultOfCompleted else { return CallbackList() }
+            guard case .failure(let error) = other.storage.resultOfCompleted else { return nil }
             return child.complete(.failure(error), from: other.storage)
         }
         storage.append { [storage] in
@@ -19,10 +19,10 @@ extension Future {
                 return child.completeReturningCallbacks(.failure(error))
             case .success(let value):
                 other.storage.append {
-                    guard case .success(let otherValue) = other.storage.resultOfCompleted else { return CallbackList() }
+                    guard case .success(let otherValue) = other.storage.resultOfCompleted else { return nil }
                     return child.complete(.success((value, otherValue)), from: other.storage)
                 }
-                return CallbackList()
+                return nil
             }
         }
         return Future<(Value, Other)>(storage: child)
@@ -49,7 +49,7 @@ extension Future {
                 case .failure(let error):
                     return child.complete(.failure(error), from: future.storage)
                 case .success(let value):
-                    guard let all = gathered.store(value, at: index) else { return CallbackList() }
+                    guard let all = gathered.store(value, at: index) else { return nil }
                     return child.complete(.success(all), from: future.storage)
                 }
             }

@@ -14,7 +14,7 @@ extension Future {
                 child.completeAndRun(result)
             }
             Future(storage: child).observe { _ in _ = pending.take() }
-            return CallbackList()
+            return nil
         }
         return Future(storage: child)
     }

@@ -120,7 +120,7 @@ extension Future {
     /// at once if `inner` has completed, otherwise when it does, with cancellation pointed at
     /// it meanwhile.
     @inlinable
-    static func complete(_ waiting: PendingStorage, like inner: Storage) -> CallbackList {
+    static func complete(_ waiting: PendingStorage, like inner: Storage) -> CallbackList? {
         if let result = inner.completedResult {
             return waiting.completeReturningCallbacks(result)
         }
@@ -130,7 +130,7 @@ extension Future {
             let inner = unsafeDowncast(inner, to: Storage.self)
             return waiting.complete(inner.resultOfCompleted, from: inner)
         })
-        return CallbackList()
+        return nil
     }
 }
 

@@ -85,7 +85,7 @@ public struct Future<Value: Sendable>: Sendable {
         let child = PendingStorage(upstream: storage, context: context)
         storage.append { [storage] in
             child.completeAndRun(storage.resultOfCompleted)
-            return CallbackList()
+            return nil
         }
         return Future(storage: child)
     }
@@ -128,7 +128,7 @@ public struct Future<Value: Sendable>: Sendable {
         }
         storage.append(FutureContinuation(target: nil) { _, source in
             callback(unsafeDowncast(source, to: Storage.self).resultOfCompleted)
-            return CallbackList()
+            return nil
         })
     }
 

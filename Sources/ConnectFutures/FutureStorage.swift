@@ -104,7 +104,7 @@ class FutureStorage<Slot: ResultSlot>: UpstreamCancellable, @unchecked Sendable 
 
     /// Adds a continuation written as a closure; see `append(_:)`.
     @inlinable
-    final func append(_ body: @escaping @Sendable () -> CallbackList) {
+    final func append(_ body: @escaping @Sendable () -> CallbackList?) {
         append(FutureContinuation(body))
     }
 
@@ -119,9 +119,9 @@ class FutureStorage<Slot: ResultSlot>: UpstreamCancellable, @unchecked Sendable 
         if let callbackQueue {
             let source: any AnyObject & Sendable = self
             let waiting = continuation
-            callbackQueue.async { waiting.run(after: source).run() }
+            callbackQueue.async { waiting.run(after: source)?.run() }
         } else {
-            continuation.run(after: self).run()
+            continuation.run(after: self)?.run()
         }
     }
 

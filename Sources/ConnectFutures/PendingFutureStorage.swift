@@ -132,10 +132,21 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
         return waiting
     }
 
-    /// `complete` for use inside a continuation: the caller's run loop runs what it returns.
+    /// `complete` for use inside a continuation: the caller's run loop runs what it returns,
+    /// `nil` when nothing waits (or the future had already completed).
     @inlinable
-    final func completeReturningCallbacks(_ newResult: Outcome) -> CallbackList {
-        complete(newResult) ?? CallbackList()
+    final func completeReturningCallbacks(_ newResult: Outcome) -> CallbackList? {
+        guard lockUnlessCompleted() != nil else { return nil }
+        result = .holding(newResult)
+        let waiting = firstCallback == nil ? nil : takeCallbacks()
+        if link != nil {
+            var released: (any UpstreamCancellable)?
+            swap(&released, &link)
+            withExtendedLifetime(released) { unlock(leaving: Self.completedBit) }
+        } else {
+            unlock(leaving: Self.completedBit)
+        }
+        return waiting
     }
 
     /// Completes from outside a chain (a promise, a timer, a cancel).
@@ -168,12 +179,15 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
         }
         var only: FutureContinuation?
         swap(&only, &firstCallback)
-        var released: (any UpstreamCancellable)?
-        if link != nil { swap(&released, &link) }
-        withExtendedLifetime(released) { unlock(leaving: Self.completedBit) }
-        if let only {
-            // It holds what it completes until that future's own continuations have run.
-            let next = only.run(after: self)
+        if link != nil {
+            var released: (any UpstreamCancellable)?
+            swap(&released, &link)
+            withExtendedLifetime(released) { unlock(leaving: Self.completedBit) }
+        } else {
+            unlock(leaving: Self.completedBit)
+        }
+        // It holds what it completes until that future's own continuations have run.
+        if let only, let next = only.run(after: self) {
             withExtendedLifetime(only) { next.run() }
         }
         return true
@@ -183,13 +197,13 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
     /// released continuations are handed back to run inline when that is where they belong, and
     /// dispatched to this future's own callback queue otherwise.
     @inlinable
-    final func complete<Source>(_ newResult: Outcome, from source: FutureStorage<Source>) -> CallbackList {
+    final func complete<Source>(_ newResult: Outcome, from source: FutureStorage<Source>) -> CallbackList? {
         let queue = callbackQueue
         if queue == nil || queue === source.callbackQueue {
             return completeReturningCallbacks(newResult)
         }
         completeAndRun(newResult)
-        return CallbackList()
+        return nil
     }
 
     // MARK: Waiting
