@@ -113,11 +113,19 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
         guard lockUnlessCompleted() != nil else { return nil }
         result = .holding(newResult)
         let waiting = takeCallbacks()
+        unlockCompleting()
+        return waiting
+    }
+
+    /// Marks the future completed and releases the lock, then the cancellation link, which a
+    /// completed future no longer needs; only under the lock, after the result is stored.
+    @inlinable
+    final func unlockCompleting() {
+        guard link != nil else { return unlock(leaving: Self.completedBit) }
         // Released after the lock is.
         var released: (any UpstreamCancellable)?
-        if link != nil { swap(&released, &link) }
+        swap(&released, &link)
         withExtendedLifetime(released) { unlock(leaving: Self.completedBit) }
-        return waiting
     }
 
     /// Moves the continuations out, as the list to run; only under the lock, when completing.
@@ -139,13 +147,7 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
         guard lockUnlessCompleted() != nil else { return nil }
         result = .holding(newResult)
         let waiting = firstCallback == nil ? nil : takeCallbacks()
-        if link != nil {
-            var released: (any UpstreamCancellable)?
-            swap(&released, &link)
-            withExtendedLifetime(released) { unlock(leaving: Self.completedBit) }
-        } else {
-            unlock(leaving: Self.completedBit)
-        }
+        unlockCompleting()
         return waiting
     }
 
@@ -171,21 +173,13 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
         result = .holding(newResult)
         if otherCallbacks != nil {
             let waiting = takeCallbacks()
-            var released: (any UpstreamCancellable)?
-            swap(&released, &link)
-            withExtendedLifetime(released) { unlock(leaving: Self.completedBit) }
+            unlockCompleting()
             waiting.run()
             return true
         }
         var only: FutureContinuation?
         swap(&only, &firstCallback)
-        if link != nil {
-            var released: (any UpstreamCancellable)?
-            swap(&released, &link)
-            withExtendedLifetime(released) { unlock(leaving: Self.completedBit) }
-        } else {
-            unlock(leaving: Self.completedBit)
-        }
+        unlockCompleting()
         // It holds what it completes until that future's own continuations have run.
         if let only, let next = only.run(after: self) {
             withExtendedLifetime(only) { next.run() }
