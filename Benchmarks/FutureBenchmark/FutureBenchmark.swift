@@ -93,10 +93,7 @@ struct FutureBenchmark {
     /// Runs `FutureBenchmark --contended-sample IMPLEMENTATION DIRECTION` and reads its sample.
     static func contendedSampleInChild(implementation: Int, _ direction: ContendedWorkloads.Direction) -> Sample {
         let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        if !FileManager.default.isExecutableFile(atPath: child.executableURL!.path) {
-            child.executableURL = Bundle.main.executableURL
-        }
+        child.executableURL = Bundle.main.executableURL
         child.arguments = ["--contended-sample", String(implementation), direction == .forward ? "forward" : "meeting"]
         let output = Pipe()
         child.standardOutput = output

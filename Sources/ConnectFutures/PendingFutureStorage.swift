@@ -290,16 +290,12 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
     final func cancelPending() -> Bool {
         guard var bits = lockUnlessCompleted() else { return false }
         bits |= Self.cancelRequestedBit
-        // The upstream leaves the link; the handler stays, for the second half.
-        var upstreamToCancel: (any UpstreamCancellable)?
-        if bits & Self.linkIsPairBit != 0 {
-            let pair = unsafeDowncast(link.unsafelyUnwrapped, to: CancellationPair.self)
-            upstreamToCancel = pair.upstream
-            link = pair.handler
-            bits = bits & ~Self.linkBits | Self.linkIsHandlerBit
-        } else if bits & Self.linkIsHandlerBit == 0 {
-            swap(&upstreamToCancel, &link)
-        }
+        // The upstream leaves the link; the handler stays, for the second half. Both are still
+        // held here, so nothing is freed under the lock.
+        let upstreamToCancel = upstream(of: bits)
+        let handler = handler(of: bits)
+        link = handler
+        bits = bits & ~Self.linkBits | (handler == nil ? 0 : Self.linkIsHandlerBit)
         unlock(leaving: bits)
         // Cancelled outside the lock: cancelling upstream completes this future through the chain.
         let cancelledUpstream = upstreamToCancel?.cancelFromDownstream() ?? false
@@ -312,10 +308,10 @@ class PendingFutureStorage<Slot: ResultSlot>: FutureStorage<Slot>, @unchecked Se
         }
         result = .failure(error)
         let waiting = takeCallbacks()
-        var handler: (any UpstreamCancellable)?
-        if bitsNow & Self.linkIsHandlerBit != 0 { swap(&handler, &link) }
+        var handlerToRun: (any UpstreamCancellable)?
+        if bitsNow & Self.linkIsHandlerBit != 0 { swap(&handlerToRun, &link) }
         unlock(leaving: Self.completedBit | Self.cancelledBit)
-        _ = handler?.cancelFromDownstream()
+        _ = handlerToRun?.cancelFromDownstream()
         runReleased(waiting)
         return true
     }
