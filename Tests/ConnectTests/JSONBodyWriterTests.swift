@@ -58,6 +58,24 @@ struct JSONBodyWriterTests {
         }
     }
 
+    /// Keys in the order given, each with its index as the value; two keys that are one `String`
+    /// to Swift (canonically equivalent) need not be the same bytes.
+    struct Keys: Encodable {
+        let names: [String]
+        struct Key: CodingKey {
+            let stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            for (index, name) in names.enumerated() {
+                try container.encode(index, forKey: Key(stringValue: name))
+            }
+        }
+    }
+
     struct Nothing: Encodable {
         func encode(to encoder: any Encoder) throws {}
     }
@@ -135,7 +153,58 @@ struct JSONBodyWriterTests {
         for (writer, encoder) in try [Self.written(Interleaved()), Self.written(DuplicateKey()), Self.written(SuperEncoding())] {
             #expect(try Self.canonical(writer) == Self.canonical(encoder))
         }
+        #expect(JSONBodyWriter.written(Interleaved(), escapingSlashes: true, userInfo: [:]) == nil)
+        #expect(JSONBodyWriter.written(DuplicateKey(), escapingSlashes: true, userInfo: [:]) == nil)
+        #expect(JSONBodyWriter.written(SuperEncoding(), escapingSlashes: true, userInfo: [:]) == nil)
         #expect(throws: EncodingError.self) { try JSONBodyWriter.encode([Double.nan], with: JSONEncoder()) }
+    }
+
+    /// JSONEncoder keeps an object's keys in a dictionary, so keys Swift sees as one `String`
+    /// are one key, the last value kept: the writer steps aside for them, and only for them,
+    /// in small objects and in objects with many keys.
+    @Test func keysAreComparedAsStrings() throws {
+        let pairs: [(String, String, Bool)] = [
+            ("K", "\u{212A}", true),  // KELVIN SIGN is canonically "K"
+            ("\u{E9}", "e\u{301}", true),  // é, precomposed and decomposed
+            ("é", "é", true),
+            ("a\"b", "a\"b", true),
+            ("id", "ID", false),
+            ("é", "e", false),
+            ("ab", "a", false),
+            ("日本", "日本語", false),
+        ]
+        let many = (0..<40).map { "key \($0)" }
+        for (first, second, same) in pairs {
+            for names in [[first, second], many + [first] + many.map { $0 + "!" } + [second]] {
+                let (writer, encoder) = try Self.written(Keys(names: names))
+                #expect(try Self.canonical(writer) == Self.canonical(encoder), "\(first) and \(second)")
+                let steppedAside = JSONBodyWriter.written(Keys(names: names), escapingSlashes: true, userInfo: [:]) == nil
+                #expect(steppedAside == same, "\(first) and \(second) among \(names.count)")
+                let object = try JSONSerialization.jsonObject(with: writer) as? [String: Int]
+                #expect(object?.count == names.count - (same ? 1 : 0), "\(first) and \(second) among \(names.count)")
+            }
+        }
+        let large = Dictionary(uniqueKeysWithValues: (0..<20_000).map { ("key \($0)", $0) })
+        let writer = try #require(JSONBodyWriter.written(large, escapingSlashes: true, userInfo: [:]))
+        #expect(try Self.canonical(writer) == Self.canonical(JSONEncoder().encode(large)))
+    }
+
+    /// Strings longer than the first block, escapes at its edges, and every length of number.
+    @Test func largeDocumentsAreByteForByteJSONEncoders() throws {
+        let long = String(repeating: "a\"\\/\u{1}é😀", count: 3000)
+        let numbers = (0..<64).map { Int64(bitPattern: 1 << UInt64($0)) } + [Int64.max, Int64.min, -1, 9, 10, 99, 100]
+        let items = (0..<500).map { Item(id: $0 * 7919, title: "todo \($0) \u{7}\t", done: $0 % 3 == 0, tags: ["x\($0)"]) }
+        let strings = try Self.written([long, long])
+        #expect(strings.writer == strings.encoder)
+        let integers = try Self.written(numbers)
+        #expect(integers.writer == integers.encoder)
+        // Objects: the same keys and values (JSONEncoder may order keys differently).
+        let (writer, encoder) = try Self.written(items)
+        #expect(try Self.canonical(writer) == Self.canonical(encoder))
+        #expect(try JSONDecoder().decode([Item].self, from: writer) == items)
+        for written in [JSONBodyWriter.written(items, escapingSlashes: true, userInfo: [:]), JSONBodyWriter.written([long], escapingSlashes: true, userInfo: [:])] {
+            #expect(written != nil)
+        }
     }
 
     @Test func anEncoderWithOtherSettingsEncodesItself() throws {

@@ -21,44 +21,65 @@ final class JSONBodyWriter: Encoder {
         let firstKey: Int
     }
 
+    /// A key of an open object, as written: where its escaped bytes sit in the output.
+    private struct WrittenKey {
+        let start: Int
+        let length: Int
+        let isASCII: Bool
+    }
+
     // `@exclusivity(unchecked)`: one writer encodes one value on one thread, and the runtime's
     // dynamic checks (a thread-local lookup per access) would cost more than the writing.
-    @exclusivity(unchecked) private(set) var bytes: [UInt8] = []
+    @exclusivity(unchecked) private var output = ByteBuffer()
     @exclusivity(unchecked) var codingPath: [any CodingKey] = []
     let userInfo: [CodingUserInfoKey: Any]
     private let escapesSlashes: Bool
-    @exclusivity(unchecked) private var frames: [Frame] = []
+    /// The innermost open frame, where most writing goes, held apart from `enclosing` so that
+    /// writing to it touches no array; meaningful when `openFrames` > 0.
+    @exclusivity(unchecked) private var innermost = Frame(id: 0, isObject: false, firstKey: 0)
+    /// The open frames around the innermost, outermost first.
+    @exclusivity(unchecked) private var enclosing: [Frame] = []
+    @exclusivity(unchecked) private var openFrames = 0
     /// The keys of the open objects, to see one written twice; each frame's after its `firstKey`.
-    @exclusivity(unchecked) private var keys: [String] = []
+    @exclusivity(unchecked) private var keys: [WrittenKey] = []
+    /// The keys of open objects with many keys, by frame ID, so that checking a new key does not
+    /// take a pass over all the others.
+    @exclusivity(unchecked) private var keySets: [Int: Set<String>] = [:]
     @exclusivity(unchecked) private var nextFrameID = 0
     /// Values and containers written, to see a value that wrote nothing.
     @exclusivity(unchecked) fileprivate private(set) var written = 0
     /// How many frames were open when the value being encoded started: a container it opens is
     /// at this depth.
     @exclusivity(unchecked) private var levelDepth = 0
-    /// Something a stream cannot write came up: `JSONEncoder` takes over.
+    /// Something a stream cannot write came up, or memory ran out: `JSONEncoder` takes over.
     @exclusivity(unchecked) private var failed = false
 
     private init(userInfo: [CodingUserInfoKey: Any], escapesSlashes: Bool) {
         self.userInfo = userInfo
         self.escapesSlashes = escapesSlashes
-        bytes.reserveCapacity(1024)
+        enclosing.reserveCapacity(8)
         keys.reserveCapacity(16)
     }
 
     /// `value` as JSON: written here when `encoder` has the default strategies, by `encoder`
     /// itself otherwise or when this writer steps aside. Throws what `encoder` throws.
     static func encode<Value: Encodable>(_ value: Value, with encoder: JSONEncoder) throws -> Data {
-        guard let escapesSlashes = Self.writesLike(encoder) else { return try encoder.encode(value) }
-        let writer = JSONBodyWriter(userInfo: encoder.userInfo, escapesSlashes: escapesSlashes)
+        guard let escapesSlashes = Self.writesLike(encoder),
+            let data = written(value, escapingSlashes: escapesSlashes, userInfo: encoder.userInfo)
+        else { return try encoder.encode(value) }
+        return data
+    }
+
+    /// `value` as this writer writes it, or `nil` where it steps aside.
+    static func written<Value: Encodable>(_ value: Value, escapingSlashes: Bool, userInfo: [CodingUserInfoKey: Any]) -> Data? {
+        let writer = JSONBodyWriter(userInfo: userInfo, escapesSlashes: escapingSlashes)
         do {
             try writer.writeValue(value)
             writer.closeFrames(downTo: 0)
         } catch {
-            writer.failed = true
+            return nil
         }
-        guard !writer.failed else { return try encoder.encode(value) }
-        return Data(writer.bytes)
+        return writer.failed ? nil : writer.output.takeData()
     }
 
     /// Whether `encoder`'s settings are the ones this writer reproduces, and if so whether it
@@ -89,7 +110,7 @@ final class JSONBodyWriter: Encoder {
             guard decimal.isFinite else { throw Unwritable() }
             writeASCII(decimal.description)
         } else {
-            let depth = frames.count
+            let depth = openFrames
             let outerLevel = levelDepth
             let mark = written
             levelDepth = depth
@@ -97,8 +118,8 @@ final class JSONBodyWriter: Encoder {
             try value.encode(to: self)
             if written == mark {
                 // JSONEncoder writes a value that encoded nothing as an empty object.
-                bytes.append(UInt8(ascii: "{"))
-                bytes.append(UInt8(ascii: "}"))
+                appendByte(UInt8(ascii: "{"))
+                appendByte(UInt8(ascii: "}"))
                 written += 1
             }
             closeFrames(downTo: depth)
@@ -114,29 +135,63 @@ final class JSONBodyWriter: Encoder {
 
     fileprivate func writeString(_ string: String) {
         written += 1
-        bytes.append(UInt8(ascii: "\""))
+        _ = appendQuoted(string)
+    }
+
+    /// Appends `string` quoted and escaped as JSONEncoder writes it; whether it is all ASCII.
+    private func appendQuoted(_ string: String) -> Bool {
         var string = string
-        string.withUTF8 { utf8 in
-            // Most strings (every key, most values) need no escape: one copy then.
-            guard utf8.contains(where: { escape(for: $0) != nil }) else {
-                bytes.append(contentsOf: utf8)
-                return
+        let written = string.withUTF8 { utf8 -> Bool? in
+            let count = utf8.count
+            guard let room = output.roomAtEnd(for: count + 2) else {
+                failed = true
+                return true
             }
-            var start = 0
-            for (index, byte) in utf8.enumerated() {
-                guard let escape = escape(for: byte) else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-                start = index + 1
-                bytes.append(UInt8(ascii: "\\"))
-                if escape != 0 {
-                    bytes.append(escape)
-                } else {
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0xF)]])
+            // Most strings (every key, most values) need no escape: copied as they are read.
+            room[0] = UInt8(ascii: "\"")
+            var allBytes: UInt8 = 0
+            var index = 0
+            while index < count {
+                let byte = utf8[index]
+                if needsEscape(byte) { return nil }
+                allBytes |= byte
+                room[index + 1] = byte
+                index += 1
+            }
+            room[count + 1] = UInt8(ascii: "\"")
+            output.didAppend(count + 2)
+            return allBytes < 0x80
+        }
+        return written ?? appendEscaped(string.utf8)
+    }
+
+    /// ``appendQuoted(_:)`` for a string with a character to escape, a byte at a time.
+    private func appendEscaped(_ utf8: String.UTF8View) -> Bool {
+        appendByte(UInt8(ascii: "\""))
+        var allBytes: UInt8 = 0
+        for byte in utf8 {
+            allBytes |= byte
+            guard let escape = needsEscape(byte) ? escape(for: byte) : nil else {
+                appendByte(byte)
+                continue
+            }
+            appendByte(UInt8(ascii: "\\"))
+            if escape != 0 {
+                appendByte(escape)
+            } else {
+                for character in [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hexDigit(byte >> 4), Self.hexDigit(byte & 0xF)] {
+                    appendByte(character)
                 }
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        bytes.append(UInt8(ascii: "\""))
+        appendByte(UInt8(ascii: "\""))
+        return allBytes < 0x80
+    }
+
+    /// Whether `byte` may need an escape: a control character, a quote, a backslash or a slash.
+    @inline(__always)
+    private func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
     }
 
     /// What follows the backslash that escapes `byte` in a JSON string, as JSONEncoder writes
@@ -156,33 +211,55 @@ final class JSONBodyWriter: Encoder {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
+    private static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+    }
+
+    fileprivate func writeASCII(_ text: StaticString) {
+        written += 1
+        let count = text.utf8CodeUnitCount
+        guard let room = output.roomAtEnd(for: count) else {
+            failed = true
+            return
+        }
+        for index in 0..<count { room[index] = text.utf8Start[index] }
+        output.didAppend(count)
+    }
 
     fileprivate func writeASCII(_ text: String) {
         written += 1
-        bytes.append(contentsOf: text.utf8)
+        var text = text
+        text.withUTF8 { appendBytes(UnsafeRawBufferPointer($0)) }
     }
 
     fileprivate func writeInteger<Integer: BinaryInteger>(_ value: Integer) {
         written += 1
-        if value == 0 {
-            bytes.append(UInt8(ascii: "0"))
+        // At most 20 digits and a sign (UInt64.max, Int64.min).
+        guard let room = output.roomAtEnd(for: 21) else {
+            failed = true
             return
         }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var magnitude = value.magnitude
-        withUnsafeMutableBytes(of: &digits) { digits in
-            while magnitude > 0 {
-                digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-                count += 1
-            }
-            if value < 0 { bytes.append(UInt8(ascii: "-")) }
-            for index in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[index]) }
+        var length = 0
+        if value < 0 {
+            room[0] = UInt8(ascii: "-")
+            length = 1
         }
+        let firstDigit = length
+        var magnitude = value.magnitude
+        repeat {
+            room[length] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
+            magnitude /= 10
+            length += 1
+        } while magnitude > 0
+        // The digits came lowest first.
+        var low = firstDigit
+        var high = length - 1
+        while low < high {
+            (room[low], room[high]) = (room[high], room[low])
+            low += 1
+            high -= 1
+        }
+        output.didAppend(length)
     }
 
     /// A finite number as its shortest description, without a trailing `.0`, as JSONEncoder
@@ -195,11 +272,20 @@ final class JSONBodyWriter: Encoder {
     }
 
     fileprivate func writeNull() {
-        writeASCII("null")
+        writeASCII("null" as StaticString)
     }
 
     fileprivate func writeBool(_ value: Bool) {
-        writeASCII(value ? "true" : "false")
+        writeASCII(value ? "true" as StaticString : "false")
+    }
+
+    @inline(__always)
+    private func appendByte(_ byte: UInt8) {
+        if !output.append(byte) { failed = true }
+    }
+
+    private func appendBytes(_ bytes: UnsafeRawBufferPointer) {
+        if !output.append(bytes) { failed = true }
     }
 
     // MARK: Containers
@@ -208,16 +294,27 @@ final class JSONBodyWriter: Encoder {
     fileprivate func openFrame(isObject: Bool) -> Int {
         written += 1
         nextFrameID += 1
-        bytes.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
-        frames.append(Frame(id: nextFrameID, isObject: isObject, firstKey: keys.count))
+        appendByte(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        if openFrames > 0 { enclosing.append(innermost) }
+        innermost = Frame(id: nextFrameID, isObject: isObject, firstKey: keys.count)
+        openFrames += 1
         return nextFrameID
     }
 
+    /// The open frame at `depth`, 0 the outermost.
+    private func frame(at depth: Int) -> Frame {
+        depth == openFrames - 1 ? innermost : enclosing[depth]
+    }
+
     fileprivate func closeFrames(downTo depth: Int) {
-        while frames.count > depth {
-            let frame = frames.removeLast()
-            if frame.isObject { keys.removeSubrange(frame.firstKey...) }
-            bytes.append(frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+        while openFrames > depth {
+            if innermost.isObject {
+                keys.removeSubrange(innermost.firstKey...)
+                if !keySets.isEmpty { keySets[innermost.id] = nil }
+            }
+            appendByte(innermost.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+            openFrames -= 1
+            if openFrames > 0 { innermost = enclosing.removeLast() }
         }
     }
 
@@ -226,41 +323,70 @@ final class JSONBodyWriter: Encoder {
     /// `false` when the frame was closed already, which a stream cannot go back to.
     fileprivate func beginElement(in id: Int, key: String?) -> Bool {
         guard !failed else { return false }
-        let index: Int
-        if let last = frames.indices.last, frames[last].id == id {
-            index = last
-        } else if let found = frames.lastIndex(where: { $0.id == id }) {
-            index = found
-            closeFrames(downTo: index + 1)
-        } else {
-            failed = true
-            return false
-        }
-        if let key {
-            if keys[frames[index].firstKey...].contains(key) {
-                failed = true  // JSONEncoder keeps the last value of a key written twice
+        if openFrames == 0 || innermost.id != id {
+            guard let index = enclosing.lastIndex(where: { $0.id == id }) else {
+                failed = true
                 return false
             }
-            keys.append(key)
+            closeFrames(downTo: index + 1)
         }
-        if frames[index].count > 0 { bytes.append(UInt8(ascii: ",")) }
-        frames[index].count += 1
-        if let key {
-            writeString(key)
-            written -= 1
-            bytes.append(UInt8(ascii: ":"))
+        if innermost.count > 0 { appendByte(UInt8(ascii: ",")) }
+        innermost.count += 1
+        guard let key else { return true }
+        let start = output.count
+        let isASCII = appendQuoted(key)
+        guard !failed else { return false }
+        let newKey = WrittenKey(start: start, length: output.count - start, isASCII: isASCII)
+        if isWrittenAlready(newKey) {
+            failed = true  // JSONEncoder keeps the last value of a key written twice
+            return false
         }
+        keys.append(newKey)
+        appendByte(UInt8(ascii: ":"))
         return true
+    }
+
+    /// An object with more keys than this keeps a set of them; fewer are compared one by one.
+    private static let keysComparedOneByOne = 16
+
+    /// Whether the innermost object has a key that is the same `String` as `newKey`: the same
+    /// bytes when both are ASCII, and otherwise the same by `String`'s comparison (canonical
+    /// equivalence), as JSONEncoder's dictionary of keys sees them. Escaping changes only ASCII
+    /// characters, the same way on both sides, so written keys compare as their strings do.
+    private func isWrittenAlready(_ newKey: WrittenKey) -> Bool {
+        let firstKey = innermost.firstKey
+        let earlierKeys = keys.count - firstKey
+        if earlierKeys < Self.keysComparedOneByOne {
+            var index = firstKey
+            while index < keys.count {
+                let earlier = keys[index]
+                if earlier.isASCII && newKey.isASCII {
+                    if earlier.length == newKey.length && output.bytesMatch(at: earlier.start, newKey.start, length: newKey.length) { return true }
+                } else if output.string(at: earlier.start, length: earlier.length) == output.string(at: newKey.start, length: newKey.length) {
+                    return true
+                }
+                index += 1
+            }
+            return false
+        }
+        let text = output.string(at: newKey.start, length: newKey.length)
+        if keySets[innermost.id] == nil {
+            keySets[innermost.id] = Set(keys[firstKey...].map { output.string(at: $0.start, length: $0.length) })
+        }
+        return keySets[innermost.id]?.insert(text).inserted == false
     }
 
     /// The object of the value being encoded: a second `container(keyedBy:)` from the same value
     /// (a subclass after its superclass) adds to the first, as in JSONEncoder.
     private func objectFrame() -> Int {
-        if frames.count > levelDepth, frames[levelDepth].isObject {
-            closeFrames(downTo: levelDepth + 1)
-            return frames[levelDepth].id
+        if openFrames > levelDepth {
+            let frame = frame(at: levelDepth)
+            if frame.isObject {
+                closeFrames(downTo: levelDepth + 1)
+                return frame.id
+            }
+            failed = true
         }
-        if frames.count > levelDepth { failed = true }
         return openFrame(isObject: true)
     }
 
@@ -269,7 +395,7 @@ final class JSONBodyWriter: Encoder {
     }
 
     func unkeyedContainer() -> any UnkeyedEncodingContainer {
-        if frames.count > levelDepth { failed = true }
+        if openFrames > levelDepth { failed = true }
         return UnkeyedContainer(writer: self, frame: openFrame(isObject: false))
     }
 
