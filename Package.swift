@@ -109,6 +109,11 @@ let package = Package(
             path: "Benchmarks/HTTPBenchmark"
         ),
         .executableTarget(
+            name: "JSONBenchmark",
+            dependencies: ["AllocationCounter", "Connect"],
+            path: "Benchmarks/JSONBenchmark"
+        ),
+        .executableTarget(
             name: "TransferBenchmark",
             dependencies: ["Connect"],
             path: "Benchmarks/TransferBenchmark"
