@@ -23,7 +23,7 @@ test-fast: deps
 	$(SWIFT) test
 
 test-tsan: deps
-	$(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
 
 ## Runs every test under AddressSanitizer (use after free, overflows, double frees). CI runs it too.
 ## LeakSanitizer stays off: it cannot follow Swift's references into Foundation's storage and
