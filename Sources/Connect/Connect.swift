@@ -96,7 +96,7 @@ public final class Connect: Sendable {
             return failLater(error)
         }
         request.headers.addContentType(of: request.body)
-        return exchange(for: nil, debugResponse: debugResponse).run(request) { $0 }
+        return exchange(debugResponse: debugResponse).run(request) { $0 }
     }
 
     /// Builds the request `connector` describes (and lets `prepare` add to it, e.g. a file
@@ -117,15 +117,27 @@ public final class Connect: Sendable {
         return exchange(for: connector, debugResponse: debugResponse).run(request, output: output)
     }
 
-    /// The exchange for a request to `connector` (or built by hand, when `nil`): its accepted
-    /// codes, error handler and redirect rules, the connector's own where it has them.
-    func exchange(for connector: (any Connector)?, debugResponse: Bool) -> Exchange {
+    /// The exchange for a request to `connector`: its accepted codes, error handler and redirect
+    /// rules, the connector's own where it has them.
+    func exchange(for connector: any Connector, debugResponse: Bool) -> Exchange {
+        exchange(
+            acceptedStatusCodes: connector.acceptedStatusCodes, errorHandler: connector.errorHandler,
+            redirectHandler: connector.redirectHandler, debugResponse: debugResponse)
+    }
+
+    /// The exchange for a request with these rules (none for a request built by hand), the
+    /// client's own where a rule is `nil`. The connector's rules come in as values rather than
+    /// the connector as an optional, which would copy it for each rule read.
+    func exchange(
+        acceptedStatusCodes: AcceptedStatusCodes? = nil, errorHandler connectorErrorHandler: (any ErrorHandlerProtocol)? = nil,
+        redirectHandler: (any RedirectHandler)? = nil, debugResponse: Bool
+    ) -> Exchange {
         let policy = ExchangePolicy(
-            acceptedStatusCodes: connector?.acceptedStatusCodes ?? configuration.acceptedStatusCodes,
-            errorHandler: connector?.errorHandler ?? errorHandler,
+            acceptedStatusCodes: acceptedStatusCodes ?? configuration.acceptedStatusCodes,
+            errorHandler: connectorErrorHandler ?? errorHandler,
             redirects: RedirectFollower(
                 transport: transport, maximumRedirects: configuration.maximumRedirects,
-                handler: connector?.redirectHandler ?? configuration.redirectHandler,
+                handler: redirectHandler ?? configuration.redirectHandler,
                 sensitiveHeaders: configuration.sensitiveHeaders, timeout: configuration.timeout,
                 tracing: tracer.map { HopTracing(tracer: $0, parent: ServiceContext.current ?? .topLevel) })
         )

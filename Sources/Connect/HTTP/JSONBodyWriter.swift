@@ -321,7 +321,8 @@ final class JSONBodyWriter: Encoder {
     /// Makes frame `id` the innermost open one (closing containers opened after it, as a value
     /// moves on from a nested container) and writes the separator before its next element;
     /// `false` when the frame was closed already, which a stream cannot go back to.
-    fileprivate func beginElement(in id: Int, key: String?) -> Bool {
+    @inline(__always)
+    private func enter(_ id: Int) -> Bool {
         guard !failed else { return false }
         if openFrames == 0 || innermost.id != id {
             guard let index = enclosing.lastIndex(where: { $0.id == id }) else {
@@ -332,7 +333,18 @@ final class JSONBodyWriter: Encoder {
         }
         if innermost.count > 0 { appendByte(UInt8(ascii: ",")) }
         innermost.count += 1
-        guard let key else { return true }
+        return true
+    }
+
+    /// Starts the next element of array `id`; `false` where the writer steps aside.
+    fileprivate func beginElement(in id: Int) -> Bool {
+        enter(id)
+    }
+
+    /// Starts the member `key` of object `id`, writing the key; `false` where the writer steps
+    /// aside (the object was closed already, or has the key).
+    fileprivate func beginMember(in id: Int, key: String) -> Bool {
+        guard enter(id) else { return false }
         let start = output.count
         let isASCII = appendQuoted(key)
         guard !failed else { return false }
@@ -428,7 +440,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     var codingPath: [any CodingKey] { writer.codingPath }
 
     private func begin(_ key: Key) throws {
-        guard writer.beginElement(in: frame, key: key.stringValue) else { throw JSONBodyWriter.Unwritable() }
+        guard writer.beginMember(in: frame, key: key.stringValue) else { throw JSONBodyWriter.Unwritable() }
     }
 
     mutating func encodeNil(forKey key: Key) throws { try begin(key); writer.writeNull() }
@@ -452,14 +464,14 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        guard writer.beginElement(in: frame, key: key.stringValue) else {
+        guard writer.beginMember(in: frame, key: key.stringValue) else {
             return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, frame: -1))
         }
         return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, frame: writer.openFrame(isObject: true)))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        guard writer.beginElement(in: frame, key: key.stringValue) else { return UnkeyedContainer(writer: writer, frame: -1) }
+        guard writer.beginMember(in: frame, key: key.stringValue) else { return UnkeyedContainer(writer: writer, frame: -1) }
         return UnkeyedContainer(writer: writer, frame: writer.openFrame(isObject: false))
     }
 
@@ -486,7 +498,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     }
 
     private mutating func begin() throws {
-        guard writer.beginElement(in: frame, key: nil) else { throw JSONBodyWriter.Unwritable() }
+        guard writer.beginElement(in: frame) else { throw JSONBodyWriter.Unwritable() }
         count += 1
     }
 
