@@ -99,6 +99,14 @@ final class NginxServer: @unchecked Sendable {
             .split(separator: "\n").map(String.init)
     }
 
+    /// The access log's lines that `matching` accepts, once there are at least `count` of them
+    /// (or after a few seconds): nginx writes a request's line after sending its response, so
+    /// a client can hold the response before the line is there.
+    func accessLog(atLeast count: Int, matching: (String) -> Bool = { _ in true }) async -> [String] {
+        _ = await eventually(within: .seconds(10)) { accessLog.filter(matching).count >= count }
+        return accessLog.filter(matching)
+    }
+
     func url(_ site: Int, _ path: String = "/") -> URL {
         URL(string: "\(schemes[site])://127.0.0.1:\(ports[site])\(path)")!
     }

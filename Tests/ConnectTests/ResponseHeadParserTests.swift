@@ -130,9 +130,21 @@ struct ResponseHeadParserTests {
         ("HTTP/2 200 \r\n", 200, nil),
         ("HTTP/1.0 200 Fine  \n", 200, "Fine"),
         ("HTTP/1.1 409 Conflict\r\n", 409, nil),
+        ("HTTP/1.1 409 Conflicts\r\n", 409, "Conflicts"),
+        ("HTTP/1.1 409 Conflic\r\n", 409, "Conflic"),
+        ("HTTP/1.1 409 conflict\r\n", 409, "conflict"),
+        ("HTTP/1.1 599 Odd\r\n", 599, "Odd"),
     ])
     func reasonPhrase(line: String, status: Int, expected: String?) {
         let reason = Array(line.utf8).withUnsafeBytes { ResponseHeadParser.unusualReasonPhrase(ofStatusLine: $0, statusCode: status) }
         #expect(reason == expected)
+    }
+
+    @Test(arguments: [
+        ("HTTP/2 200\r\n", true), ("HTTP/2 204 \r\n", true), ("HTTP/1.1 200 OK\r\n", false), ("HTTP/3 200\r\n", false),
+        ("HTTP/", false), ("HTTP/2", true), ("HTTP 2 200", false), ("", false),
+    ])
+    func http2StatusLines(line: String, isHTTP2: Bool) {
+        #expect(Array(line.utf8).withUnsafeBytes { ResponseHeadParser.isHTTP2StatusLine($0) } == isHTTP2)
     }
 }

@@ -109,8 +109,16 @@ struct ResponseHeadParser {
         while end > start, content[end - 1] == UInt8(ascii: " ") { end -= 1 }
         guard start < end else { return nil }
         let reason = UnsafeBufferPointer(rebasing: content[start..<end])
-        if HTTPStatus.reasonPhrase(for: statusCode).utf8.elementsEqual(reason) { return nil }
-        return String(decoding: reason, as: UTF8.self)
+        var usual = HTTPStatus.reasonPhrase(for: statusCode)
+        let isUsual = usual.withUTF8 { usual in
+            usual.count == reason.count && (usual.isEmpty || memcmp(usual.baseAddress!, reason.baseAddress!, usual.count) == 0)
+        }
+        return isUsual ? nil : String(decoding: reason, as: UTF8.self)
+    }
+
+    /// Whether a status line is HTTP/2's ("HTTP/2 200").
+    static func isHTTP2StatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
+        startsWithHTTPVersion(line) && line.count >= 6 && line[5] == UInt8(ascii: "2")
     }
 
     /// "HTTP/" at the start of a line.

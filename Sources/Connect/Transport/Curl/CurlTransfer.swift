@@ -649,7 +649,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         switch line {
         case .status:
             // A new head: an interim 1xx or a proxy's answer to CONNECT came before; start over.
-            responseIsHTTP2 = bytes.starts(with: "HTTP/2".utf8)
+            responseIsHTTP2 = ResponseHeadParser.isHTTP2StatusLine(bytes)
             received.headers.removeAll()
             received.reasonPhrase = ResponseHeadParser.unusualReasonPhrase(ofStatusLine: bytes, statusCode: head.statusCode)
             contentRange = nil
