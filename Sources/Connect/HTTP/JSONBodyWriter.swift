@@ -141,7 +141,7 @@ final class JSONBodyWriter: Encoder {
     /// Appends `string` quoted and escaped as JSONEncoder writes it; whether it is all ASCII.
     private func appendQuoted(_ string: String) -> Bool {
         var string = string
-        let written = string.withUTF8 { utf8 -> Bool? in
+        let isASCII = string.withUTF8 { utf8 -> Bool? in
             let count = utf8.count
             guard let room = output.roomAtEnd(for: count + 2) else {
                 failed = true
@@ -162,7 +162,8 @@ final class JSONBodyWriter: Encoder {
             output.didAppend(count + 2)
             return allBytes < 0x80
         }
-        return written ?? appendEscaped(string.utf8)
+        // `nil`: a character needs an escape, and nothing was written yet.
+        return isASCII ?? appendEscaped(string.utf8)
     }
 
     /// ``appendQuoted(_:)`` for a string with a character to escape, a byte at a time.
