@@ -323,7 +323,7 @@ final class JSONBodyWriter: Encoder {
     /// moves on from a nested container) and writes the separator before its next element;
     /// `false` when the frame was closed already, which a stream cannot go back to.
     @inline(__always)
-    private func enter(_ id: Int) -> Bool {
+    fileprivate func beginElement(in id: Int) -> Bool {
         guard !failed else { return false }
         if openFrames == 0 || innermost.id != id {
             guard let index = enclosing.lastIndex(where: { $0.id == id }) else {
@@ -337,15 +337,10 @@ final class JSONBodyWriter: Encoder {
         return true
     }
 
-    /// Starts the next element of array `id`; `false` where the writer steps aside.
-    fileprivate func beginElement(in id: Int) -> Bool {
-        enter(id)
-    }
-
     /// Starts the member `key` of object `id`, writing the key; `false` where the writer steps
     /// aside (the object was closed already, or has the key).
     fileprivate func beginMember(in id: Int, key: String) -> Bool {
-        guard enter(id) else { return false }
+        guard beginElement(in: id) else { return false }
         let start = output.count
         let isASCII = appendQuoted(key)
         guard !failed else { return false }
