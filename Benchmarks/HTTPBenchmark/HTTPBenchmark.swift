@@ -1,7 +1,17 @@
 import Connect
 import ConnectFutures
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
 
 /// The same GETs as `Benchmarks/C/raw_multi.c`, through Connect; with `post`, POSTs of a 1 KiB
 /// JSON body from `Parameter.jsonObject`, the way users send them; with `file`, downloads to
@@ -11,6 +21,9 @@ import Foundation
 /// the transfer thread (`runsCallbacksOnTransferThread`).
 /// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file|h2c|https]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
+///
+/// It imports FoundationEssentials rather than Foundation where it can, as Connect does, so that
+/// `make bench-memory` measures what a small client of Connect holds.
 @main
 struct HTTPBenchmark {
     struct Endpoint: Connector {
@@ -21,7 +34,7 @@ struct HTTPBenchmark {
         var parameters: (any ParametersRepresentable)? { posts ? Parameter.jsonObject(value: Self.document) : nil }
 
         /// 22 to-do items: 1 KiB of JSON.
-        static let document = (0..<22).map { Item(id: $0, title: String(format: "todo %03d", $0), done: $0 % 2 == 0) }
+        static let document = (0..<22).map { Item(id: $0, title: "todo " + zeroPadded($0, width: 3), done: $0 % 2 == 0) }
     }
 
     struct Item: Encodable, Sendable {
@@ -33,7 +46,8 @@ struct HTTPBenchmark {
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count >= 4, let url = URL(string: arguments[1]), let total = Int(arguments[2]), let inflight = Int(arguments[3]) else {
-            FileHandle.standardError.write(Data("usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file|h2c|https]\n".utf8))
+            let usage = "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file|h2c|https]\n"
+            _ = write(2, usage, usage.utf8.count)
             exit(2)
         }
         var configuration = ConnectConfiguration()
@@ -47,7 +61,7 @@ struct HTTPBenchmark {
         configuration.runsCallbacksOnTransferThread = ProcessInfo.processInfo.environment["BENCH_CALLBACKS"] == "transfer-thread"
         let connect = Connect(configuration: configuration)
         let endpoint = Endpoint(baseURL: url, posts: mode == "post")
-        let folder = mode == "file" ? URL(fileURLWithPath: ProcessInfo.processInfo.environment["BENCH_DIR"] ?? NSTemporaryDirectory()) : nil
+        let folder = mode == "file" ? (ProcessInfo.processInfo.environment["BENCH_DIR"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory) : nil
 
         // Warm up: open the connections once.
         run(connect, endpoint, total: min(total, inflight * 4), inflight: inflight, folder: folder)
@@ -57,7 +71,7 @@ struct HTTPBenchmark {
         let elapsed = ContinuousClock.now - start
         let cpu = cpuSeconds() - cpuBefore
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(String(format: "%d %.4f %.1f %.2f %d", total, seconds, Double(total) / seconds, cpu / Double(total) * 1e6, failures))
+        print(total, fixed(seconds, digits: 4), fixed(Double(total) / seconds, digits: 1), fixed(cpu / Double(total) * 1e6, digits: 2), failures)
         exit(failures == 0 ? 0 : 1)
     }
 
@@ -109,6 +123,22 @@ struct HTTPBenchmark {
         return connect.download(endpoint, to: folder.appendingPathComponent("s-\(number).bin"))
     }
 
+    /// `value` with `digits` decimals, rounded to the nearest; what `%.Nf` prints for the
+    /// non-negative figures here.
+    static func fixed(_ value: Double, digits: Int) -> String {
+        var scale = 1
+        for _ in 0..<digits { scale *= 10 }
+        let scaled = Int((value * Double(scale)).rounded())
+        let fraction = String(scaled % scale)
+        return "\(scaled / scale)." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
+
+    /// `number` in decimal with leading zeros to `width` digits, as `%03d` prints it.
+    static func zeroPadded(_ number: Int, width: Int) -> String {
+        let digits = String(number)
+        return String(repeating: "0", count: max(width - digits.count, 0)) + digits
+    }
+
     static func cpuSeconds() -> Double {
         var usage = rusage()
         #if os(Linux)
@@ -121,16 +151,12 @@ struct HTTPBenchmark {
 }
 
 /// A small lock for the benchmark's counters.
-final class Guarded<State: Sendable>: @unchecked Sendable {
-    // @unchecked: `state` is only touched under `lock`.
-    private let lock = NSLock()
-    private var state: State
+final class Guarded<State: Sendable>: Sendable {
+    private let state: Mutex<State>
 
-    init(_ state: State) { self.state = state }
+    init(_ state: State) { self.state = Mutex(state) }
 
     func withLock<Result>(_ body: (inout State) -> Result) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&state)
+        state.withLock { body(&$0) }
     }
 }

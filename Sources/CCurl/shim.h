@@ -101,4 +101,18 @@ static const size_t ccurl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
 static const size_t ccurl_readfunc_pause = CURL_READFUNC_PAUSE;
 static const int ccurl_pause_continue = CURLPAUSE_CONT;
 
+// Names the calling thread as debuggers and `top -H` show it: Linux takes up to 15 bytes. Swift
+// sees neither glibc's pthread_setname_np (a GNU extension) nor prctl (variadic).
+#if defined(__APPLE__)
+#include <pthread.h>
+static inline void ccurl_name_current_thread(const char *name) {
+    pthread_setname_np(name);
+}
+#else
+#include <sys/prctl.h>
+static inline void ccurl_name_current_thread(const char *name) {
+    prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+#endif
+
 #endif

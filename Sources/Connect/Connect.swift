@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tracing
 
 /// Sends ``Connector`` requests and hands back `Future`s of their results.

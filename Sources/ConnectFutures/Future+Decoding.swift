@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Future where Value == Data {
     /// A future of the JSON body decoded as `type`.

@@ -1,5 +1,9 @@
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Settings a whole chain of futures shares: made once by a producer, handed down to every
 /// future chained from its promise.

@@ -56,6 +56,9 @@ struct ErrorHandlingTests {
         (#"{"error":"invalid_grant","error_description":"The code expired"}"#, "The code expired"),
         (#"{"error":{"details":"x","msg":"Deep"}}"#, "Deep"),
         (#"{"message":404}"#, "404"),
+        (#"{"message":2.5}"#, "2.5"),
+        (#"{"message":null,"error":"Under null"}"#, "Under null"),
+        (#"{"error":false,"detail":"After false"}"#, "After false"),
         (#"{"error":true,"message":"Real reason"}"#, "Real reason"),
         (#"["Name is required","Email is invalid"]"#, "Name is required; Email is invalid"),
         (#"[{"message":"In an array"}]"#, "In an array"),
@@ -66,7 +69,7 @@ struct ErrorHandlingTests {
         #expect(failure?.message == expected)
     }
 
-    @Test(arguments: [#"{"error":true}"#, #"{"code":17}"#, #"{}"#, "[]", "null", #"{"message":""}"#])
+    @Test(arguments: [#"{"error":true}"#, #"{"code":17}"#, #"{}"#, "[]", "null", #"{"message":""}"#, #"{"message":null}"#, #"{"message":"x",}"#])
     func noMessageStillGivesStatusAndBody(body: String) async throws {
         let failure = try await httpFailure(status: 503, body: Data(body.utf8))
         #expect(failure?.message == nil)
@@ -164,6 +167,27 @@ struct ErrorHandlingTests {
         let result = await outcome(sharedConnect.request(Guarded(baseURL: server.baseURL)))
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
         #expect(error as? AppError == .sessionExpired)
+    }
+
+    /// The parsed body holds plain Swift values, and a null is ``JSONNull``, not an absent key.
+    @Test func theParsedBodyHoldsSwiftValues() throws {
+        let body = #"{"code":"E1","count":3,"ratio":0.5,"retry":true,"hint":null,"items":[1,"two"]}"#
+        let url = try #require(URL(string: "http://127.0.0.1/"))
+        func failed(_ text: String) -> FailedResponse {
+            FailedResponse(request: Request(url: url), response: Response(statusCode: 400, body: Data(text.utf8), url: url))
+        }
+        let failure = failed(body)
+        let object = try #require(failure.jsonObject)
+        #expect(object["code"] as? String == "E1")
+        #expect(object["count"] as? Int == 3)
+        #expect(object["ratio"] as? Double == 0.5)
+        #expect(object["retry"] as? Bool == true)
+        #expect(object["hint"] is JSONNull)
+        #expect(object["absent"] == nil)
+        #expect((object["items"] as? [Any])?.count == 2)
+        #expect(failed("[1]").jsonObject == nil)
+        #expect(failed("[1]").json as? [Any] != nil)
+        #expect(failed(#"{"a":1"#).json == nil)
     }
 
     @Test func theSeedsDictionaryFormOnTheDefaultHandler() {

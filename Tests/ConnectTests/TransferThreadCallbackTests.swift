@@ -47,12 +47,12 @@ struct TransferThreadCallbackTests {
     @Test func observersAndStepsRunOnTheTransferThread() async throws {
         let server = try Self.echoServer()
         let client = Self.client()
-        let transferThread = ObjectIdentifier(try #require(client.transport as? CurlTransport).transferThread)
+        let transport = try #require(client.transport as? CurlTransport)
         let onTransferThread = Box<[Bool]>([])
         let echo = try await client.request(TestConnector(server, "/late"))
             .map { data -> Data in
                 // Compared by identity: under ThreadSanitizer the system thread name may not stick.
-                onTransferThread.withLock { $0.append(ObjectIdentifier(Thread.current) == transferThread) }
+                onTransferThread.withLock { $0.append(transport.isOnTransferThread) }
                 return data
             }
             .decoded(toType: Echo.self)

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A certificate and its private key, as PEM files, for mutual TLS.
 public struct ClientCertificate: Sendable, Hashable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Whether, and where, cookies from responses are kept and sent back (libcurl's cookie engine).
 ///

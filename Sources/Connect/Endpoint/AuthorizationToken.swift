@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A credential sent as the `Authorization` header of an ``AuthorizedConnector``.
 public enum AuthorizationToken: Hashable, Sendable {

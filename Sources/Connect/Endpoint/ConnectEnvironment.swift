@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Which server the requests go to, so the same connectors serve production, a development
 /// server, or a CDN, without editing each one (ABNetworkKit's environments).

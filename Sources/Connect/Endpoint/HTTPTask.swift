@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a request carries, in NetworkKit's terms; return one as a connector's `parameters`.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Anything a ``Connector`` can return as its `parameters`: ``Parameter``,
 /// ``CompositeParameters``, or a kind of your own.

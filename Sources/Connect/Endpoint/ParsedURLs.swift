@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// URLs the request builder has already parsed and checked, by their text.
 ///

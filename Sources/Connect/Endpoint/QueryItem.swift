@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One `name=value` pair of a URL query.
 public struct QueryItem: Hashable, Sendable {

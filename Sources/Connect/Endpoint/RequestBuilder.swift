@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Builds a ``Request`` from a ``Connector``: fills `{key}` templates, appends the query, encodes
 /// the body and checks the result. Pure: no I/O, so every rule here is testable alone.

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The default error handler: finds the server's message in the body and returns
 /// ``ConnectError/http(_:)`` carrying it, the status and the whole response.
@@ -53,13 +57,17 @@ public struct ErrorHandler: ErrorHandlerProtocol {
             let messages = array.prefix(10).compactMap { message(in: $0, depth: depth + 1) }
             return messages.isEmpty ? nil : messages.joined(separator: "; ")
         case let text as String:
-            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = String(text.trimmingWhitespace)
             return trimmed.isEmpty ? nil : trimmed
-        case let number as NSNumber:
+        case is Bool:
             // `{"error": true}` says that, not what: a boolean is never the message.
-            if String(cString: number.objCType) == "c" { return nil }
-            return number.stringValue
+            return nil
+        case let number as Int:
+            return String(number)
+        case let number as Double:
+            return String(number)
         default:
+            // Null, or a value no JSON reader produces.
             return nil
         }
     }
@@ -69,7 +77,7 @@ public struct ErrorHandler: ErrorHandlerProtocol {
         guard contentType.hasPrefix("text/plain"), response.body.count <= 1024,
             let text = String(data: response.body, encoding: .utf8)
         else { return nil }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = String(text.trimmingWhitespace)
         return trimmed.isEmpty ? nil : trimmed
     }
 }

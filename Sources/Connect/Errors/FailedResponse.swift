@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A response whose status was not accepted, with the request that produced it.
 public struct FailedResponse: Sendable {
@@ -17,14 +21,18 @@ public struct FailedResponse: Sendable {
     public var statusCode: Int { response.statusCode }
 
     /// The body parsed as a JSON object, or `nil` if it is not one.
+    ///
+    /// Values are plain Swift values: `[String: Any]`, `[Any]`, `String`, `Bool`, ``JSONNull``,
+    /// and `Int` for a number written without a fraction or exponent that fits one, `Double`
+    /// for any other number.
     public var jsonObject: [String: Any]? {
-        guard !response.body.isEmpty else { return nil }
-        return (try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed])) as? [String: Any]
+        json as? [String: Any]
     }
 
-    /// The body parsed as any JSON value (object, array, string, …), or `nil` if it is not JSON.
+    /// The body parsed as any JSON value (object, array, string, …), or `nil` if it is not
+    /// exactly one valid JSON value; the values are those ``jsonObject`` describes.
     public var json: Any? {
         guard !response.body.isEmpty else { return nil }
-        return try? JSONSerialization.jsonObject(with: response.body, options: [.fragmentsAllowed])
+        return JSONReader.value(from: response.body)
     }
 }

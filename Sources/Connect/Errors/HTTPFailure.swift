@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A response whose status was outside the accepted range.
 public struct HTTPFailure: Sendable, CustomStringConvertible {

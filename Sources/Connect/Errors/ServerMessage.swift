@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A message a server returned, for handlers called with the body dictionary alone.
 public struct ServerMessage: Error, Sendable, Hashable, CustomStringConvertible {

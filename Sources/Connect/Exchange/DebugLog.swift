@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Logging
 
 /// What `debugResponse: true` prints: the request as a runnable `curl` command, then the
@@ -29,7 +33,7 @@ final class DebugLog: Sendable {
         case .success(let response):
             logger.info("\(Self.describe(response, elapsed: elapsed, redacting: secrets))")
         case .failure(let error):
-            logger.info("\(request.method) \(Self.text(of: request.url, redacting: secrets)) failed after \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow))): \(error)")
+            logger.info("\(request.method) \(Self.text(of: request.url, redacting: secrets)) failed after \(elapsed.secondsAndMilliseconds): \(error)")
         }
     }
 
@@ -57,7 +61,7 @@ final class DebugLog: Sendable {
     }
 
     static func describe(_ response: Response, elapsed: Duration, redacting secrets: SensitiveHeaders?) -> String {
-        var lines = ["HTTP/\(response.httpVersion) \(response.statusCode) \(response.reasonPhrase) in \(String(format: "%.1f", elapsed.milliseconds)) ms, \(response.body.count) bytes"]
+        var lines = ["HTTP/\(response.httpVersion) \(response.statusCode) \(response.reasonPhrase) in \(elapsed.millisecondsToOneDecimal) ms, \(response.body.count) bytes"]
         for header in response.headers {
             let value = secrets?.contains(header.name) == true ? "<redacted>" : header.value
             lines.append("\(header.name): \(value)")
@@ -73,6 +77,6 @@ final class DebugLog: Sendable {
 
     /// Wraps `text` in single quotes for a POSIX shell.
     static func shellQuoted(_ text: String) -> String {
-        "'" + text.replacingOccurrences(of: "'", with: #"'\''"#) + "'"
+        "'" + text.replacing("'", with: #"'\''"#) + "'"
     }
 }

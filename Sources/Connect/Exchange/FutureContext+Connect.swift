@@ -1,5 +1,10 @@
 import ConnectFutures
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension FutureContext {
     /// The context of every future a `Connect` returns: `callbackQueue` `nil` runs observers

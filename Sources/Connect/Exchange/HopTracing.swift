@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 import Tracing
 
 /// Traces the requests of one exchange: a client span for every request that goes on the wire

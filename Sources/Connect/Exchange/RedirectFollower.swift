@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Follows redirects above the transport, within one deadline for all the hops.
 struct RedirectFollower: Sendable {
@@ -103,7 +107,7 @@ struct RedirectFollower: Sendable {
     static func request(_ request: Request, within deadline: ContinuousClock.Instant, budget: Duration?) throws(ConnectError) -> Request {
         let left = deadline - ContinuousClock.now
         guard left > .zero else {
-            let whole = budget.map { " of \($0.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))" } ?? ""
+            let whole = budget.map { " of \($0.secondsAndMilliseconds)" } ?? ""
             throw .timedOut("the exchange took longer than its timeout\(whole), redirects included")
         }
         var limited = request

@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decides about each redirect (ABNetworkKit's `taskWillPerformHTTPRedirection`).
 ///

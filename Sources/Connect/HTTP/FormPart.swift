@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One part of a `multipart/form-data` body.
 public struct FormPart: Sendable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Encodes a request body's JSON the way `JSONEncoder` with its default settings does, byte for
 /// byte, but straight into a byte buffer: no tree of values, no dictionaries, no boxing.

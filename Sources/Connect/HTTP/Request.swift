@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A request ready to send: what a ``Connector`` is built into, and what middleware adapts.
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a request sends after its headers.
 public struct RequestBody: Sendable {
@@ -29,7 +33,8 @@ public struct RequestBody: Sendable {
     /// - Throws: ``ConnectError/invalidRequest(_:)`` if the file cannot be read.
     public static func file(_ url: URL, contentType: String? = "application/octet-stream") throws -> RequestBody {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
-            let size = (attributes[.size] as? NSNumber)?.int64Value,
+            // A `UInt`, or an `NSNumber` that casts to one where Foundation reports it.
+            let size = (attributes[.size] as? UInt).map(Int64.init),
             FileManager.default.isReadableFile(atPath: url.path)
         else {
             throw ConnectError.invalidRequest("the file \(url.path.debugDescription) cannot be read")

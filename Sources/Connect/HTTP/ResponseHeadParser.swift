@@ -1,4 +1,13 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Reads a response head one line at a time, as the transport receives it, and refuses what
 /// RFC 9112 calls malformed: a status line that is not `HTTP/<version> <3 digits>`, a field line

@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A request body that an `AsyncSequence` produces while the request is sent: the source behind
 /// ``RequestBody/stream(_:count:contentType:)`` and

@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Timings of one exchange, each measured from its start.
 public struct TransferMetrics: Sendable, Hashable {

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A ready retrier: exponential backoff with jitter for transient failures.
 ///
@@ -108,20 +112,11 @@ public struct RetryPolicy: RequestRetrier {
     /// The wait a 429 or 503 asks for in `Retry-After`, as seconds or an HTTP date.
     public func serverRequestedDelay(_ response: Response?) -> Duration? {
         guard let response, response.statusCode == 429 || response.statusCode == 503,
-            let value = response.header("Retry-After")?.trimmingCharacters(in: .whitespaces)
+            let value = response.header("Retry-After").map({ String($0.trimmingHTTPSpaces) })
         else { return nil }
         if let seconds = Int(value) { return .seconds(max(seconds, 0)) }
-        guard let date = Self.httpDate(value) else { return nil }
+        guard let date = HTTPDate.date(from: value) else { return nil }
         let seconds = date.timeIntervalSinceNow
         return seconds > 0 ? .milliseconds(Int(seconds * 1000)) : .zero
-    }
-
-    /// An IMF-fixdate (RFC 9110 §5.6.7), e.g. "Sun, 06 Nov 1994 08:49:37 GMT".
-    static func httpDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.date(from: text)
     }
 }

@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Connect {
     /// The Server-Sent Events of the response to `connector`, parsed as they arrive.

@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Each line of a body decoded from JSON as it arrives; see ``LineStream/decodedLines(of:decoder:)``.
 public struct DecodedLineStream<Decoded: Decodable & Sendable>: AsyncSequence, Sendable {

@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A body read line by line as it arrives (JSON Lines, NDJSON, logs); see
 /// ``Connect/lines(_:maximumLineLength:bufferSize:debugResponse:)``.

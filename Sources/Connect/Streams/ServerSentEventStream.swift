@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The events of a `text/event-stream` response, parsed as they arrive, reconnecting when the
 /// connection drops; see ``Connect/events(_:reconnection:bufferSize:maximumLineLength:debugResponse:)``.
@@ -92,7 +96,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                 response.cancel()
             }
             if head.statusCode == 204 { return false }
-            let type = head.header("Content-Type")?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            let type = head.header("Content-Type")?.split(separator: ";").first?.trimmingHTTPSpaces.lowercased()
             guard type == "text/event-stream" else {
                 throw await wrongContentType(type, head: head, of: response)
             }

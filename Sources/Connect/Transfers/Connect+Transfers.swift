@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 extension Connect {
     /// Uploads `files` as `multipart/form-data` to the endpoint `connector` describes, as in

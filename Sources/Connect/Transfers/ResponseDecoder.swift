@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Turns a response into a value (NetworkingService's `ResponseDecoder`).
 ///
@@ -52,20 +56,47 @@ public struct StringResponseDecoder: ResponseDecoder {
 
     public func decode(_ response: Response) throws -> String {
         let encoding = Self.encoding(forContentType: response.header("Content-Type"))
-        guard let text = String(data: response.body, encoding: encoding) else {
+        guard let text = Self.text(response.body, in: encoding) else {
             let context = DecodingError.Context(codingPath: [], debugDescription: "The body is not valid \(encoding) text.")
             throw ConnectError.decoding(DecodingFailure(type: String.self, error: .dataCorrupted(context), body: response.body))
         }
         return text
     }
 
+    /// `data` as text in `encoding`, or `nil` if it holds bytes invalid there.
+    ///
+    /// Windows-1252 is decoded here rather than by `String(data:encoding:)`, which decodes it
+    /// only in a process that has loaded all of Foundation, not FoundationEssentials alone.
+    static func text(_ data: Data, in encoding: String.Encoding) -> String? {
+        guard encoding == .windowsCP1252 else { return String(data: data, encoding: encoding) }
+        var scalars = String.UnicodeScalarView()
+        for byte in data {
+            guard let scalar = windows1252Scalar(byte) else { return nil }
+            scalars.append(scalar)
+        }
+        return String(scalars)
+    }
+
+    /// The character a Windows-1252 byte stands for: Latin-1's, except in 0x80–0x9F, where five
+    /// bytes stand for none (Unicode's mapping table, cp1252.txt).
+    static func windows1252Scalar(_ byte: UInt8) -> Unicode.Scalar? {
+        guard (0x80...0x9F).contains(byte) else { return Unicode.Scalar(byte) }
+        let high: [UInt32] = [
+            0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+            0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+        ]
+        let value = high[Int(byte - 0x80)]
+        return value == 0 ? nil : Unicode.Scalar(value)
+    }
+
     /// The encoding a `Content-Type` header's `charset` parameter names.
     static func encoding(forContentType contentType: String?) -> String.Encoding {
-        guard let contentType, let range = contentType.range(of: "charset=", options: .caseInsensitive) else { return .utf8 }
+        // Charset names are case-insensitive (RFC 9110 §8.3.2), and so is the parameter's name.
+        guard let contentType = contentType?.lowercased(), let range = contentType.firstRange(of: "charset=") else { return .utf8 }
         let name = contentType[range.upperBound...]
             .prefix { $0 != ";" }
-            .trimmingCharacters(in: CharacterSet(charactersIn: "\" "))
-            .lowercased()
+            .trimmingHTTPSpaces
+            .trimming { $0 == "\"" }
         switch name {
         case "utf-8", "utf8": return .utf8
         case "iso-8859-1", "latin1", "latin-1": return .isoLatin1

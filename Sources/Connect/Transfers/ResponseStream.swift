@@ -1,5 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A response body read as it arrives, for large or endless responses.
 ///

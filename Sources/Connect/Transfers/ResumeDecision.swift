@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// What a resumed download does with the file already on disk, once the response's status and
 /// `Content-Range` are known.
@@ -27,9 +31,9 @@ enum ResumeDecision: Equatable {
 
     /// The first byte of `bytes <first>-<last>/<length>`.
     static func rangeStart(_ header: String?) -> Int64? {
-        guard let header, let unit = header.range(of: "bytes ") else { return nil }
+        guard let header, let unit = header.firstRange(of: "bytes ") else { return nil }
         let rest = header[unit.upperBound...]
         guard let dash = rest.firstIndex(of: "-") else { return nil }
-        return Int64(rest[..<dash].trimmingCharacters(in: .whitespaces))
+        return Int64(rest[..<dash].trimmingHTTPSpaces)
     }
 }

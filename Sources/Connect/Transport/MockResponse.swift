@@ -1,6 +1,10 @@
 import ConnectFutures
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A canned answer of a ``MockTransport``.
 public struct MockResponse: Sendable {

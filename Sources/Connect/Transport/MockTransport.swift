@@ -1,6 +1,10 @@
 import ConnectFutures
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// A transport that answers from canned responses, for tests and previews (NetworkKit's mocks).
 ///

@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Decodes a compressed body (`gzip`, `deflate`, `br`, `zstd`) as it arrives, and tells whether
 /// its stream ended properly: a body cut off inside its compressed stream is truncated, whatever
@@ -17,7 +21,7 @@ final class ContentDecoder {
         /// The coding a `Content-Encoding` value names, or `nil` for none Connect decodes
         /// (`identity`, or a coding it does not know, whose body is handed on as it came).
         init?(headerValue: some StringProtocol) {
-            switch headerValue.trimmingCharacters(in: .whitespaces).lowercased() {
+            switch headerValue.trimmingHTTPSpaces.lowercased() {
             case "gzip", "x-gzip": self = .gzip
             case "deflate": self = .deflate
             case "br": self = .brotli

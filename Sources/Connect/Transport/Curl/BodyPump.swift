@@ -1,6 +1,10 @@
 import CCurl
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// Moves a streamed request body (see ``StreamedBody``) from the task that iterates its sequence
 /// to libcurl's read callback on the transfer thread, no faster than libcurl sends it.

@@ -1,7 +1,11 @@
 import CCurl
 import ConnectFutures
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 #if canImport(Glibc)
 import Glibc

@@ -1,6 +1,15 @@
 import ConnectFutures
 import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The transport that carries requests over libcurl: one multi handle driven by one thread,
 /// with connection reuse (keep-alive and HTTP/2 multiplexing), transparent decompression, and
@@ -33,8 +42,9 @@ public final class CurlTransport: Transport {
     }
 
     private let loop: TransferLoop
-    /// The thread that drives libcurl, for tests that check where callbacks run.
-    var transferThread: Thread { loop.thread }
+    /// Whether the calling thread is the one that drives libcurl, for tests that check where
+    /// callbacks run.
+    var isOnTransferThread: Bool { isCurrentThread(loop.thread) }
     private let settings: Settings
     let context: FutureContext
 

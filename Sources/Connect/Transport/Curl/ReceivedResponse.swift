@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// One response as it arrives on the transfer thread: the header lines, the body and, once the
 /// transfer ends, the rest of what the `Response` needs. Recycled through a

@@ -1,6 +1,16 @@
 import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ConnectFutures
+import Dispatch
 
 /// The one thread that owns the libcurl multi handle and every easy handle.
 ///
@@ -52,8 +62,8 @@ final class TransferLoop: @unchecked Sendable {
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
     @exclusivity(unchecked) private var finished: [CompletionHandOff.Finished] = []
     private static let maximumIdleHandles = 256
-    /// The thread that runs the loop.
-    private(set) var thread: Thread!
+    /// The thread that runs the loop; set before any command can reach it.
+    private(set) var thread: pthread_t!
     /// The transfer thread's name, as debuggers and `top -H` show it.
     static let threadName = "connect.curl"
 
@@ -74,14 +84,7 @@ final class TransferLoop: @unchecked Sendable {
         // The connection cache: keep as many idle connections as may be open at once.
         ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maximumConnectionsPerHost, 16))
         ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        thread = Thread { [self] in
-            // Named from inside, where Linux applies it to the system thread (15 bytes at most,
-            // or it is refused); otherwise the thread keeps its creator's name, often a
-            // dispatch worker's, which misleads in a debugger or `top -H`.
-            Thread.current.name = Self.threadName
-            run()
-        }
-        thread.start()
+        thread = startThread(named: Self.threadName) { [self] in run() }
     }
 
     /// Queues `command` and wakes the loop if it sleeps. Safe from any thread.

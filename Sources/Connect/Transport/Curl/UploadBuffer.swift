@@ -1,4 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
 import Foundation
+#endif
 
 /// The bytes of a streamed request body between its producer (a task iterating the sequence)
 /// and libcurl's read callback, and the decisions of ``BodyPump`` as a value.
