@@ -50,7 +50,8 @@ bench-instructions:
 	@./.ci/dependencies --bench
 	./Benchmarks/run --instructions
 
-## Peak memory of each client for 200 sequential GETs, and where Connect's resident memory goes.
+## Peak memory of each client for 200 sequential GETs next to two C floors, and where Connect's
+## resident memory goes. WITH_ASYNC_HTTP_CLIENT=1 adds async-http-client (builds it: minutes).
 bench-memory:
 	@./.ci/dependencies --bench
 	./Benchmarks/run --memory
@@ -66,4 +67,4 @@ bench-events:
 	./Benchmarks/events
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-check Benchmarks/.build
+	rm -rf .build .build-tsan .build-asan .build-check Benchmarks/.build Benchmarks/AsyncHTTPClientMemory/.build
