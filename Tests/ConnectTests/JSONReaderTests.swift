@@ -104,3 +104,85 @@ struct JSONReaderTests {
         #expect(Set(ours.keys) == Set(theirs.keys))
     }
 }
+
+/// The reader against `JSONSerialization` on generated documents and on every cut of them: both
+/// accept the same texts, and read the same strings, keys and numbers.
+@Suite("JSON reader against JSONSerialization")
+struct JSONReaderDifferentialTests {
+    /// A small deterministic generator (SplitMix64), so a failure names a seed that reproduces it.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static let pieces = ["a", "é", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\u00e9", "\\ud83d\\ude00", " ", "\\t", "z9"]
+    static let numbers = ["0", "-0", "7", "-42", "3.25", "1e3", "-2.5E-2", "123456789012345", "9007199254740993", "0.1"]
+
+    static func document(depth: Int, using generator: inout Generator) -> String {
+        let kind = depth > 3 ? Int.random(in: 2...5, using: &generator) : Int.random(in: 0...5, using: &generator)
+        switch kind {
+        case 0:
+            let members = (0..<Int.random(in: 0...4, using: &generator)).map { index in
+                "\"k\(index)\(string(using: &generator))\" : \(document(depth: depth + 1, using: &generator))"
+            }
+            return "{" + members.joined(separator: ", ") + "}"
+        case 1:
+            return "[" + (0..<Int.random(in: 0...4, using: &generator)).map { _ in document(depth: depth + 1, using: &generator) }.joined(separator: ",") + "]"
+        case 2: return "\"" + string(using: &generator) + "\""
+        case 3: return numbers.randomElement(using: &generator)!
+        case 4: return Bool.random(using: &generator) ? "true" : "false"
+        default: return "null"
+        }
+    }
+
+    static func string(using generator: inout Generator) -> String {
+        (0..<Int.random(in: 0...4, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+    }
+
+    /// Whether two parsed values say the same: equal strings and keys, numbers equal as
+    /// `Double`s, booleans, and nulls (`NSNull` on Foundation's side).
+    static func same(_ ours: Any, _ theirs: Any) -> Bool {
+        switch (ours, theirs) {
+        case let (object as [String: Any], other as [String: Any]):
+            return object.count == other.count && object.allSatisfy { key, value in other[key].map { same(value, $0) } ?? false }
+        case let (array as [Any], other as [Any]):
+            return array.count == other.count && zip(array, other).allSatisfy(same)
+        case let (text as String, other as String): return text == other
+        case let (flag as Bool, other as NSNumber): return isBoolean(other) && other.boolValue == flag
+        case let (number as Int, other as NSNumber): return !isBoolean(other) && Double(number) == other.doubleValue
+        case let (number as Double, other as NSNumber): return !isBoolean(other) && number == other.doubleValue
+        case (is JSONNull, is NSNull): return true
+        default: return false
+        }
+    }
+
+    /// Whether Foundation's number is a boolean (`true`/`false` in the text).
+    static func isBoolean(_ number: NSNumber) -> Bool {
+        String(cString: number.objCType) == "c"
+    }
+
+    @Test(arguments: [1, 2, 3, 4])
+    func generatedDocumentsAndEveryCutOfThem(seed: UInt64) throws {
+        var generator = Generator(state: seed)
+        for _ in 0..<150 {
+            let text = Self.document(depth: 0, using: &generator)
+            let data = Data(text.utf8)
+            let ours = try #require(JSONReader.value(from: data), "refused \(text)")
+            let theirs = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            #expect(Self.same(ours, theirs), "read differently: \(text)")
+            // Every cut of the text: the reader never crashes, and it accepts a cut exactly
+            // when Foundation does.
+            for length in stride(from: 0, to: data.count, by: max(1, data.count / 12)) {
+                let cut = data.prefix(length)
+                let theirsAccepts = (try? JSONSerialization.jsonObject(with: cut, options: [.fragmentsAllowed])) != nil
+                #expect((JSONReader.value(from: cut) != nil) == theirsAccepts, "disagree on the cut \(String(decoding: cut, as: UTF8.self).debugDescription)")
+            }
+        }
+    }
+}
