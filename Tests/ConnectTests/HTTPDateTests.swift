@@ -47,4 +47,35 @@ struct HTTPDateTests {
     func daysSince1970(year: Int, month: Int, day: Int, days: Int) {
         #expect(HTTPDate.daysSince1970(year: year, month: month, day: day) == days)
     }
+
+    /// Instants from 1900 to 2200, written by Foundation's `DateFormatter` in all three formats,
+    /// read back to the second.
+    @Test func readsWhatDateFormatterWrites() {
+        func formatter(_ format: String) -> DateFormatter {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = TimeZone(identifier: "GMT")
+            formatter.dateFormat = format
+            return formatter
+        }
+        let imf = formatter("EEE, dd MMM yyyy HH:mm:ss 'GMT'")
+        let rfc850 = formatter("EEEE, dd-MMM-yy HH:mm:ss 'GMT'")
+        let asctime = formatter("EEE MMM d HH:mm:ss yyyy")
+        var seconds: Int64 = -2_208_988_800  // 1900-01-01
+        while seconds < 7_258_118_400 {  // 2200-01-01
+            let date = Date(timeIntervalSince1970: Double(seconds))
+            #expect(HTTPDate.date(from: imf.string(from: date)) == date, "\(imf.string(from: date))")
+            let padded = asctime.string(from: date).split(separator: " ", omittingEmptySubsequences: false)
+            let asctimeText = padded[2].count == 1 ? padded[0...1].joined(separator: " ") + "  " + padded[2...].joined(separator: " ") : padded.joined(separator: " ")
+            #expect(HTTPDate.date(from: asctimeText) == date, "\(asctimeText)")
+            // A two-digit year stands for the one within 50 years ahead of now, or before.
+            let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: date).year!
+            if (Self.thisYear - 49)...(Self.thisYear + 50) ~= year {
+                #expect(HTTPDate.date(from: rfc850.string(from: date)) == date, "\(rfc850.string(from: date))")
+            }
+            seconds += 7_919_113  // about three months and a few hours: every month, weekday and hour comes up
+        }
+    }
+
+    static let thisYear = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: Date()).year!
 }
