@@ -1,5 +1,9 @@
 # The README's quick start: `make demo` and `make test`. Each installs what is missing first.
 SWIFT ?= swift
+## The debug build's flags, shared by `make check`, `make test-fast` and `make demo` so that each
+## reuses the build the one before left in .build: every public type must say whether it is
+## Sendable (a warning otherwise, which `make check` fails on).
+DEBUG_FLAGS := -Xswiftc -require-explicit-sendable
 
 .PHONY: all deps demo openapi test test-fast test-tsan test-asan check docs bench bench-instructions bench-memory bench-transfers bench-events clean
 
@@ -10,7 +14,7 @@ deps:
 
 ## Runs the demo: real requests against an embedded to-do API on 127.0.0.1.
 demo: deps
-	$(SWIFT) run connect-demo
+	$(SWIFT) run $(DEBUG_FLAGS) connect-demo
 
 ## Regenerates the to-do API's OpenAPI client (Sources/TodoAPIClient/Generated) from its openapi.yaml.
 openapi:
@@ -20,7 +24,7 @@ openapi:
 test: test-fast test-tsan
 
 test-fast: deps
-	$(SWIFT) test
+	$(SWIFT) test $(DEBUG_FLAGS)
 
 test-tsan: deps
 	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
@@ -33,7 +37,7 @@ test-asan: deps
 
 ## Guardrails CI enforces: no module-qualified Glibc/Darwin calls, no warnings in our code.
 check: deps
-	./.ci/check
+	SWIFT="$(SWIFT)" DEBUG_FLAGS="$(DEBUG_FLAGS)" ./.ci/check
 
 ## The DocC catalog (Sources/Connect/Connect.docc) built into a documentation archive.
 docs: deps
