@@ -43,7 +43,9 @@ public struct ErrorHandler: ErrorHandlerProtocol {
         return plainTextMessage(failure.response)
     }
 
-    /// The message in a parsed JSON value, if one can be found.
+    /// The message in a parsed JSON value, if one can be found; `json` holds values as
+    /// ``FailedResponse/json`` gives them (a `String`, `Int` or `Double` can be the message; a
+    /// `Bool` or ``JSONNull`` never is).
     public func message(in json: Any, depth: Int = 0) -> String? {
         guard depth < 8 else { return nil }
         switch json {

@@ -22,6 +22,9 @@ import Foundation
 /// run on the callback queue, never on the transfer thread.
 public protocol ErrorHandlerProtocol: Sendable {
     /// The error for a failed response whose body is a JSON object, or `nil` to accept it.
+    ///
+    /// The object holds plain Swift values, as ``FailedResponse/jsonObject`` describes: `String`,
+    /// `Bool`, `Int`, `Double`, `[Any]`, `[String: Any]` and ``JSONNull``.
     func handle(response: [String: Any]) -> (any Error)?
 
     /// The error for any failed response, or `nil` to accept it.
