@@ -50,6 +50,23 @@ struct JSONBodyWriterTests {
         }
     }
 
+    /// An object whose member is an object with the same keys: the inner object's keys end
+    /// with it, and the outer one's are still checked, `repeatsBase` writing `base` twice.
+    struct KeysAroundANestedObject: Encodable {
+        let repeatsBase: Bool
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Base.Keys.self)
+            try container.encode(1, forKey: .base)
+            var inner = container.nestedContainer(keyedBy: Base.Keys.self, forKey: .inner)
+            try inner.encode(2, forKey: .list)
+            try inner.encode(3, forKey: .base)
+            var deeper = inner.nestedContainer(keyedBy: Base.Keys.self, forKey: .inner)
+            try deeper.encode(4, forKey: .inner)
+            try container.encode(5, forKey: repeatsBase ? .base : .list)
+        }
+    }
+
     struct DuplicateKey: Encodable {
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: Base.Keys.self)
@@ -157,6 +174,18 @@ struct JSONBodyWriterTests {
         #expect(JSONBodyWriter.written(DuplicateKey(), escapingSlashes: true, userInfo: [:]) == nil)
         #expect(JSONBodyWriter.written(SuperEncoding(), escapingSlashes: true, userInfo: [:]) == nil)
         #expect(throws: EncodingError.self) { try JSONBodyWriter.encode([Double.nan], with: JSONEncoder()) }
+    }
+
+    /// A closed object's keys are forgotten and its enclosing object's are not: the writer
+    /// writes the outer object's new key itself and steps aside for its repeated one.
+    @Test func keysAreCheckedPerObjectAcrossNestedOnes() throws {
+        let distinct = try #require(JSONBodyWriter.written(KeysAroundANestedObject(repeatsBase: false), escapingSlashes: true, userInfo: [:]))
+        #expect(String(decoding: distinct, as: UTF8.self) == #"{"base":1,"inner":{"list":2,"base":3,"inner":{"inner":4}},"list":5}"#)
+        #expect(JSONBodyWriter.written(KeysAroundANestedObject(repeatsBase: true), escapingSlashes: true, userInfo: [:]) == nil)
+        for repeatsBase in [false, true] {
+            let (writer, encoder) = try Self.written(KeysAroundANestedObject(repeatsBase: repeatsBase))
+            #expect(try Self.canonical(writer) == Self.canonical(encoder))
+        }
     }
 
     /// JSONEncoder keeps an object's keys in a dictionary, so keys Swift sees as one `String`

@@ -45,7 +45,10 @@ final class JSONBodyWriter: Encoder {
     @exclusivity(unchecked) private var enclosing: [Frame] = []
     @exclusivity(unchecked) private var openFrames = 0
     /// The keys of the open objects, to see one written twice; each frame's after its `firstKey`.
+    /// Only the first `keyCount` are current: closing an object lowers the count and leaves the
+    /// entries to be overwritten, since shrinking the array costs more than writing them.
     @exclusivity(unchecked) private var keys: [WrittenKey] = []
+    @exclusivity(unchecked) private var keyCount = 0
     /// The keys of open objects with many keys, by frame ID, so that checking a new key does not
     /// take a pass over all the others.
     @exclusivity(unchecked) private var keySets: [Int: Set<String>] = [:]
@@ -144,8 +147,8 @@ final class JSONBodyWriter: Encoder {
 
     /// Appends `string` quoted and escaped as JSONEncoder writes it; whether it is all ASCII.
     private func appendQuoted(_ string: String) -> Bool {
-        var string = string
-        let isASCII = string.withUTF8 { utf8 -> Bool? in
+        // Native and small strings are contiguous UTF-8; only a bridged one is not.
+        let isASCII = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool? in
             let count = utf8.count
             guard let room = output.roomAtEnd(for: count + 2) else {
                 failed = true
@@ -166,8 +169,10 @@ final class JSONBodyWriter: Encoder {
             output.didAppend(count + 2)
             return allBytes < 0x80
         }
-        // `nil`: a character needs an escape, and nothing was written yet.
-        return isASCII ?? appendEscaped(string.utf8)
+        // `nil` (a character needs an escape) or no storage (not contiguous): nothing was
+        // written yet.
+        if let copied = isASCII, let isAllASCII = copied { return isAllASCII }
+        return appendEscaped(string.utf8)
     }
 
     /// ``appendQuoted(_:)`` for a string with a character to escape, a byte at a time.
@@ -301,7 +306,7 @@ final class JSONBodyWriter: Encoder {
         nextFrameID += 1
         appendByte(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
         if openFrames > 0 { enclosing.append(innermost) }
-        innermost = Frame(id: nextFrameID, isObject: isObject, firstKey: keys.count)
+        innermost = Frame(id: nextFrameID, isObject: isObject, firstKey: keyCount)
         openFrames += 1
         return nextFrameID
     }
@@ -314,7 +319,7 @@ final class JSONBodyWriter: Encoder {
     fileprivate func closeFrames(downTo depth: Int) {
         while openFrames > depth {
             if innermost.isObject {
-                keys.removeSubrange(innermost.firstKey...)
+                keyCount = innermost.firstKey
                 if !keySets.isEmpty { keySets[innermost.id] = nil }
             }
             appendByte(innermost.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
@@ -353,7 +358,12 @@ final class JSONBodyWriter: Encoder {
             failed = true  // JSONEncoder keeps the last value of a key written twice
             return false
         }
-        keys.append(newKey)
+        if keyCount < keys.count {
+            keys[keyCount] = newKey
+        } else {
+            keys.append(newKey)
+        }
+        keyCount += 1
         appendByte(UInt8(ascii: ":"))
         return true
     }
@@ -367,10 +377,10 @@ final class JSONBodyWriter: Encoder {
     /// characters, the same way on both sides, so written keys compare as their strings do.
     private func isWrittenAlready(_ newKey: WrittenKey) -> Bool {
         let firstKey = innermost.firstKey
-        let earlierKeys = keys.count - firstKey
+        let earlierKeys = keyCount - firstKey
         if earlierKeys < Self.keysComparedOneByOne {
             var index = firstKey
-            while index < keys.count {
+            while index < keyCount {
                 let earlier = keys[index]
                 if earlier.isASCII && newKey.isASCII {
                     if earlier.length == newKey.length && output.bytesMatch(at: earlier.start, newKey.start, length: newKey.length) { return true }
@@ -383,7 +393,7 @@ final class JSONBodyWriter: Encoder {
         }
         let text = output.string(at: newKey.start, length: newKey.length)
         if keySets[innermost.id] == nil {
-            keySets[innermost.id] = Set(keys[firstKey...].map { output.string(at: $0.start, length: $0.length) })
+            keySets[innermost.id] = Set(keys[firstKey..<keyCount].map { output.string(at: $0.start, length: $0.length) })
         }
         return keySets[innermost.id]?.insert(text).inserted == false
     }
