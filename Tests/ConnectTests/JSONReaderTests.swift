@@ -87,6 +87,18 @@ struct JSONReaderTests {
         #expect(JSONReader.value(from: Data(objects.utf8)) == nil)
     }
 
+    /// The deepest document the reader accepts parses on a 512 KiB stack, the size of a
+    /// secondary thread's on Darwin, where an error handler may run on a dispatch queue.
+    @Test func theDeepestDocumentFitsASmallStack() async {
+        let deepest = String(repeating: #"{"a":["#, count: JSONReader.maximumDepth / 2) + String(repeating: "]}", count: JSONReader.maximumDepth / 2)
+        let parsed = await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: JSONReader.value(from: Data(deepest.utf8)) != nil) }
+            thread.stackSize = 512 * 1024
+            thread.start()
+        }
+        #expect(parsed)
+    }
+
     /// On text both accept, the reader and `JSONSerialization` agree on every string, key, and
     /// number's value.
     @Test func agreesWithJSONSerialization() throws {

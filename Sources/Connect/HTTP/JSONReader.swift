@@ -18,8 +18,10 @@ import Foundation
 /// nesting deeper than ``maximumDepth`` makes the whole text invalid (`nil`), never a partial value.
 struct JSONReader {
     /// Objects and arrays nested deeper than this are refused rather than read by recursion
-    /// without bound.
-    static let maximumDepth = 512
+    /// without bound: the reader may run on a thread with a small stack (512 KiB for a
+    /// secondary thread on Darwin), where a debug or sanitizer build's frames are large. A failed
+    /// response's body has no reason to nest this deep.
+    static let maximumDepth = 128
 
     private let bytes: [UInt8]
     private var index = 0
