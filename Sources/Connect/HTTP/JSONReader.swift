@@ -153,7 +153,7 @@ struct JSONReader {
                 scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
             }
             guard let scalar = Unicode.Scalar(scalarValue) else { return false }  // a lone low surrogate
-            text.append(contentsOf: String(Character(scalar)).utf8)
+            UTF8.encode(scalar) { text.append($0) }
         default:
             return false
         }

@@ -81,13 +81,15 @@ public struct StringResponseDecoder: ResponseDecoder {
     /// bytes stand for none (Unicode's mapping table, cp1252.txt).
     static func windows1252Scalar(_ byte: UInt8) -> Unicode.Scalar? {
         guard (0x80...0x9F).contains(byte) else { return Unicode.Scalar(byte) }
-        let high: [UInt32] = [
-            0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
-            0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
-        ]
-        let value = high[Int(byte - 0x80)]
+        let value = windows1252High[Int(byte - 0x80)]
         return value == 0 ? nil : Unicode.Scalar(value)
     }
+
+    /// The code points of Windows-1252's bytes 0x80–0x9F; 0 where a byte stands for none.
+    private static let windows1252High: [UInt32] = [
+        0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
+        0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+    ]
 
     /// The encoding a `Content-Type` header's `charset` parameter names.
     static func encoding(forContentType contentType: String?) -> String.Encoding {
