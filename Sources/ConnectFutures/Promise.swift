@@ -83,7 +83,10 @@ public final class Promise<Value: Sendable>: Sendable {
 
     /// Completes the future and runs its observers right here, even when the future has a
     /// callback queue: for producers that are already running on that queue (Connect's transfer
-    /// loop hands completed transfers to the queue in batches). Same package only.
+    /// loop hands completed transfers to the queue in batches). Same package only; inlinable so
+    /// that it is specialized for the caller's value type, whose generic metadata an unspecialized
+    /// call would look up on every completion.
+    @inlinable
     @discardableResult
     package func completeOnCallbackQueue(_ result: Result<Value, any Error>) -> Bool {
         storage.completeAndRunHere(result)
