@@ -44,6 +44,10 @@ public final class Connect: Sendable {
     let builder: UncheckedRequestBuilder
     /// What every exchange of this client shares.
     let client: ExchangeClient
+    /// The exchange policy of every request without rules of its own: built once, since it
+    /// depends only on the configuration. `nil` with a tracer, whose policy captures each
+    /// request's service context.
+    let sharedPolicy: ExchangePolicy?
     /// Shared by every future this client returns: the callback queue, `.cancelled` as the
     /// cancellation error, and decoding failures as `.decoding`.
     var context: FutureContext { client.context }
@@ -73,6 +77,8 @@ public final class Connect: Sendable {
         builder = UncheckedRequestBuilder(RequestBuilder(configuration: configuration))
         (transport as? MockTransport)?.adopt(builder)
         client = ExchangeClient(transport: transport, middleware: middleware, context: context)
+        sharedPolicy = self.tracer == nil
+            ? Self.policy(configuration: configuration, errorHandler: errorHandler, transport: transport, tracer: nil) : nil
     }
 
     /// Sends the request `connector` describes; the future gives the response body.
@@ -136,17 +142,33 @@ public final class Connect: Sendable {
         acceptedStatusCodes: AcceptedStatusCodes? = nil, errorHandler connectorErrorHandler: (any ErrorHandlerProtocol)? = nil,
         redirectHandler: (any RedirectHandler)? = nil, debugResponse: Bool
     ) -> Exchange {
-        let policy = ExchangePolicy(
+        let policy: ExchangePolicy
+        if let sharedPolicy, acceptedStatusCodes == nil, connectorErrorHandler == nil, redirectHandler == nil {
+            policy = sharedPolicy
+        } else {
+            policy = Self.policy(
+                configuration: configuration, errorHandler: connectorErrorHandler ?? errorHandler, transport: transport, tracer: tracer,
+                acceptedStatusCodes: acceptedStatusCodes, redirectHandler: redirectHandler)
+        }
+        let log = debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
+        return Exchange(client: client, policy: policy, log: log)
+    }
+
+    /// The policy of a request with these rules, the configuration's where a rule is `nil`; with
+    /// a tracer, its hops are traced under the caller's current service context.
+    static func policy(
+        configuration: ConnectConfiguration, errorHandler: any ErrorHandlerProtocol, transport: any Transport, tracer: (any Tracer)?,
+        acceptedStatusCodes: AcceptedStatusCodes? = nil, redirectHandler: (any RedirectHandler)? = nil
+    ) -> ExchangePolicy {
+        ExchangePolicy(
             acceptedStatusCodes: acceptedStatusCodes ?? configuration.acceptedStatusCodes,
-            errorHandler: connectorErrorHandler ?? errorHandler,
+            errorHandler: errorHandler,
             redirects: RedirectFollower(
                 transport: transport, maximumRedirects: configuration.maximumRedirects,
                 handler: redirectHandler ?? configuration.redirectHandler,
                 sensitiveHeaders: configuration.sensitiveHeaders, timeout: configuration.timeout,
                 tracing: tracer.map { HopTracing(tracer: $0, parent: ServiceContext.current ?? .topLevel) })
         )
-        let log = debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
-        return Exchange(client: client, policy: policy, log: log)
     }
 
     /// Cancels every request in flight, including those waiting for a retry or a token

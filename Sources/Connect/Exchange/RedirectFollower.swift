@@ -6,7 +6,10 @@ import Foundation
 #endif
 
 /// Follows redirects above the transport, within one deadline for all the hops.
-struct RedirectFollower: Sendable {
+///
+/// An object, like the ``ExchangePolicy`` that holds it: each hop's step captures it with one
+/// retain.
+final class RedirectFollower: Sendable {
     let transport: any Transport
     let maximumRedirects: Int
     let handler: (any RedirectHandler)?
@@ -15,7 +18,19 @@ struct RedirectFollower: Sendable {
     /// The time all the hops may take together, unless a request sets its own.
     let timeout: Duration
     /// Traces every hop, when a tracer is set.
-    var tracing: HopTracing?
+    let tracing: HopTracing?
+
+    init(
+        transport: any Transport, maximumRedirects: Int, handler: (any RedirectHandler)?,
+        sensitiveHeaders: SensitiveHeaders, timeout: Duration, tracing: HopTracing?
+    ) {
+        self.transport = transport
+        self.maximumRedirects = maximumRedirects
+        self.handler = handler
+        self.sensitiveHeaders = sensitiveHeaders
+        self.timeout = timeout
+        self.tracing = tracing
+    }
 
     /// Sends `request` and follows its redirects; the final response carries the number of hops.
     ///
@@ -68,7 +83,7 @@ struct RedirectFollower: Sendable {
             sent = transport.send(request)
         }
         if let context { sent = sent.following(context) }
-        return sent.flatMap { response -> Future<Output> in
+        return sent.flatMap { [self] response -> Future<Output> in
             guard let proposed = Self.redirect(for: response, of: request, sensitiveHeaders: sensitiveHeaders) else {
                 return Future(value: try finish(hops == 0 ? response : Self.counting(response, hops: hops, since: started)))
             }
