@@ -29,6 +29,25 @@ extension Future {
         return Future<NewValue>(storage: step)
     }
 
+    /// `flatMap` for a transform that usually has the new value at once: it returns
+    /// `.value(...)` then, which costs no completed future, or `.future(...)` when it must wait.
+    /// Same package only.
+    @inlinable
+    package func flatMap<NewValue: Sendable>(
+        valueOrFuture transform: @escaping @Sendable (Value) throws -> ValueOrFuture<NewValue>
+    ) -> Future<NewValue> {
+        if let result = storage.resultForInlineStep {
+            switch Self.valueOrFutureStep(result, transform) {
+            case .success(let value): return Future<NewValue>(value: value)
+            case .failure(let error): return Future<NewValue>(error: error)
+            case .future(let inner): return inner
+            }
+        }
+        let step = ValueOrFutureStep(following: storage, transform: transform)
+        step.attach(to: storage)
+        return Future<NewValue>(storage: step)
+    }
+
     /// A future whose error, if any, is replaced by `transform`'s; values pass through.
     @inlinable
     public func mapError(_ transform: @escaping @Sendable (any Error) -> any Error) -> Future<Value> {
@@ -73,6 +92,35 @@ extension Future {
             do { return try transform(value) } catch { return Future<NewValue>(error: error) }
         case .failure(let error):
             return Future<NewValue>(error: error)
+        }
+    }
+
+    /// The outcome of a ``flatMap(valueOrFuture:)`` step: its value or error now, or the future
+    /// to wait for.
+    @usableFromInline
+    enum StepOutcome<NewValue: Sendable> {
+        case success(NewValue)
+        case failure(any Error)
+        case future(Future<NewValue>)
+    }
+
+    @inlinable
+    static func valueOrFutureStep<NewValue: Sendable>(
+        _ result: Result<Value, any Error>,
+        _ transform: (Value) throws -> ValueOrFuture<NewValue>
+    ) -> StepOutcome<NewValue> {
+        switch result {
+        case .success(let value):
+            do {
+                switch try transform(value) {
+                case .value(let newValue): return .success(newValue)
+                case .future(let inner): return .future(inner)
+                }
+            } catch {
+                return .failure(error)
+            }
+        case .failure(let error):
+            return .failure(error)
         }
     }
 

@@ -168,6 +168,56 @@ struct OperatorTests {
         #expect(await error(of: innerFails) as? TestError == TestError(code: 10))
     }
 
+    /// `flatMap(valueOrFuture:)` (Connect's redirect step), on a source that is pending or
+    /// already complete: a value now, a future, a failure passed through, a throw.
+    @Test(arguments: [false, true])
+    func flatMapToAValueOrAFuture(sourceIsPending: Bool) async throws {
+        func source(_ result: Result<Int, any Error>) -> (Future<Int>, complete: () -> Void) {
+            guard sourceIsPending else { return (Future(result: result), {}) }
+            let promise = Promise<Int>()
+            return (promise.future, { promise.complete(result) })
+        }
+        let (now, completeNow) = source(.success(1))
+        let valueNow = now.flatMap(valueOrFuture: { ValueOrFuture.value("\($0)") })
+        completeNow()
+        #expect(try await valueNow.value == "1")
+
+        let inner = Promise<String>()
+        let (later, completeLater) = source(.success(2))
+        let waiting = later.flatMap(valueOrFuture: { value in .future(inner.future.map { "\(value)\($0)" }) })
+        completeLater()
+        #expect(!waiting.isCompleted)
+        inner.succeed("b")
+        #expect(try await waiting.value == "2b")
+
+        let (failing, completeFailing) = source(.failure(TestError(code: 11)))
+        let failed = failing.flatMap(valueOrFuture: { ValueOrFuture.value($0) })
+        completeFailing()
+        #expect(await error(of: failed) as? TestError == TestError(code: 11))
+
+        let (throwing, completeThrowing) = source(.success(3))
+        let thrown = throwing.flatMap(valueOrFuture: { _ -> ValueOrFuture<Int> in throw TestError(code: 12) })
+        completeThrowing()
+        #expect(await error(of: thrown) as? TestError == TestError(code: 12))
+
+        let (failingInner, completeFailingInner) = source(.success(4))
+        let innerFailed = failingInner.flatMap(valueOrFuture: { _ in ValueOrFuture<Int>.future(Future(error: TestError(code: 13))) })
+        completeFailingInner()
+        #expect(await error(of: innerFailed) as? TestError == TestError(code: 13))
+    }
+
+    @Test func aValueOrFutureStepRunsOnTheCallbackQueue() async throws {
+        let queue = DispatchQueue(label: "value-or-future")
+        let key = DispatchSpecificKey<Bool>()
+        queue.setSpecific(key: key, value: true)
+        let promise = Promise<Int>(callbackQueue: queue)
+        let step = promise.future.flatMap(valueOrFuture: { value in
+            ValueOrFuture.value(DispatchQueue.getSpecific(key: key) == true ? value : -1)
+        })
+        promise.succeed(5)
+        #expect(try await step.value == 5)
+    }
+
     @Test func mapErrorAndRecover() async throws {
         let renamed = Future<Int>(error: TestError(code: 1)).mapError { _ in TestError(code: 2) }
         #expect(await error(of: renamed) as? TestError == TestError(code: 2))
@@ -406,6 +456,21 @@ struct CancellationTests {
             DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(30)) { continuation.resume() }
         }
         outer.cancel()
+        #expect(inner.isCancelled)
+    }
+
+    @Test func cancellingAValueOrFutureStepReachesTheSourceAndThenTheInnerFuture() async {
+        let source = Promise<Int>()
+        let before = source.future.flatMap(valueOrFuture: { ValueOrFuture.value($0) })
+        before.cancel()
+        #expect(source.isCancelled)
+
+        let inner = Promise<Int>()
+        let after = Future(value: 1).delay(.milliseconds(1)).flatMap(valueOrFuture: { _ in .future(inner.future) })
+        _ = await withCheckedContinuation { continuation in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(30)) { continuation.resume() }
+        }
+        after.cancel()
         #expect(inner.isCancelled)
     }
 

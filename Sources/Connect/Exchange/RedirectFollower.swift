@@ -83,12 +83,14 @@ final class RedirectFollower: Sendable {
             sent = transport.send(request)
         }
         if let context { sent = sent.following(context) }
-        return sent.flatMap { [self] response -> Future<Output> in
+        // Most responses are the final one: their output is handed back as a value, with no
+        // completed future to allocate; only a redirect to follow returns a future.
+        return sent.flatMap(valueOrFuture: { [self] response -> ValueOrFuture<Output> in
             guard let proposed = Self.redirect(for: response, of: request, sensitiveHeaders: sensitiveHeaders) else {
-                return Future(value: try finish(hops == 0 ? response : Self.counting(response, hops: hops, since: started)))
+                return .value(try finish(hops == 0 ? response : Self.counting(response, hops: hops, since: started)))
             }
             guard hops < maximumRedirects else {
-                if maximumRedirects == 0 { return Future(value: try finish(response)) }
+                if maximumRedirects == 0 { return .value(try finish(response)) }
                 throw ConnectError.transport(TransportFailure(kind: .tooManyRedirects, message: "Maximum (\(maximumRedirects)) redirects followed", requestSent: true))
             }
             if Self.isDowngrade(from: request.url, to: proposed.url), handler?.allowsInsecureRedirect(response, of: request, to: proposed) != true {
@@ -102,7 +104,7 @@ final class RedirectFollower: Sendable {
             switch handler?.redirect(response, of: request, to: proposed) ?? .follow {
             case .follow: next = proposed
             case .followModified(let modified): next = modified
-            case .refuse: return Future(value: try finish(Self.counting(response, hops: hops, since: started)))
+            case .refuse: return .value(try finish(Self.counting(response, hops: hops, since: started)))
             }
             try next.validate()
             if next.body?.isSpent == true {
@@ -112,9 +114,9 @@ final class RedirectFollower: Sendable {
                     requestSent: true))
             }
             let deadline = deadline ?? started + (request.timeout ?? timeout)
-            return send(try Self.request(next, within: deadline, budget: nil), hops: hops + 1, resends: resends, started: started, deadline: deadline,
-                        context: context, finish: finish)
-        }
+            return .future(send(try Self.request(next, within: deadline, budget: nil), hops: hops + 1, resends: resends, started: started, deadline: deadline,
+                                context: context, finish: finish))
+        })
     }
 
     /// `request` with the time left before `deadline` as its timeout, or a timeout failure if
