@@ -69,6 +69,9 @@ struct RequestBuilder {
         let (url, urlProblem) = try makeCheckedURL(base: environment.baseURL(for: connector.baseURL), endpoint: connector.endpoint, parameters: parameters)
 
         var headers = connector.headers
+        // Room for every header that may be added (after these, the token's, the body's type
+        // and the User-Agent): one allocation rather than one for each growth.
+        headers.reserveCapacity(headers.count + defaultHeaders.count + parameters.headers.count + 3)
         for header in defaultHeaders where !headers.contains(name: header.name) {
             headers.append(header)
         }
@@ -124,7 +127,7 @@ struct RequestBuilder {
             let ownNames = Set(parameters.queryItems.map(\.name))
             queryParts += defaultQueryItems.filter { !ownNames.contains($0.name) }.map(Self.encode)
         }
-        queryParts += parameters.queryItems.map(Self.encode)
+        if !parameters.queryItems.isEmpty { queryParts += parameters.queryItems.map(Self.encode) }
         if !queryParts.isEmpty { text += "?" + queryParts.joined(separator: "&") }
 
         guard let parsed = parsedURLs.entry(for: text) else {

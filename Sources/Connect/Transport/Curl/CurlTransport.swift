@@ -22,6 +22,8 @@ public final class CurlTransport: Transport {
     /// so each transfer holds one reference rather than a copy of every field.
     final class Settings: Sendable {
         let timeout: Duration
+        /// `timeout` as libcurl takes it, worked out once rather than for every transfer.
+        let timeoutMilliseconds: Int
         let connectTimeout: Duration
         let maximumBodySize: Int
         let cookies: CookieStorage
@@ -32,6 +34,7 @@ public final class CurlTransport: Transport {
         init(timeout: Duration, connectTimeout: Duration, maximumBodySize: Int, cookies: CookieStorage = .none,
              proxy: ProxyConfiguration? = nil, tls: TLSConfiguration = TLSConfiguration(), httpVersion: HTTPVersionPolicy = .automatic) {
             self.timeout = timeout
+            timeoutMilliseconds = CurlTransfer.milliseconds(timeout)
             self.connectTimeout = connectTimeout
             self.maximumBodySize = maximumBodySize
             self.cookies = cookies
