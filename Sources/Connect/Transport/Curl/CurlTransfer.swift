@@ -641,10 +641,17 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         return received.body.append(bytes) ? bytes.count : 0
     }
 
+    /// `received`, for the header callback, which runs only after checking the transfer has it:
+    /// read where it is used rather than bound to a local, which the compiler retained and
+    /// released for every header line.
+    private var receiving: ReceivedResponse {
+        @inline(__always) get { received.unsafelyUnwrapped }
+    }
+
     /// One header line from libcurl, checked by the head parser and kept as bytes (see
     /// ``RawHeaders``); `false` stops the transfer.
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard let received else { return false }
+        guard received != nil else { return false }
         let line: ResponseHeadParser.Line
         do {
             line = try head.read(bytes)
@@ -656,19 +663,19 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         case .status:
             // A new head: an interim 1xx or a proxy's answer to CONNECT came before; start over.
             responseIsHTTP2 = ResponseHeadParser.isHTTP2StatusLine(bytes)
-            received.headers.removeAll()
-            received.reasonPhrase = ResponseHeadParser.unusualReasonPhrase(ofStatusLine: bytes, statusCode: head.statusCode)
+            receiving.headers.removeAll()
+            receiving.reasonPhrase = ResponseHeadParser.unusualReasonPhrase(ofStatusLine: bytes, statusCode: head.statusCode)
             contentRange = nil
             decoder = nil
         case .end:
             // A body-less answer (204, `Content-Length: 0`) can be complete here.
             if uploadingHandle != nil, isAnsweredBeforeBodySent() { return false }
         case .field:
-            received.headers.append(line: bytes)
+            receiving.headers.append(line: bytes)
         case .continuation:
-            received.headers.appendContinuation(bytes)
+            receiving.headers.appendContinuation(bytes)
         case .contentEncoding:
-            received.headers.append(line: bytes)
+            receiving.headers.append(line: bytes)
             guard let (_, value) = RawHeaders.split(bytes),
                 let coding = ContentDecoder.Coding(headerValue: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[value]), as: UTF8.self))
             else { return true }
@@ -679,13 +686,13 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
                 return false
             }
         case .contentLength:
-            received.headers.append(line: bytes)
+            receiving.headers.append(line: bytes)
             guard let length = head.contentLength, sink == nil, request.streamBuffer == nil else { return true }
             if length > settings.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode), decoder == nil {
                 bodyTooLarge = true
                 return false
             }
-            if received.body.isEmpty, decoder == nil { received.body.reserveCapacity(min(length, settings.maximumBodySize)) }
+            if receiving.body.isEmpty, decoder == nil { receiving.body.reserveCapacity(min(length, settings.maximumBodySize)) }
         }
         return true
     }
