@@ -37,10 +37,10 @@ extension Future {
         valueOrFuture transform: @escaping @Sendable (Value) throws -> ValueOrFuture<NewValue>
     ) -> Future<NewValue> {
         if let result = storage.resultForInlineStep {
-            switch Self.valueOrFutureStep(result, transform) {
-            case .success(let value): return Future<NewValue>(value: value)
+            switch result.flatMapThrowing(transform) {
+            case .success(.value(let value)): return Future<NewValue>(value: value)
+            case .success(.future(let inner)): return inner
             case .failure(let error): return Future<NewValue>(error: error)
-            case .future(let inner): return inner
             }
         }
         let step = ValueOrFutureStep(following: storage, transform: transform)
@@ -92,35 +92,6 @@ extension Future {
             do { return try transform(value) } catch { return Future<NewValue>(error: error) }
         case .failure(let error):
             return Future<NewValue>(error: error)
-        }
-    }
-
-    /// The outcome of a ``flatMap(valueOrFuture:)`` step: its value or error now, or the future
-    /// to wait for.
-    @usableFromInline
-    enum StepOutcome<NewValue: Sendable> {
-        case success(NewValue)
-        case failure(any Error)
-        case future(Future<NewValue>)
-    }
-
-    @inlinable
-    static func valueOrFutureStep<NewValue: Sendable>(
-        _ result: Result<Value, any Error>,
-        _ transform: (Value) throws -> ValueOrFuture<NewValue>
-    ) -> StepOutcome<NewValue> {
-        switch result {
-        case .success(let value):
-            do {
-                switch try transform(value) {
-                case .value(let newValue): return .success(newValue)
-                case .future(let inner): return .future(inner)
-                }
-            } catch {
-                return .failure(error)
-            }
-        case .failure(let error):
-            return .failure(error)
         }
     }
 

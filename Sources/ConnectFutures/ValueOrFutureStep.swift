@@ -17,10 +17,10 @@ final class ValueOrFutureStep<Value: Sendable, NewValue: Sendable>: PendingFutur
         source.append(FutureContinuation(target: self) { step, source in
             let step = unsafeDowncast(step.unsafelyUnwrapped, to: ValueOrFutureStep.self)
             let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
-            switch Future<Value>.valueOrFutureStep(source.resultOfCompleted, step.transform) {
-            case .success(let value): return step.completeReturningCallbacks(.success(value))
+            switch source.resultOfCompleted.flatMapThrowing(step.transform) {
+            case .success(.value(let value)): return step.completeReturningCallbacks(.success(value))
+            case .success(.future(let inner)): return Future<NewValue>.complete(step, like: inner.storage)
             case .failure(let error): return step.completeReturningCallbacks(.failure(error))
-            case .future(let inner): return Future<NewValue>.complete(step, like: inner.storage)
             }
         })
     }

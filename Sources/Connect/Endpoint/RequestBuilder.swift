@@ -150,7 +150,8 @@ struct RequestBuilder {
     /// have a value and every value a template, so a typo fails loudly instead of sending
     /// `/users/{id}` to the server.
     func fillTemplates(in endpoint: Substring, with values: [String: String]) throws(ConnectError) -> String {
-        // Most endpoints have no template and most connectors no path values: nothing to check.
+        // Most endpoints have no template and most connectors no path values: nothing to check,
+        // where the loop below would still set up its set and build a new string.
         if values.isEmpty, Self.firstIndex(of: UInt8(ascii: "{"), in: endpoint) == nil { return String(endpoint) }
         var result = ""
         var used = Set<String>()
@@ -169,7 +170,9 @@ struct RequestBuilder {
             rest = rest[rest.index(after: close)...]
         }
         result += rest
-        if let unused = values.keys.sorted().first(where: { !used.contains($0) }) {
+        // `used` holds only keys of `values`, so a count short of it means one went unused; the
+        // keys are sorted only then, so that the error names the same one every time.
+        if used.count < values.count, let unused = values.keys.sorted().first(where: { !used.contains($0) }) {
             throw .invalidRequest("the path parameter \"\(unused)\" has no {\(unused)} in the endpoint \(String(endpoint).debugDescription)")
         }
         return result
