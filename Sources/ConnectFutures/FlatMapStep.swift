@@ -2,11 +2,11 @@
 /// it waits for: first its source, then (unless it had already completed) the future `transform`
 /// returned.
 @usableFromInline
-final class FlatMapStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<FutureSlot<NewValue>>, @unchecked Sendable {
+final class FlatMapStep<Value: Sendable, NewValue: Sendable>: FutureStorage<FutureSlot<NewValue>>, @unchecked Sendable {
     @usableFromInline let transform: @Sendable (Value) throws -> Future<NewValue>
 
     @inlinable
-    init(following source: Future<Value>.Storage, transform: @escaping @Sendable (Value) throws -> Future<NewValue>) {
+    init(following source: __shared Future<Value>.Storage, transform: @escaping @Sendable (Value) throws -> Future<NewValue>) {
         self.transform = transform
         super.init(following: source)
     }

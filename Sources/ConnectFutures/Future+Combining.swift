@@ -8,7 +8,7 @@ extension Future {
     /// ```
     /// Cancelling it cancels both.
     public func zip<Other: Sendable>(_ other: Future<Other>) -> Future<(Value, Other)> {
-        let child = Future<(Value, Other)>.PendingStorage(upstream: UpstreamGroup([storage, other.storage]), context: storage.context)
+        let child = Future<(Value, Other)>.Storage(upstream: UpstreamGroup([storage, other.storage]), context: storage.context)
         other.storage.append {
             guard case .failure(let error) = other.storage.resultOfCompleted else { return nil }
             return child.complete(.failure(error), from: other.storage)
@@ -16,7 +16,7 @@ extension Future {
         storage.append { [storage] in
             switch storage.resultOfCompleted {
             case .failure(let error):
-                return child.completeReturningCallbacks(.failure(error))
+                return child.completeInChain(.failure(error))
             case .success(let value):
                 other.storage.append {
                     guard case .success(let otherValue) = other.storage.resultOfCompleted else { return nil }
@@ -41,7 +41,7 @@ extension Future {
     /// Cancelling it cancels every future in `futures`.
     public static func whenAll(_ futures: [Future<Value>]) -> Future<[Value]> {
         if futures.isEmpty { return Future<[Value]>(value: []) }
-        let child = Future<[Value]>.PendingStorage(upstream: UpstreamGroup(futures.map(\.storage)), context: futures[0].storage.context)
+        let child = Future<[Value]>.Storage(upstream: UpstreamGroup(futures.map(\.storage)), context: futures[0].storage.context)
         let gathered = Gathered<Value>(count: futures.count)
         for (index, future) in futures.enumerated() {
             future.storage.append {
@@ -61,7 +61,7 @@ extension Future {
     /// the others are then cancelled. It fails with ``FutureError/noFutures`` if `futures` is empty.
     public static func first(of futures: [Future<Value>]) -> Future<Value> {
         if futures.isEmpty { return Future(error: FutureError.noFutures) }
-        let child = PendingStorage(upstream: UpstreamGroup(futures.map(\.storage)), context: futures[0].storage.context)
+        let child = Storage(upstream: UpstreamGroup(futures.map(\.storage)), context: futures[0].storage.context)
         for future in futures {
             future.storage.append {
                 child.complete(future.storage.resultOfCompleted, from: future.storage)

@@ -6,7 +6,7 @@ extension Future {
     ///
     /// Cancelling it during the wait fails it at once with `CancellationError()`.
     public func delay(_ duration: Duration, on queue: DispatchQueue = .global()) -> Future<Value> {
-        let child = PendingStorage(following: storage)
+        let child = Storage(following: storage)
         storage.append { [storage] in
             let pending = TimerPayload((child, storage.resultOfCompleted))
             queue.asyncAfter(deadline: .now() + duration.dispatchInterval) {
@@ -24,17 +24,17 @@ extension Future {
     public func timeout(after duration: Duration, on queue: DispatchQueue = .global()) -> Future<Value> {
         if storage.completedResult != nil { return self }
         let source = storage
-        let child = PendingStorage(following: source)
+        let child = Storage(following: source)
         source.append {
-            child.completeReturningCallbacks(source.resultOfCompleted)
+            child.completeInChain(source.resultOfCompleted)
         }
         let pending = TimerPayload((child, source))
         queue.asyncAfter(deadline: .now() + duration.dispatchInterval) {
             guard let (child, source) = pending.take(),
-                let waiting = child.complete(.failure(FutureError.timedOut(after: duration)))
+                child.store(.failure(FutureError.timedOut(after: duration)))
             else { return }
             source.cancel()
-            child.runReleased(waiting)
+            child.runWaitingWhereTheyBelong()
         }
         Future(storage: child).observe { _ in _ = pending.take() }
         return Future(storage: child)

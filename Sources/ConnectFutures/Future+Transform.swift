@@ -128,7 +128,7 @@ extension Future {
     func flatChained<NewValue: Sendable>(
         _ next: @escaping @Sendable (Result<Value, any Error>) -> Future<NewValue>
     ) -> Future<NewValue> {
-        let child = Future<NewValue>.PendingStorage(following: storage)
+        let child = Future<NewValue>.Storage(following: storage)
         storage.append { [storage] in
             Future<NewValue>.complete(child, like: next(storage.resultOfCompleted).storage)
         }
@@ -139,13 +139,13 @@ extension Future {
     /// at once if `inner` has completed, otherwise when it does, with cancellation pointed at
     /// it meanwhile.
     @inlinable
-    static func complete(_ waiting: PendingStorage, like inner: Storage) -> CallbackList? {
+    static func complete(_ waiting: Storage, like inner: Storage) -> Unmanaged<FutureCore>? {
         if let result = inner.completedResult {
-            return waiting.completeReturningCallbacks(result)
+            return waiting.completeInChain(result)
         }
         waiting.setUpstream(inner)
         inner.append(FutureContinuation(target: waiting) { waiting, inner in
-            let waiting = unsafeDowncast(waiting.unsafelyUnwrapped, to: PendingStorage.self)
+            let waiting = unsafeDowncast(waiting.unsafelyUnwrapped, to: Storage.self)
             let inner = unsafeDowncast(inner, to: Storage.self)
             return waiting.complete(inner.resultOfCompleted, from: inner)
         })

@@ -31,7 +31,6 @@ import Dispatch
 /// A `Future` is a cheap handle: copies refer to the same pending result.
 public struct Future<Value: Sendable>: Sendable {
     @usableFromInline typealias Storage = FutureStorage<FutureSlot<Value>>
-    @usableFromInline typealias PendingStorage = PendingFutureStorage<FutureSlot<Value>>
 
     @usableFromInline let storage: Storage
 
@@ -82,7 +81,7 @@ public struct Future<Value: Sendable>: Sendable {
     /// future that completes like this one under `context`. Cancelling it cancels this one.
     public func following(_ context: FutureContext) -> Future<Value> {
         if storage.context === context { return self }
-        let child = PendingStorage(upstream: storage, context: context)
+        let child = Storage(upstream: storage, context: context)
         storage.append { [storage] in
             child.completeAndRun(storage.resultOfCompleted)
             return nil

@@ -9,64 +9,58 @@ package protocol UpstreamCancellable: AnyObject, Sendable {
     func cancelFromDownstream() -> Bool
 }
 
-/// The shared state behind a `Future` and its `Promise`.
+/// The shared state behind a `Future` and its `Promise`: `FutureCore` and the result.
 ///
-/// A future made already completed (`Future(value:)`, a step on a completed future) is just this:
-/// its state, context and result. One that starts pending is a `PendingFutureStorage`, which adds
-/// what only a pending future needs.
+/// A future made already completed (`Future(value:)`, a step on a completed future) is just
+/// this. One that starts pending is this too (a promise's), or a chain step that subclasses it
+/// and is also its continuation's target (`MapStep`, `FlatMapStep`, `ResultStep`,
+/// `ValueOrFutureStep`).
 ///
 /// `@unchecked Sendable`: `result` is written once, under the lock, before the completed bit is
 /// set with release ordering; once an acquiring load sees that bit, `result` never changes again
 /// and is read without the lock. That makes observing, mapping or awaiting an already-completed
 /// future lock-free.
 ///
-/// Open only to `PendingFutureStorage`; every member is `final`, so nothing is dispatched
-/// dynamically.
+/// Generic over its whole result slot rather than over `Value` (see `ResultSlot`). Open only to
+/// the chain steps; every member is `final`, so nothing is dispatched dynamically.
 @usableFromInline
-class FutureStorage<Slot: ResultSlot>: UpstreamCancellable, @unchecked Sendable {
+class FutureStorage<Slot: ResultSlot>: FutureCore, UpstreamCancellable, @unchecked Sendable {
     /// The result this future completes with: `Result<Value, any Error>`.
     @usableFromInline typealias Outcome = Slot.Outcome
 
-    /// `completedBit` and, for a pending future, `PendingFutureStorage`'s lock and flag bits.
-    @usableFromInline final let state: Atomic<UInt8>
-    /// The chain's shared settings; `nil` for plain futures.
-    @usableFromInline final let context: FutureContext?
     /// Empty until the result is written, once, before the completed bit is published (see
-    /// above), so no access can overlap. Last, so that the other fields sit at the same offsets
-    /// whatever the result type is.
+    /// above), so no access can overlap.
     @usableFromInline @exclusivity(unchecked) final var result: Slot
-
-    @usableFromInline static var completedBit: UInt8 { 1 }
 
     /// A future that has already completed.
     @inlinable
     init(result: Outcome, context: FutureContext? = nil) {
-        state = Atomic(Self.completedBit)
         self.result = .holding(result)
-        self.context = context
+        super.init(completed: true, context: context, link: nil)
     }
 
-    /// A pending future: only for `PendingFutureStorage`.
+    /// A pending future: a promise's.
     @inlinable
     init(pendingWith context: FutureContext?) {
-        state = Atomic(0)
         result = .empty
-        self.context = context
+        super.init(completed: false, context: context, link: nil)
     }
 
+    /// A pending future that follows `parent`: same context, cancellation reaches `parent`.
+    /// `parent` is borrowed (`__shared`), as by every step's initializer: an owned argument made
+    /// each step retain its source once more, only to release it at once.
     @inlinable
-    final var isCompleted: Bool {
-        state.load(ordering: .acquiring) & Self.completedBit != 0
+    init<Parent>(following parent: __shared FutureStorage<Parent>) {
+        result = .empty
+        super.init(completed: false, context: parent.context, link: parent)
     }
 
-    /// This future as the pending kind it must be while it has not completed.
+    /// A pending future that waits for several others (`whenAll`, `zip`, `first`).
     @inlinable
-    final var pending: PendingFutureStorage<Slot> {
-        unsafeDowncast(self, to: PendingFutureStorage<Slot>.self)
+    init(upstream: any UpstreamCancellable, context: FutureContext?) {
+        result = .empty
+        super.init(completed: false, context: context, link: upstream)
     }
-
-    @inlinable
-    final var callbackQueue: DispatchQueue? { context?.callbackQueue }
 
     /// The result, if the future has completed; lock-free.
     @inlinable
@@ -88,23 +82,11 @@ class FutureStorage<Slot: ResultSlot>: UpstreamCancellable, @unchecked Sendable 
         result.held
     }
 
-    /// Runs continuations released by a completion from outside a chain: here, or on the
-    /// callback queue when the future has one.
-    @inlinable
-    final func runReleased(_ callbacks: CallbackList) {
-        guard !callbacks.isEmpty else { return }
-        if let callbackQueue {
-            // The list does not hold this future; the block does, until the list has run.
-            let source: any AnyObject & Sendable = self
-            callbackQueue.async { withExtendedLifetime(source) { callbacks.run() } }
-        } else {
-            callbacks.run()
-        }
-    }
+    // MARK: Waiting
 
     /// Adds a continuation written as a closure; see `append(_:)`.
     @inlinable
-    final func append(_ body: @escaping @Sendable () -> CallbackList?) {
+    final func append(_ body: @escaping @Sendable () -> Unmanaged<FutureCore>?) {
         append(FutureContinuation(body))
     }
 
@@ -113,23 +95,106 @@ class FutureStorage<Slot: ResultSlot>: UpstreamCancellable, @unchecked Sendable 
     @inlinable
     final func append(_ continuation: consuming FutureContinuation) {
         if !isCompleted {
-            guard let notAdded = pending.add(continuation) else { return }
+            guard let notAdded = add(continuation) else { return }
             continuation = notAdded
         }
         if let callbackQueue {
-            let source: any AnyObject & Sendable = self
             let waiting = continuation
-            callbackQueue.async { waiting.run(after: source)?.run() }
+            let source: FutureCore = self
+            callbackQueue.async { waiting.runToTheEnd(after: source) }
         } else {
-            continuation.run(after: self)?.run()
+            continuation.runToTheEnd(after: self)
         }
     }
 
-    /// Returns `true` if this call is what ended the future; see `PendingFutureStorage.cancel()`.
+    // MARK: Completing
+
+    /// Stores the result; `true` if this call completed the future, and the thread that made it
+    /// must then run the waiting continuations, `false` (and the result dropped) if it had
+    /// already completed.
+    @inlinable
+    final func store(_ newResult: Outcome) -> Bool {
+        guard let bits = lockUnlessCompleted() else { return false }
+        result = .holding(newResult)
+        unlockCompleting(from: bits)
+        return true
+    }
+
+    /// Completes inside a continuation: returns this future for the caller's run loop to run its
+    /// continuations next, or `nil` when nothing waits (or it had already completed).
+    @inlinable
+    final func completeInChain(_ newResult: Outcome) -> Unmanaged<FutureCore>? {
+        store(newResult) ? waitingToRun : nil
+    }
+
+    /// Completes from outside a chain (a promise, a timer, a cancel).
+    @inlinable
+    @discardableResult
+    final func completeAndRun(_ newResult: Outcome) -> Bool {
+        guard store(newResult) else { return false }
+        runWaitingWhereTheyBelong()
+        return true
+    }
+
+    /// Completes and runs the waiting continuations on this thread, whatever the callback queue:
+    /// for a producer already running on it.
+    @inlinable
+    @discardableResult
+    final func completeAndRunHere(_ newResult: Outcome) -> Bool {
+        guard store(newResult) else { return false }
+        runWaiting()
+        return true
+    }
+
+    /// Completes from a continuation of `source`, which runs on `source`'s queue (or thread): the
+    /// waiting continuations are handed back to run inline when that is where they belong, and
+    /// dispatched to this future's own callback queue otherwise.
+    @inlinable
+    final func complete(_ newResult: Outcome, from source: FutureCore) -> Unmanaged<FutureCore>? {
+        let queue = callbackQueue
+        if queue == nil || queue === source.callbackQueue {
+            return completeInChain(newResult)
+        }
+        completeAndRun(newResult)
+        return nil
+    }
+
+    // MARK: Cancelling
+
+    /// Returns `true` if this call is what ended the future.
+    ///
+    /// Cancels the work upstream first, so the whole chain fails with the source's own
+    /// cancellation error; if this future is still pending after that (its upstream had already
+    /// finished, or it has none), it fails with its own cancellation error, and then the
+    /// producer's handler runs.
     @usableFromInline
     @discardableResult
     final func cancel() -> Bool {
-        isCompleted ? false : pending.cancelPending()
+        guard var bits = lockUnlessCompleted() else { return false }
+        bits |= Self.cancelRequestedBit
+        // The upstream leaves the link; the handler stays, for the second half. Both are still
+        // held here, so nothing is freed under the lock.
+        let upstreamToCancel = upstream(of: bits)
+        let handler = handler(of: bits)
+        link = handler
+        bits = bits & ~Self.linkBits | (handler == nil ? 0 : Self.linkIsHandlerBit)
+        unlock(leaving: bits)
+        // Cancelled outside the lock: cancelling upstream completes this future through the chain.
+        let cancelledUpstream = upstreamToCancel?.cancelFromDownstream() ?? false
+
+        let error = context?.cancellationError ?? CancellationError()
+        guard let bitsNow = lockUnlessCompleted() else {
+            // Completed meanwhile: by the cancellation this call sent upstream, or by a result
+            // that won the race.
+            return cancelledUpstream
+        }
+        result = .failure(error)
+        var handlerToRun: (any UpstreamCancellable)?
+        if bitsNow & Self.linkIsHandlerBit != 0 { swap(&handlerToRun, &link) }
+        unlock(leaving: Self.completedBit | Self.cancelledBit | bitsNow & Self.hasManyCallbacksBit)
+        _ = handlerToRun?.cancelFromDownstream()
+        runWaitingWhereTheyBelong()
+        return true
     }
 
     @usableFromInline

@@ -1,11 +1,11 @@
 /// The future of a `map` step, which is also the target of the continuation its source runs:
 /// one allocation per step, holding the transform as the caller gave it.
 @usableFromInline
-final class MapStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<FutureSlot<NewValue>>, @unchecked Sendable {
+final class MapStep<Value: Sendable, NewValue: Sendable>: FutureStorage<FutureSlot<NewValue>>, @unchecked Sendable {
     @usableFromInline let transform: @Sendable (Value) throws -> NewValue
 
     @inlinable
-    init(following source: Future<Value>.Storage, transform: @escaping @Sendable (Value) throws -> NewValue) {
+    init(following source: __shared Future<Value>.Storage, transform: @escaping @Sendable (Value) throws -> NewValue) {
         self.transform = transform
         super.init(following: source)
     }
@@ -16,7 +16,7 @@ final class MapStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<F
         source.append(FutureContinuation(target: self) { step, source in
             let step = unsafeDowncast(step.unsafelyUnwrapped, to: MapStep.self)
             let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
-            return step.completeReturningCallbacks(source.resultOfCompleted.flatMapThrowing(step.transform))
+            return step.completeInChain(source.resultOfCompleted.flatMapThrowing(step.transform))
         })
     }
 }

@@ -15,7 +15,7 @@ import Dispatch
 /// ``FutureError/promiseAbandoned``, so observers never wait forever for a result that cannot come,
 /// and nothing they captured is kept alive past that point.
 public final class Promise<Value: Sendable>: Sendable {
-    @usableFromInline let storage: Future<Value>.PendingStorage
+    @usableFromInline let storage: Future<Value>.Storage
 
     /// Creates a pending promise.
     ///
@@ -37,7 +37,7 @@ public final class Promise<Value: Sendable>: Sendable {
     /// `context`; share one context between many promises to save an allocation each.
     @inlinable
     public init(context: FutureContext?) {
-        storage = Future<Value>.PendingStorage(context: context)
+        storage = Future<Value>.Storage(pendingWith: context)
     }
 
     deinit {

@@ -1,12 +1,12 @@
 /// The future of a step that maps a whole result (`mapError`, `recover`), which is also the
 /// target of the continuation its source runs.
 @usableFromInline
-final class ResultStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<FutureSlot<NewValue>>, @unchecked Sendable {
+final class ResultStep<Value: Sendable, NewValue: Sendable>: FutureStorage<FutureSlot<NewValue>>, @unchecked Sendable {
     @usableFromInline let next: @Sendable (Result<Value, any Error>) -> Result<NewValue, any Error>
 
     @inlinable
     init(
-        following source: Future<Value>.Storage,
+        following source: __shared Future<Value>.Storage,
         next: @escaping @Sendable (Result<Value, any Error>) -> Result<NewValue, any Error>
     ) {
         self.next = next
@@ -19,7 +19,7 @@ final class ResultStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorag
         source.append(FutureContinuation(target: self) { step, source in
             let step = unsafeDowncast(step.unsafelyUnwrapped, to: ResultStep.self)
             let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
-            return step.completeReturningCallbacks(step.next(source.resultOfCompleted))
+            return step.completeInChain(step.next(source.resultOfCompleted))
         })
     }
 }

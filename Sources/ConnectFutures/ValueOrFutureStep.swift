@@ -2,11 +2,11 @@
 /// hand back its value directly. Like `FlatMapStep`, it is also the target of the continuations
 /// of the futures it waits for.
 @usableFromInline
-final class ValueOrFutureStep<Value: Sendable, NewValue: Sendable>: PendingFutureStorage<FutureSlot<NewValue>>, @unchecked Sendable {
+final class ValueOrFutureStep<Value: Sendable, NewValue: Sendable>: FutureStorage<FutureSlot<NewValue>>, @unchecked Sendable {
     @usableFromInline let transform: @Sendable (Value) throws -> ValueOrFuture<NewValue>
 
     @inlinable
-    init(following source: Future<Value>.Storage, transform: @escaping @Sendable (Value) throws -> ValueOrFuture<NewValue>) {
+    init(following source: __shared Future<Value>.Storage, transform: @escaping @Sendable (Value) throws -> ValueOrFuture<NewValue>) {
         self.transform = transform
         super.init(following: source)
     }
@@ -18,9 +18,9 @@ final class ValueOrFutureStep<Value: Sendable, NewValue: Sendable>: PendingFutur
             let step = unsafeDowncast(step.unsafelyUnwrapped, to: ValueOrFutureStep.self)
             let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
             switch source.resultOfCompleted.flatMapThrowing(step.transform) {
-            case .success(.value(let value)): return step.completeReturningCallbacks(.success(value))
+            case .success(.value(let value)): return step.completeInChain(.success(value))
             case .success(.future(let inner)): return Future<NewValue>.complete(step, like: inner.storage)
-            case .failure(let error): return step.completeReturningCallbacks(.failure(error))
+            case .failure(let error): return step.completeInChain(.failure(error))
             }
         })
     }

@@ -120,6 +120,49 @@ struct PromiseTests {
         #expect(try last.result?.get() == 100_000)
     }
 
+    @Test func aStepWithSeveralFollowersRunsThemDepthFirstInOrder() {
+        let promise = Promise<Int>()
+        let seen = Recorder<String>()
+        let first = promise.future.map { $0 + 1 }
+        first.observe { seen.append("x\((try? $0.get()) ?? -1)") }
+        let second = first.map { $0 * 10 }
+        first.observe { seen.append("y\((try? $0.get()) ?? -1)") }
+        second.observe { seen.append("second\((try? $0.get()) ?? -1)") }
+        second.observe { _ in seen.append("second again") }
+        first.observe { _ in seen.append("z") }
+        promise.succeed(1)
+        #expect(seen.all == ["x2", "second20", "second again", "y2", "z"])
+        // Added after completion: they run at once, and nothing runs twice.
+        first.observe { _ in seen.append("late") }
+        #expect(seen.all == ["x2", "second20", "second again", "y2", "z", "late"])
+    }
+
+    @Test func aCancelledFutureWithSeveralFollowersRunsEachOnce() {
+        let promise = Promise<Int>()
+        let step = promise.future.map { $0 + 1 }
+        let failures = Counter()
+        for _ in 0..<3 { step.observe { if case .failure = $0 { failures.increment() } } }
+        #expect(step.cancel())
+        #expect(failures.current == 3)
+        #expect(!promise.succeed(1))
+        #expect(failures.current == 3)
+    }
+
+    @Test func longChainsWithTwoFollowersAtEveryStepRunWithoutRecursion() throws {
+        let promise = Promise<Int>()
+        let observed = Counter()
+        var future = promise.future
+        for _ in 0..<100_000 {
+            let next = future.map { $0 + 1 }
+            future.observe { _ in observed.increment() }
+            future = next
+        }
+        let last = future
+        promise.succeed(0)
+        #expect(try last.result?.get() == 100_000)
+        #expect(observed.current == 100_000)
+    }
+
     @Test func longFlatMapChainsRunWithoutRecursion() throws {
         let promise = Promise<Int>()
         var future = promise.future
