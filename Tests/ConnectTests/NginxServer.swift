@@ -39,11 +39,52 @@ final class NginxServer: @unchecked Sendable {
 
     /// Starts nginx with one TLS site per element of `sites`; `sites` may refer to the ports of
     /// the others as `PORT0`, `PORT1`, ….
+    ///
+    /// The ports are found free and then handed to nginx, so a server another test starts in
+    /// between can take one: nginx then fails to bind and exits, and the probe for the port
+    /// would find that other server. So nginx counts as started only once it has written its
+    /// pid file (it does after binding every port), and a start whose nginx exited first is
+    /// tried again on other ports.
     init(sites: [Site]) throws {
-        ports = try sites.map { _ in try unusedPort() }
+        let nginx = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/opt/homebrew/bin/nginx", "/usr/local/bin/nginx"]
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let nginx else {
+            Issue.record("nginx is not installed; `make test` installs it")
+            throw POSIXError(.ENOENT)
+        }
         schemes = sites.map { $0.cleartext ? "http" : "https" }
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("connect-nginx-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var attempts = 0
+        while true {
+            attempts += 1
+            let ports = try sites.map { _ in try unusedPort() }
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("connect-nginx-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Self.configuration(sites: sites, ports: ports, directory: directory)
+                .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: nginx)
+            process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path]
+            try process.run()
+            if Self.waitUntilBound(process, pidFile: directory.appendingPathComponent("nginx.pid")) {
+                self.ports = ports
+                self.directory = directory
+                self.process = process
+                break
+            }
+            if process.isRunning {
+                process.terminate()
+                process.waitUntilExit()
+            }
+            try? FileManager.default.removeItem(at: directory)
+            guard attempts < 3 else { throw POSIXError(.EADDRINUSE) }
+        }
+        for port in ports where !Self.waitUntilListening(port) {
+            shutdown()
+            throw POSIXError(.ETIMEDOUT)
+        }
+    }
+
+    private static func configuration(sites: [Site], ports: [Int], directory: URL) -> String {
         var servers = ""
         for (index, site) in sites.enumerated() {
             var locations = site.locations
@@ -63,7 +104,7 @@ final class NginxServer: @unchecked Sendable {
 
             """
         }
-        let configuration = """
+        return """
             daemon off;
             worker_processes 1;
             pid \(directory.path)/nginx.pid;
@@ -76,21 +117,17 @@ final class NginxServer: @unchecked Sendable {
                 \(servers)
             }
             """
-        try configuration.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        let nginx = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/opt/homebrew/bin/nginx", "/usr/local/bin/nginx"]
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-        guard let nginx else {
-            Issue.record("nginx is not installed; `make test` installs it")
-            throw POSIXError(.ENOENT)
+    }
+
+    /// `true` once nginx has written its pid file, which it does after binding every port;
+    /// `false` if it exits first (a port was taken) or takes over 10 seconds.
+    private static func waitUntilBound(_ process: Process, pidFile: URL) -> Bool {
+        for _ in 0..<400 {
+            if FileManager.default.fileExists(atPath: pidFile.path) { return true }
+            if !process.isRunning { return false }
+            usleep(25_000)
         }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: nginx)
-        process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path]
-        try process.run()
-        for port in ports where !Self.waitUntilListening(port) {
-            shutdown()
-            throw POSIXError(.ETIMEDOUT)
-        }
+        return false
     }
 
     /// The access log's lines: "port method uri status length".
