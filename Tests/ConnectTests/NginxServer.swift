@@ -41,10 +41,10 @@ final class NginxServer: @unchecked Sendable {
     /// the others as `PORT0`, `PORT1`, ….
     ///
     /// The ports are found free and then handed to nginx, so a server another test starts in
-    /// between can take one: nginx then fails to bind and exits, and the probe for the port
-    /// would find that other server. So nginx counts as started only once it has written its
-    /// pid file (it does after binding every port), and a start whose nginx exited first is
-    /// tried again on other ports.
+    /// between can take one: nginx then fails to bind and exits, and a probe that connects to
+    /// the port would find that other server. So nginx counts as started once it has written
+    /// its pid file, which it does after binding and listening on every port, and a start whose
+    /// nginx exited first is tried again on other ports.
     init(sites: [Site]) throws {
         let nginx = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/opt/homebrew/bin/nginx", "/usr/local/bin/nginx"]
             .first { FileManager.default.isExecutableFile(atPath: $0) }
@@ -77,10 +77,6 @@ final class NginxServer: @unchecked Sendable {
             }
             try? FileManager.default.removeItem(at: directory)
             guard attempts < 3 else { throw POSIXError(.EADDRINUSE) }
-        }
-        for port in ports where !Self.waitUntilListening(port) {
-            shutdown()
-            throw POSIXError(.ETIMEDOUT)
         }
     }
 
@@ -158,22 +154,5 @@ final class NginxServer: @unchecked Sendable {
 
     deinit {
         shutdown()
-    }
-
-    private static func waitUntilListening(_ port: Int) -> Bool {
-        for _ in 0..<200 {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            let connected = withUnsafePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            close(descriptor)
-            if connected == 0 { return true }
-            usleep(25_000)
-        }
-        return false
     }
 }
