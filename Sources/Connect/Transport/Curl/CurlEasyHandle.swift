@@ -112,6 +112,9 @@ final class CurlEasyHandle {
     /// options the last transfer set (see ``CurlTransfer/configureMethodAndBody``): cheaper than a
     /// reset and the common options again.
     func undoMethodOptions() {
+        // Frees a body copied into libcurl; it also makes the request a POST, which HTTPGET
+        // then undoes.
+        set(CURLOPT_POSTFIELDS, pointer: nil)
         // HTTPGET also turns CURLOPT_POST, CURLOPT_UPLOAD and CURLOPT_NOBODY off.
         set(CURLOPT_HTTPGET, 1)
         set(CURLOPT_CUSTOMREQUEST, pointer: nil)
