@@ -210,6 +210,9 @@ struct RequestTests {
         #expect(response.httpVersion == "1.1")
         #expect(response.metrics.total > .zero)
         #expect(response.metrics.firstByte <= response.metrics.total)
+        // Read from the handle the transfer ran on, after the transfer thread let it go.
+        #expect(response.metrics.bytesReceived == 4)
+        #expect(response.metrics.bytesSent > "POST /things HTTP/1.1\r\n".utf8.count)
     }
 
     @Test func responseHeadersKeepOrderRepeatsAndTrimmedValues() async throws {
