@@ -55,6 +55,22 @@ private enum ReadmeAdvancedTodoConnector: Connector {
     }
 }
 
+private struct ReadmeWritableTodo: Encodable, JSONWritable {
+    let id: Int
+    let title: String
+    let tags: [String]
+    let note: String?
+
+    func write(to json: inout JSONWriter) {
+        json.writeObject { json in
+            json.write(id, forKey: "id")
+            json.write(title, forKey: "title")
+            json.write(tags, forKey: "tags")
+            json.write(note, forKey: "note")  // left out when nil, as Encodable does
+        }
+    }
+}
+
 private struct ReadmeProfileConnector: Connector, AuthorizedConnector {
     let token: String
     var baseURL: URL { URL(string: "https://api.example.com")! }
@@ -152,6 +168,9 @@ private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL,
             }
         }
     _ = connect.request(ReadmeAdvancedTodoConnector.update(userId: 1, todoId: 2, action: .update, object: Todo(userId: 2, id: 1, title: "Test Todo", completed: false)))
+    let writableTodo = ReadmeWritableTodo(id: 1, title: "t", tags: [], note: nil)
+    _ = connect.request(ReadmeAdvancedTodoConnector.update(userId: 1, todoId: 2, action: .update, object: writableTodo))
+    _ = try RequestBody.json(writableTodo)
     _ = connect.request(ReadmeProfileConnector(token: "t"))
     _ = ReadmePaging(page: 1, size: 20)
 

@@ -70,7 +70,12 @@ final class JSONBodyWriter: Encoder {
 
     /// `value` as JSON: written here when `encoder` has the default strategies, by `encoder`
     /// itself otherwise or when this writer steps aside. Throws what `encoder` throws.
+    /// A ``JSONWritable`` value writes itself (see ``JSONWriter``) when `encoder` has the default
+    /// strategies.
     static func encode<Value: Encodable>(_ value: Value, with encoder: JSONEncoder) throws -> Data {
+        if let writable = value as? any JSONWritable, let escapesSlashes = Self.writesLike(encoder) {
+            return try JSONWriter.data(of: writable, escapingSlashes: escapesSlashes).get()
+        }
         guard let escapesSlashes = Self.writesLike(encoder),
             let data = written(value, escapingSlashes: escapesSlashes, userInfo: encoder.userInfo)
         else { return try encoder.encode(value) }
@@ -147,137 +152,31 @@ final class JSONBodyWriter: Encoder {
 
     /// Appends `string` quoted and escaped as JSONEncoder writes it; whether it is all ASCII.
     private func appendQuoted(_ string: String) -> Bool {
-        // Native and small strings are contiguous UTF-8; only a bridged one is not.
-        let isASCII = string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool? in
-            let count = utf8.count
-            guard let room = output.roomAtEnd(for: count + 2) else {
-                failed = true
-                return true
-            }
-            // Most strings (every key, most values) need no escape: copied as they are read.
-            room[0] = UInt8(ascii: "\"")
-            var allBytes: UInt8 = 0
-            var index = 0
-            while index < count {
-                let byte = utf8[index]
-                if needsEscape(byte) { return nil }
-                allBytes |= byte
-                room[index + 1] = byte
-                index += 1
-            }
-            room[count + 1] = UInt8(ascii: "\"")
-            output.didAppend(count + 2)
-            return allBytes < 0x80
+        guard let isASCII = JSONText.appendQuoted(string, to: &output, escapingSlashes: escapesSlashes) else {
+            failed = true
+            return true
         }
-        // `nil` (a character needs an escape) or no storage (not contiguous): nothing was
-        // written yet.
-        if let copied = isASCII, let isAllASCII = copied { return isAllASCII }
-        return appendEscaped(string.utf8)
-    }
-
-    /// ``appendQuoted(_:)`` for a string with a character to escape, a byte at a time.
-    private func appendEscaped(_ utf8: String.UTF8View) -> Bool {
-        appendByte(UInt8(ascii: "\""))
-        var allBytes: UInt8 = 0
-        for byte in utf8 {
-            allBytes |= byte
-            guard let escape = needsEscape(byte) ? escape(for: byte) : nil else {
-                appendByte(byte)
-                continue
-            }
-            appendByte(UInt8(ascii: "\\"))
-            if escape != 0 {
-                appendByte(escape)
-            } else {
-                for character in [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), Self.hexDigit(byte >> 4), Self.hexDigit(byte & 0xF)] {
-                    appendByte(character)
-                }
-            }
-        }
-        appendByte(UInt8(ascii: "\""))
-        return allBytes < 0x80
-    }
-
-    /// Whether `byte` may need an escape: a control character, a quote, a backslash or a slash.
-    @inline(__always)
-    private func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "/")
-    }
-
-    /// What follows the backslash that escapes `byte` in a JSON string, as JSONEncoder writes
-    /// it: `nil` for a byte written as it is, 0 for a control character written as `\u00XX`.
-    private func escape(for byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "\""): return UInt8(ascii: "\"")
-        case UInt8(ascii: "\\"): return UInt8(ascii: "\\")
-        case UInt8(ascii: "/"): return escapesSlashes ? UInt8(ascii: "/") : nil
-        case 0x0A: return UInt8(ascii: "n")
-        case 0x0D: return UInt8(ascii: "r")
-        case 0x09: return UInt8(ascii: "t")
-        case 0x08: return UInt8(ascii: "b")
-        case 0x0C: return UInt8(ascii: "f")
-        case 0..<0x20: return 0
-        default: return nil
-        }
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+        return isASCII
     }
 
     fileprivate func writeASCII(_ text: StaticString) {
         written += 1
-        let count = text.utf8CodeUnitCount
-        guard let room = output.roomAtEnd(for: count) else {
-            failed = true
-            return
-        }
-        for index in 0..<count { room[index] = text.utf8Start[index] }
-        output.didAppend(count)
+        if !JSONText.appendASCII(text, to: &output) { failed = true }
     }
 
     fileprivate func writeASCII(_ text: String) {
         written += 1
-        var text = text
-        text.withUTF8 { appendBytes(UnsafeRawBufferPointer($0)) }
+        if !JSONText.appendASCII(text, to: &output) { failed = true }
     }
 
     fileprivate func writeInteger<Integer: BinaryInteger>(_ value: Integer) {
         written += 1
-        // At most 20 digits and a sign (UInt64.max, Int64.min).
-        guard let room = output.roomAtEnd(for: 21) else {
-            failed = true
-            return
-        }
-        var length = 0
-        if value < 0 {
-            room[0] = UInt8(ascii: "-")
-            length = 1
-        }
-        let firstDigit = length
-        var magnitude = value.magnitude
-        repeat {
-            room[length] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: magnitude % 10)
-            magnitude /= 10
-            length += 1
-        } while magnitude > 0
-        // The digits came lowest first.
-        var low = firstDigit
-        var high = length - 1
-        while low < high {
-            (room[low], room[high]) = (room[high], room[low])
-            low += 1
-            high -= 1
-        }
-        output.didAppend(length)
+        if !JSONText.appendInteger(value, to: &output) { failed = true }
     }
 
-    /// A finite number as its shortest description, without a trailing `.0`, as JSONEncoder
-    /// writes it; a NaN or an infinity is for JSONEncoder to refuse.
+    /// A finite number as JSONEncoder writes it; a NaN or an infinity is for JSONEncoder to refuse.
     fileprivate func writeFloatingPoint<Number: BinaryFloatingPoint & LosslessStringConvertible>(_ value: Number) throws {
-        guard value.isFinite else { throw Unwritable() }
-        var text = value.description
-        if text.hasSuffix(".0") { text.removeLast(2) }
+        guard let text = JSONText.text(of: value) else { throw Unwritable() }
         writeASCII(text)
     }
 
@@ -292,10 +191,6 @@ final class JSONBodyWriter: Encoder {
     @inline(__always)
     private func appendByte(_ byte: UInt8) {
         if !output.append(byte) { failed = true }
-    }
-
-    private func appendBytes(_ bytes: UnsafeRawBufferPointer) {
-        if !output.append(bytes) { failed = true }
     }
 
     // MARK: Containers
