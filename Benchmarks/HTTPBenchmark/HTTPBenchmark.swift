@@ -14,12 +14,13 @@ import Darwin
 import Synchronization
 
 /// The same GETs as `Benchmarks/C/raw_multi.c`, through Connect; with `post`, POSTs of a 1 KiB
-/// JSON body from `Parameter.jsonObject`, the way users send them; with `file`, downloads to
+/// JSON body from `Parameter.jsonObject`, the way users send them; with `post-writable`, the same
+/// POSTs from values that write their own JSON (`JSONWritable`); with `file`, downloads to
 /// files in BENCH_DIR (each removed once it is complete); with `h2c`, HTTP/2 with prior knowledge;
 /// with `https`, trusting the CA file in BENCH_CA.
 /// With BENCH_CALLBACKS=transfer-thread in the environment, the client runs its callbacks on
 /// the transfer thread (`runsCallbacksOnTransferThread`).
-/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file|h2c|https]
+/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 ///
 /// It imports FoundationEssentials rather than Foundation where it can, as Connect does, so that
@@ -27,20 +28,51 @@ import Synchronization
 @main
 struct HTTPBenchmark {
     struct Endpoint: Connector {
+        /// What the requests send.
+        enum Body {
+            case none
+            /// The document's items through `Codable`.
+            case encodable
+            /// The same items writing their own JSON.
+            case writable
+        }
+
         let baseURL: URL
-        let posts: Bool
+        let body: Body
         var endpoint: String { "" }
-        var method: HTTPMethod { posts ? .post : .get }
-        var parameters: (any ParametersRepresentable)? { posts ? Parameter.jsonObject(value: Self.document) : nil }
+        var method: HTTPMethod { body == .none ? .get : .post }
+        var parameters: (any ParametersRepresentable)? {
+            switch body {
+            case .none: nil
+            case .encodable: Parameter.jsonObject(value: Self.document)
+            case .writable: Parameter.jsonObject(value: Self.writableDocument)
+            }
+        }
 
         /// 22 to-do items: 1 KiB of JSON.
         static let document = (0..<22).map { Item(id: $0, title: "todo " + zeroPadded($0, width: 3), done: $0 % 2 == 0) }
+        static let writableDocument = document.map { WritableItem(id: $0.id, title: $0.title, done: $0.done) }
     }
 
     struct Item: Encodable, Sendable {
         let id: Int
         let title: String
         let done: Bool
+    }
+
+    /// `Item` with a hand-written `JSONWritable` conformance: the same bytes, without `Codable`.
+    struct WritableItem: Encodable, JSONWritable, Sendable {
+        let id: Int
+        let title: String
+        let done: Bool
+
+        func write(to json: inout JSONWriter) {
+            json.writeObject { json in
+                json.write(id, forKey: "id")
+                json.write(title, forKey: "title")
+                json.write(done, forKey: "done")
+            }
+        }
     }
 
     static func main() {
@@ -60,7 +92,7 @@ struct HTTPBenchmark {
         }
         configuration.runsCallbacksOnTransferThread = ProcessInfo.processInfo.environment["BENCH_CALLBACKS"] == "transfer-thread"
         let connect = Connect(configuration: configuration)
-        let endpoint = Endpoint(baseURL: url, posts: mode == "post")
+        let endpoint = Endpoint(baseURL: url, body: mode == "post" ? .encodable : mode == "post-writable" ? .writable : .none)
         let folder = mode == "file" ? (ProcessInfo.processInfo.environment["BENCH_DIR"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory) : nil
 
         // Warm up: open the connections once.

@@ -1,3 +1,4 @@
+import Connect
 import Foundation
 
 /// `make bench`'s POST body: 22 to-do items, 1 KiB of JSON.
@@ -8,7 +9,23 @@ enum Document {
         let done: Bool
     }
 
+    /// `Item` writing its own JSON, as an application would write it by hand.
+    struct WritableItem: Encodable, JSONWritable, Sendable {
+        let id: Int
+        let title: String
+        let done: Bool
+
+        func write(to json: inout JSONWriter) {
+            json.writeObject { json in
+                json.write(id, forKey: "id")
+                json.write(title, forKey: "title")
+                json.write(done, forKey: "done")
+            }
+        }
+    }
+
     static let items = (0..<22).map { Item(id: $0, title: String(format: "todo %03d", $0), done: $0 % 2 == 0) }
+    static let writableItems = items.map { WritableItem(id: $0.id, title: $0.title, done: $0.done) }
 
     /// The document's bytes as `JSONEncoder` writes them, by a function that knows its shape:
     /// what a value that writes its own JSON would cost.

@@ -5,6 +5,7 @@ import Foundation
 enum Encoding: String, CaseIterable {
     case foundation = "jsonencoder"
     case connect
+    case writable
     case codableAlone = "codable"
     case withoutCodable = "direct"
 
@@ -12,6 +13,7 @@ enum Encoding: String, CaseIterable {
         switch self {
         case .foundation: "Foundation's JSONEncoder"
         case .connect: "Connect's RequestBody.json"
+        case .writable: "Connect's RequestBody.json, JSONWritable items"
         case .codableAlone: "Codable alone (an encoder that writes nothing)"
         case .withoutCodable: "the same bytes without Codable"
         }
@@ -23,7 +25,7 @@ enum Encoding: String, CaseIterable {
         switch self {
         case .foundation:
             return try JSONEncoder().encode(value).count
-        case .connect:
+        case .connect, .writable:
             return try RequestBody.json(value).count ?? 0
         case .codableAlone:
             let encoder = NothingEncoder()

@@ -3,7 +3,8 @@ import Connect
 import Foundation
 
 /// What encoding a request's JSON body costs, side by side: Foundation's `JSONEncoder`,
-/// Connect's `RequestBody.json` (the path of `Parameter.jsonObject`), `Codable` alone (an encoder
+/// Connect's `RequestBody.json` (the path of `Parameter.jsonObject`) for `Encodable` items and for
+/// items that write their own JSON (`JSONWritable`), `Codable` alone (an encoder
 /// whose containers write nothing: the floor of any `Codable` encoder), and the same bytes
 /// written without `Codable`. The document is `make bench`'s POST body: 22 to-do items, 1 KiB.
 ///
@@ -14,12 +15,20 @@ struct JSONBenchmark {
     /// The document behind an existential, as `Parameter.jsonObject` holds it: no encoder is
     /// specialized for its type.
     static let document: [any Encodable & Sendable] = [Document.items]
+    static let writableDocument: [any Encodable & Sendable] = [Document.writableItems]
+
+    /// The document `encoder` encodes: the same items, writable ones for `.writable`.
+    static func encoded(by encoder: Encoding) -> any Encodable {
+        if encoder == .writable { return writableDocument[0] }
+        return document[0]
+    }
 
     static func main() throws {
         let arguments = CommandLine.arguments
         if arguments.count == 3, let encoder = Encoding(rawValue: arguments[1]), let count = Int(arguments[2]) {
             var bytes = 0
-            for _ in 0..<count { bytes &+= try encoder.encode(document[0]) }
+            let value = encoded(by: encoder)
+            for _ in 0..<count { bytes &+= try encoder.encode(value) }
             print(bytes)
             return
         }
@@ -31,7 +40,8 @@ struct JSONBenchmark {
                 let allocationsBefore = connect_allocation_count()
                 let start = ContinuousClock.now
                 var bytes = 0
-                for _ in 0..<perRound { bytes &+= try encoder.encode(document[0]) }
+                let value = encoded(by: encoder)
+                for _ in 0..<perRound { bytes &+= try encoder.encode(value) }
                 let elapsed = ContinuousClock.now - start
                 let allocations = Double(connect_allocation_count() - allocationsBefore) / Double(perRound)
                 precondition(bytes > 0 || encoder == .codableAlone)
