@@ -95,6 +95,39 @@ struct JSONWriterTests {
         }
     }
 
+    /// Keys are escaped as strings are, after a comma or first in their object.
+    @Test(arguments: strings)
+    func keysAreEscapedAsJSONEncoderEscapesThem(key: String) throws {
+        struct TwoMembers: Encodable, JSONWritable {
+            let key: String
+            func encode(to encoder: any Encoder) throws { try [key: 1, "first": 2].encode(to: encoder) }
+            func write(to json: inout JSONWriter) {
+                json.writeObject { json in
+                    json.write(1, forKey: key)
+                    json.write(2, forKey: "first")
+                }
+            }
+        }
+        struct SecondMember: Encodable, JSONWritable {
+            let key: String
+            func encode(to encoder: any Encoder) throws { try ["first": 2, key: 1].encode(to: encoder) }
+            func write(to json: inout JSONWriter) {
+                json.writeObject { json in
+                    json.write(2, forKey: "first")
+                    json.write([1], forKey: key)
+                }
+            }
+        }
+        for escapingSlashes in [true, false] {
+            let encoder = JSONEncoder()
+            if !escapingSlashes { encoder.outputFormatting = .withoutEscapingSlashes }
+            #expect(try Self.same(Self.written(TwoMembers(key: key), escapingSlashes: escapingSlashes), encoder.encode(TwoMembers(key: key))))
+            let second = try Self.written(SecondMember(key: key), escapingSlashes: escapingSlashes).get()
+            let expected = #"{"first":2,"# + String(decoding: try encoder.encode(key), as: UTF8.self) + ":[1]}"
+            #expect(String(decoding: second, as: UTF8.self) == expected)
+        }
+    }
+
     static let numbers: [Double] = [0, -0.0, 1, -1, 0.1, 1.5, 1e-7, 123456789.125, 1e21, 1e22, -2.5e-300, .greatestFiniteMagnitude, .leastNonzeroMagnitude]
 
     @Test(arguments: numbers)

@@ -5,34 +5,60 @@
 enum JSONText {
     /// Appends `string` quoted and escaped; whether it is all ASCII, or `nil` when memory ran out.
     static func appendQuoted(_ string: String, to output: inout ByteBuffer, escapingSlashes: Bool) -> Bool? {
+        appendQuoted(string, to: &output, escapingSlashes: escapingSlashes, afterComma: false, beforeColon: false)
+    }
+
+    /// Appends an object member's key as ``appendQuoted(_:to:escapingSlashes:)`` does, after a
+    /// comma when it is not the first and with the colon after it: in one write where the key
+    /// needs no escape, as most keys do. `false` when memory ran out.
+    static func appendKey(_ key: String, afterComma: Bool, to output: inout ByteBuffer, escapingSlashes: Bool) -> Bool {
+        appendQuoted(key, to: &output, escapingSlashes: escapingSlashes, afterComma: afterComma, beforeColon: true) != nil
+    }
+
+    @inline(__always)
+    private static func appendQuoted(_ string: String, to output: inout ByteBuffer, escapingSlashes: Bool, afterComma: Bool, beforeColon: Bool) -> Bool? {
         // Native and small strings are contiguous UTF-8, read in place; only a bridged one is
         // not, and is made contiguous first.
-        if let appended = string.utf8.withContiguousStorageIfAvailable({ appendQuoted($0, to: &output, escapingSlashes: escapingSlashes) }) {
+        if let appended = string.utf8.withContiguousStorageIfAvailable({
+            appendQuoted($0, to: &output, escapingSlashes: escapingSlashes, afterComma: afterComma, beforeColon: beforeColon)
+        }) {
             return appended
         }
         var contiguous = string
-        return contiguous.withUTF8 { appendQuoted($0, to: &output, escapingSlashes: escapingSlashes) }
+        return contiguous.withUTF8 { appendQuoted($0, to: &output, escapingSlashes: escapingSlashes, afterComma: afterComma, beforeColon: beforeColon) }
     }
 
-    /// ``appendQuoted(_:to:escapingSlashes:)`` for a string's UTF-8 bytes.
+    /// ``appendQuoted(_:to:escapingSlashes:)`` for a string's UTF-8 bytes, with a comma before
+    /// and a colon after it as asked.
     @inline(__always)
-    private static func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer, escapingSlashes: Bool) -> Bool? {
+    private static func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer, escapingSlashes: Bool,
+                                     afterComma: Bool, beforeColon: Bool) -> Bool? {
         let count = utf8.count
-        guard let room = output.roomAtEnd(for: count + 2) else { return nil }
-        // Most strings need no escape: copied as they are read, and written out only if none
-        // came up.
-        room[0] = UInt8(ascii: "\"")
+        let start = afterComma ? 1 : 0
+        let length = start + count + (beforeColon ? 3 : 2)
+        guard let room = output.roomAtEnd(for: length) else { return nil }
+        // Most strings need no escape: copied as they are read, and counted as written only if
+        // none came up.
+        room[0] = UInt8(ascii: ",")
+        room[start] = UInt8(ascii: "\"")
         var allBytes: UInt8 = 0
         var index = 0
         while index < count {
             let byte = utf8[index]
-            if needsEscape(byte) { return appendEscaped(utf8, to: &output, escapingSlashes: escapingSlashes) }
+            if needsEscape(byte) {
+                guard !afterComma || output.append(UInt8(ascii: ",")),
+                    let isASCII = appendEscaped(utf8, to: &output, escapingSlashes: escapingSlashes),
+                    !beforeColon || output.append(UInt8(ascii: ":"))
+                else { return nil }
+                return isASCII
+            }
             allBytes |= byte
-            room[index + 1] = byte
+            room[start + index + 1] = byte
             index += 1
         }
-        room[count + 1] = UInt8(ascii: "\"")
-        output.didAppend(count + 2)
+        room[start + count + 1] = UInt8(ascii: "\"")
+        if beforeColon { room[start + count + 2] = UInt8(ascii: ":") }
+        output.didAppend(length)
         return allBytes < 0x80
     }
 

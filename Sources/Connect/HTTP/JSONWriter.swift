@@ -209,15 +209,11 @@ public struct JSONWriter: ~Copyable {
             fail("the member \(key.debugDescription) outside an object; writeObject(_:) opens one")
             return false
         }
-        if count > 0, !output.append(UInt8(ascii: ",")) {
+        guard JSONText.appendKey(key, afterComma: count > 0, to: &output, escapingSlashes: escapesSlashes) else {
             outOfMemory()
             return false
         }
         count += 1
-        guard JSONText.appendQuoted(key, to: &output, escapingSlashes: escapesSlashes) != nil, output.append(UInt8(ascii: ":")) else {
-            outOfMemory()
-            return false
-        }
         return true
     }
 
