@@ -178,6 +178,18 @@ struct JSONWriterTests {
         #expect(String(decoding: try Self.written(withNullParent).get(), as: UTF8.self).hasSuffix(#""parent":null}"#))
     }
 
+    /// A dictionary is an object with the same members; `JSONEncoder` keeps no order of its own
+    /// for them either. A dictionary body, as the README's examples send, skips `Codable` too.
+    @Test func stringKeyedDictionariesAreObjects() throws {
+        let dictionaries: [[String: [Int?]]] = [[:], ["one": [1]], ["a": [], "b/c": [nil, 2], "\u{1}": [3], "é": [4], "long key": [5, 6]]]
+        for dictionary in dictionaries {
+            #expect(try Self.same(Self.written(dictionary), JSONEncoder().encode(dictionary)))
+        }
+        #expect(try Self.written(["prompt": "hi"]).get() == Data(#"{"prompt":"hi"}"#.utf8))
+        let request = try RequestBuilderTests.build("/x", method: .post, Parameter.jsonObject(value: ["prompt": "p", "stream": "true"])).get()
+        #expect(try Self.same(.success(try #require(request.body?.data)), JSONEncoder().encode(["prompt": "p", "stream": "true"])))
+    }
+
     static let mistakes: [(String, @Sendable (inout JSONWriter) -> Void)] = [
         ("nothing", { _ in }),
         ("two values", { json in json.write(1); json.write(2) }),

@@ -29,8 +29,8 @@
 /// use where an encoder with other settings (a key or date strategy, pretty printing) is
 /// configured: ``EncodedParameters/jsonEncoder``.
 ///
-/// `String`, `Bool`, the integer and floating-point types, and arrays and optionals of writable
-/// values are writable already.
+/// `String`, `Bool`, the integer and floating-point types, and arrays, optionals and
+/// `String`-keyed dictionaries of writable values are writable already.
 public protocol JSONWritable: Encodable {
     /// Writes this value's JSON: one value (an object, an array or a scalar).
     func write(to json: inout JSONWriter)
@@ -114,6 +114,16 @@ extension Array: JSONWritable where Element: JSONWritable {
                 // Each element is written where it is, without a copy.
                 for index in elements.indices { elements[index].write(to: &json) }
             }
+        }
+    }
+}
+
+extension Dictionary: JSONWritable where Key == String, Value: JSONWritable {
+    /// Writes the dictionary as a JSON object, in the dictionary's own order: `JSONEncoder` keeps
+    /// no order of its own for a dictionary's keys either, so only the order can differ.
+    public func write(to json: inout JSONWriter) {
+        json.writeObject { json in
+            for (key, value) in self { json.write(value, forKey: key) }
         }
     }
 }
