@@ -68,17 +68,15 @@ final class JSONBodyWriter: Encoder {
         keys.reserveCapacity(16)
     }
 
-    /// `value` as JSON: written here when `encoder` has the default strategies, by `encoder`
-    /// itself otherwise or when this writer steps aside. Throws what `encoder` throws.
-    /// A ``JSONWritable`` value writes itself (see ``JSONWriter``) when `encoder` has the default
-    /// strategies.
+    /// `value` as JSON: when `encoder` has the default strategies, written by the value itself if
+    /// it is ``JSONWritable`` (see ``JSONWriter``) or else here; by `encoder` itself otherwise or
+    /// when this writer steps aside. Throws what `encoder` throws.
     static func encode<Value: Encodable>(_ value: Value, with encoder: JSONEncoder) throws -> Data {
-        if let writable = value as? any JSONWritable, let escapesSlashes = Self.writesLike(encoder) {
+        guard let escapesSlashes = Self.writesLike(encoder) else { return try encoder.encode(value) }
+        if let writable = value as? any JSONWritable {
             return try JSONWriter.data(of: writable, escapingSlashes: escapesSlashes).get()
         }
-        guard let escapesSlashes = Self.writesLike(encoder),
-            let data = written(value, escapingSlashes: escapesSlashes, userInfo: encoder.userInfo)
-        else { return try encoder.encode(value) }
+        guard let data = written(value, escapingSlashes: escapesSlashes, userInfo: encoder.userInfo) else { return try encoder.encode(value) }
         return data
     }
 

@@ -39,7 +39,7 @@ enum JSONText {
         guard let room = output.roomAtEnd(for: length) else { return nil }
         // Most strings need no escape: copied as they are read, and counted as written only if
         // none came up.
-        room[0] = UInt8(ascii: ",")
+        if afterComma { room[0] = UInt8(ascii: ",") }
         room[start] = UInt8(ascii: "\"")
         var allBytes: UInt8 = 0
         var index = 0

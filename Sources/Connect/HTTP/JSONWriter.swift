@@ -180,15 +180,14 @@ public struct JSONWriter: ~Copyable {
     /// before the document's value or a member's; `false` once something went wrong.
     @inline(__always)
     private mutating func beginValue() -> Bool {
+        guard problem == nil else { return false }
         switch container {
         case .array:
-            guard problem == nil else { return false }
             if count > 0, !output.append(UInt8(ascii: ",")) {
                 outOfMemory()
                 return false
             }
         case .document:
-            guard problem == nil else { return false }
             guard count == 0 else {
                 fail("a second value where one goes")
                 return false

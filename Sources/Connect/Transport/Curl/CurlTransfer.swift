@@ -63,9 +63,6 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var awaitsPriorKnowledgeConnection = false
     /// The request body's bytes, from memory or disk.
     @exclusivity(unchecked) var bodyReader: BodyReader?
-    /// The body is small and in memory, handed to libcurl whole to go out with the request
-    /// head (see ``sendWithHead(_:_:)``).
-    @exclusivity(unchecked) var bodyGoesWithHead = false
     /// For a request with a body: the handle it runs on, to ask how much of the body went out.
     /// Unowned: the handle holds the transfer while it runs, and callbacks come only then.
     @exclusivity(unchecked) unowned(unsafe) var uploadingHandle: CurlEasyHandle?
@@ -223,7 +220,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         let method = request.method
         if let body = request.body {
             switch body.content {
-            case .data(let data) where !data.isEmpty && data.count <= Self.largestBodySentWithHead:
+            case .data(let data) where bodyGoesWithHead:
                 sendWithHead(data, handle)
             case .data(let data):
                 try streamBody(from: BodyReader(data: data), size: Int64(data.count), handle)
@@ -361,6 +358,13 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// head when it is under 64 KiB.
     static let largestBodySentWithHead = 64 << 10
 
+    /// The body is in memory, not empty and small: handed to libcurl whole, to go out with the
+    /// request head (see ``sendWithHead(_:_:)``).
+    private var bodyGoesWithHead: Bool {
+        guard case .data(let data)? = request.body?.content else { return false }
+        return !data.isEmpty && data.count <= Self.largestBodySentWithHead
+    }
+
     /// A small body in memory, copied into libcurl (`CURLOPT_COPYPOSTFIELDS`), which writes it
     /// with the request head: one write and one segment for the whole request, where a body read
     /// through the read callback goes out in a write of its own after the head, costing a system
@@ -368,7 +372,6 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// method keeps its name through `CURLOPT_CUSTOMREQUEST`, and libcurl's form content type is
     /// left out unless the request names one.
     private func sendWithHead(_ data: Data, _ handle: CurlEasyHandle) {
-        bodyGoesWithHead = true
         // The size first: it makes the copy binary-safe rather than stop at a NUL byte.
         handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(data.count))
         data.withUnsafeBytes { bytes in
