@@ -23,6 +23,13 @@ struct FutureBenchmark {
         if let flag = CommandLine.arguments.firstIndex(of: "--contended-sample"), flag + 2 < CommandLine.arguments.count {
             return printContendedSample(implementation: Int(CommandLine.arguments[flag + 1]) ?? 0, direction: CommandLine.arguments[flag + 2])
         }
+        // `--contended-halves` times each half of the contended workloads alone (see ContendedHalves).
+        if let flag = CommandLine.arguments.firstIndex(of: "--contended-halves-sample"), flag + 1 < CommandLine.arguments.count {
+            return ContendedHalves.printSample(implementation: Int(CommandLine.arguments[flag + 1]) ?? 0)
+        }
+        if CommandLine.arguments.contains("--contended-halves") {
+            return print(ContendedHalves.table(rounds: contendedRounds))
+        }
         // `--only chains|await|contended` runs one group of workloads.
         let only = CommandLine.arguments.firstIndex(of: "--only").map { CommandLine.arguments[$0 + 1] }
         var rows: [Row] = []
