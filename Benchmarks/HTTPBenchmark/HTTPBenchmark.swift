@@ -17,10 +17,11 @@ import Synchronization
 /// JSON body from `Parameter.jsonObject`, the way users send them; with `post-writable`, the same
 /// POSTs from values that write their own JSON (`JSONWritable`); with `file`, downloads to
 /// files in BENCH_DIR (each removed once it is complete); with `h2c`, HTTP/2 with prior knowledge;
-/// with `https`, trusting the CA file in BENCH_CA.
+/// with `https`, trusting the CA file in BENCH_CA; with `await`, the same GETs from INFLIGHT tasks
+/// that each await one response after another (`try await connect.request(...).value`).
 /// With BENCH_CALLBACKS=transfer-thread in the environment, the client runs its callbacks on
 /// the transfer thread (`runsCallbacksOnTransferThread`).
-/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https]
+/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 ///
 /// It imports FoundationEssentials rather than Foundation where it can, as Connect does, so that
@@ -78,7 +79,7 @@ struct HTTPBenchmark {
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count >= 4, let url = URL(string: arguments[1]), let total = Int(arguments[2]), let inflight = Int(arguments[3]) else {
-            let usage = "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|file|h2c|https]\n"
+            let usage = "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await]\n"
             _ = write(2, usage, usage.utf8.count)
             exit(2)
         }
@@ -95,11 +96,14 @@ struct HTTPBenchmark {
         let endpoint = Endpoint(baseURL: url, body: mode == "post" ? .encodable : mode == "post-writable" ? .writable : .none)
         let folder = mode == "file" ? (ProcessInfo.processInfo.environment["BENCH_DIR"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory) : nil
 
+        let requests = mode == "await"
+            ? { (total: Int) in runAwaiting(connect, endpoint, total: total, inflight: inflight) }
+            : { (total: Int) in run(connect, endpoint, total: total, inflight: inflight, folder: folder) }
         // Warm up: open the connections once.
-        run(connect, endpoint, total: min(total, inflight * 4), inflight: inflight, folder: folder)
+        _ = requests(min(total, inflight * 4))
         let cpuBefore = cpuSeconds()
         let start = ContinuousClock.now
-        let failures = run(connect, endpoint, total: total, inflight: inflight, folder: folder)
+        let failures = requests(total)
         let elapsed = ContinuousClock.now - start
         let cpu = cpuSeconds() - cpuBefore
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -142,6 +146,36 @@ struct HTTPBenchmark {
         for _ in 0..<min(inflight, total) { startNext() }
         done.wait()
         return state.withLock { $0.failures }
+    }
+
+    /// `total` GETs from `inflight` tasks, each awaiting one response after another; returns the
+    /// failures.
+    static func runAwaiting(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int) -> Int {
+        let started = Guarded(0)
+        let failures = Guarded(0)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<min(inflight, total) {
+                    group.addTask {
+                        while started.withLock({ count -> Bool in
+                            guard count < total else { return false }
+                            count += 1
+                            return true
+                        }) {
+                            do {
+                                _ = try await connect.request(endpoint).value
+                            } catch {
+                                failures.withLock { $0 += 1 }
+                            }
+                        }
+                    }
+                }
+            }
+            done.signal()
+        }
+        done.wait()
+        return failures.withLock { $0 }
     }
 
     static let downloads = Guarded(0)
