@@ -38,6 +38,12 @@ public final class Connect: Sendable {
     public let configuration: ConnectConfiguration
     /// What carries the requests.
     public let transport: any Transport
+    /// Runs the tasks that prefer it on ``ConnectConfiguration/callbackQueue``, where this
+    /// client's futures complete, so that a task awaiting them continues there instead of
+    /// waiting for a thread of Swift's concurrency pool: pass it to
+    /// `withTaskExecutorPreference(_:operation:)` or `Task(executorPreference:)` around code that
+    /// awaits one request after another. See ``CallbackQueueExecutor``.
+    public let callbackExecutor: CallbackQueueExecutor
 
     /// The tracer of the configuration or the one bootstrapped; `nil` when neither traces.
     let tracer: (any Tracer)?
@@ -69,6 +75,7 @@ public final class Connect: Sendable {
         self.middleware = middleware
         self.errorHandler = errorHandler
         self.configuration = configuration
+        callbackExecutor = CallbackQueueExecutor(queue: configuration.callbackQueue)
         let tracer = configuration.tracer ?? InstrumentationSystem.tracer
         self.tracer = tracer is NoOpTracer ? nil : tracer
         let context = FutureContext.connect(configuration)

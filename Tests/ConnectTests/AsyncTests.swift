@@ -23,6 +23,43 @@ struct AsyncTests {
         #expect(try Data(contentsOf: file.location) == streamed)
     }
 
+    @Test func aTaskThatPrefersTheCallbackExecutorContinuesOnTheCallbackQueue() async throws {
+        let server = try TestServer { request in .json(#"{"userId":1,"id":1,"title":"\#(request.method)","completed":false}"#) }
+        defer { server.shutdown() }
+        let queue = DispatchQueue(label: "connect.tests.callbacks")
+        queue.setSpecific(key: CallbackQueueMarker.key, value: CallbackQueueMarker.value)
+        var configuration = ConnectConfiguration()
+        configuration.callbackQueue = queue
+        let connect = Connect(configuration: configuration)
+        #expect(connect.callbackExecutor.queue === queue)
+
+        let outcomes = try await withTaskExecutorPreference(connect.callbackExecutor) {
+            var outcomes: [(title: String, onCallbackQueue: Bool)] = []
+            for index in 0..<3 {
+                let todo = try await connect.request(TestConnector(server, "/\(index)")).decoded(toType: Todo.self).value
+                outcomes.append((todo.title, CallbackQueueMarker.isCurrent))
+            }
+            return outcomes
+        }
+        let titles = outcomes.map { $0.title }
+        let continuedOnTheQueue = outcomes.map { $0.onCallbackQueue }
+        #expect(titles == ["GET", "GET", "GET"])
+        #expect(continuedOnTheQueue == [true, true, true])
+        #expect(server.requests.count == 3)
+    }
+
+    @Test func aTaskWithoutThePreferenceContinuesElsewhere() async throws {
+        let server = try TestServer { _ in .json(#"{"userId":1,"id":1,"title":"t","completed":false}"#) }
+        defer { server.shutdown() }
+        let queue = DispatchQueue(label: "connect.tests.callbacks")
+        queue.setSpecific(key: CallbackQueueMarker.key, value: CallbackQueueMarker.value)
+        var configuration = ConnectConfiguration()
+        configuration.callbackQueue = queue
+        let connect = Connect(configuration: configuration)
+        _ = try await connect.request(TestConnector(server, "/a")).value
+        #expect(!CallbackQueueMarker.isCurrent)
+    }
+
     @Test func cancellingTheAwaitingTaskStopsTheTransfer() async throws {
         let server = try TestServer { _ in TestResponse(body: Data(count: 100_000), behavior: .stallAfter(bytes: 1_000)) }
         defer { server.shutdown() }
@@ -33,4 +70,12 @@ struct AsyncTests {
         guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
         #expect(error as? ConnectError == .cancelled)
     }
+}
+
+/// Tells whether code runs on a queue the tests marked.
+enum CallbackQueueMarker {
+    static let key = DispatchSpecificKey<Int>()
+    static let value = 29
+
+    static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == value }
 }
