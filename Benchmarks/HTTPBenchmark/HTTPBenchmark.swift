@@ -18,10 +18,12 @@ import Synchronization
 /// POSTs from values that write their own JSON (`JSONWritable`); with `file`, downloads to
 /// files in BENCH_DIR (each removed once it is complete); with `h2c`, HTTP/2 with prior knowledge;
 /// with `https`, trusting the CA file in BENCH_CA; with `await`, the same GETs from INFLIGHT tasks
-/// that each await one response after another (`try await connect.request(...).value`).
+/// that each await one response after another (`try await connect.request(...).value`); with
+/// `await-executor`, the same tasks preferring `connect.callbackExecutor`, on a serial callback
+/// queue.
 /// With BENCH_CALLBACKS=transfer-thread in the environment, the client runs its callbacks on
 /// the transfer thread (`runsCallbacksOnTransferThread`).
-/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await]
+/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await|await-executor]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 ///
 /// It imports FoundationEssentials rather than Foundation where it can, as Connect does, so that
@@ -79,7 +81,7 @@ struct HTTPBenchmark {
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count >= 4, let url = URL(string: arguments[1]), let total = Int(arguments[2]), let inflight = Int(arguments[3]) else {
-            let usage = "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await]\n"
+            let usage = "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await|await-executor]\n"
             _ = write(2, usage, usage.utf8.count)
             exit(2)
         }
@@ -92,12 +94,13 @@ struct HTTPBenchmark {
             configuration.tls.trustedCertificates = URL(fileURLWithPath: ca)
         }
         configuration.runsCallbacksOnTransferThread = ProcessInfo.processInfo.environment["BENCH_CALLBACKS"] == "transfer-thread"
+        if mode == "await-executor" { configuration.callbackQueue = DispatchQueue(label: "HTTPBenchmark.callbacks") }
         let connect = Connect(configuration: configuration)
         let endpoint = Endpoint(baseURL: url, body: mode == "post" ? .encodable : mode == "post-writable" ? .writable : .none)
         let folder = mode == "file" ? (ProcessInfo.processInfo.environment["BENCH_DIR"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory) : nil
 
-        let requests = mode == "await"
-            ? { (total: Int) in runAwaiting(connect, endpoint, total: total, inflight: inflight) }
+        let requests = mode.hasPrefix("await")
+            ? { (total: Int) in runAwaiting(connect, endpoint, total: total, inflight: inflight, onCallbackQueue: mode == "await-executor") }
             : { (total: Int) in run(connect, endpoint, total: total, inflight: inflight, folder: folder) }
         // Warm up: open the connections once.
         _ = requests(min(total, inflight * 4))
@@ -148,16 +151,17 @@ struct HTTPBenchmark {
         return state.withLock { $0.failures }
     }
 
-    /// `total` GETs from `inflight` tasks, each awaiting one response after another; returns the
-    /// failures.
-    static func runAwaiting(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int) -> Int {
+    /// `total` GETs from `inflight` tasks, each awaiting one response after another, preferring
+    /// `connect.callbackExecutor` when `onCallbackQueue`; returns the failures.
+    static func runAwaiting(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int, onCallbackQueue: Bool) -> Int {
         let started = Guarded(0)
         let failures = Guarded(0)
         let done = DispatchSemaphore(value: 0)
-        Task {
+        let executor: CallbackQueueExecutor? = onCallbackQueue ? connect.callbackExecutor : nil
+        Task(executorPreference: executor) {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<min(inflight, total) {
-                    group.addTask {
+                    group.addTask(executorPreference: executor) {
                         while started.withLock({ count -> Bool in
                             guard count < total else { return false }
                             count += 1
