@@ -24,7 +24,9 @@ import Dispatch
 /// ```
 ///
 /// With the default callback queue, a concurrent global queue, the task still runs there, but
-/// each step may continue on another of its threads, and most of the gain is lost.
+/// each step may continue on another of its threads, and most of the gain is lost. With
+/// ``ConnectConfiguration/runsCallbacksOnTransferThread`` futures complete on the transfer
+/// thread, not on the callback queue, and the task gains nothing from preferring it.
 ///
 /// The callback queue's rule applies to the task's code: while it runs, no observer or future
 /// step of that client runs on a serial callback queue. Keep the work between two awaits short,
