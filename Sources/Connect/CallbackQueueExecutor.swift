@@ -2,9 +2,9 @@ import Dispatch
 
 /// A task executor that runs tasks on a client's callback queue, where its futures complete.
 ///
-/// A task that awaits a request (`try await connect.request(c).value`) is resumed twice over:
-/// the response completes its future on ``ConnectConfiguration/callbackQueue``, and the task
-/// then waits for a thread of Swift's concurrency pool to continue it. A task that prefers this
+/// A task that awaits a request (`try await connect.request(c).value`) is handed over twice per
+/// response: the response completes its future on ``ConnectConfiguration/callbackQueue``, and
+/// the task then waits for a thread of Swift's concurrency pool to continue it. A task that prefers this
 /// executor continues on the callback queue instead. With a serial callback queue it continues
 /// right after the completion that resumed it, on the same thread, without waking another one,
 /// which takes that second hand-over out of every request it awaits.
