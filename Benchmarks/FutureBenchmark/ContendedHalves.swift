@@ -65,20 +65,7 @@ enum ContendedHalves {
     /// Runs `FutureBenchmark --contended-halves-sample IMPLEMENTATION` (0: ConnectFutures,
     /// 1: the naive future) and reads its four figures.
     static func measureInChild(implementation: Int) -> Costs {
-        let child = Process()
-        child.executableURL = Bundle.main.executableURL
-        child.arguments = ["--contended-halves-sample", String(implementation)]
-        let output = Pipe()
-        child.standardOutput = output
-        do {
-            try child.run()
-        } catch {
-            fatalError("cannot start \(child.executableURL!.path): \(error)")
-        }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        let fields = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        guard child.terminationStatus == 0, fields.count == 4 else { fatalError("contended halves failed: \(String(decoding: data, as: UTF8.self))") }
+        let fields = FutureBenchmark.numbersFromChild(["--contended-halves-sample", String(implementation)], count: 4)
         return Costs(completeUnobserved: fields[0], observeCompleted: fields[1], observePending: fields[2], completeObserved: fields[3])
     }
 

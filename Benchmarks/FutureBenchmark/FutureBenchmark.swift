@@ -99,9 +99,16 @@ struct FutureBenchmark {
 
     /// Runs `FutureBenchmark --contended-sample IMPLEMENTATION DIRECTION` and reads its sample.
     static func contendedSampleInChild(implementation: Int, _ direction: ContendedWorkloads.Direction) -> Sample {
+        let fields = numbersFromChild(["--contended-sample", String(implementation), direction == .forward ? "forward" : "meeting"], count: 2)
+        return Sample(nanosecondsPerStep: fields[0], allocationsPerStep: fields[1])
+    }
+
+    /// Runs this program again with `arguments` and reads the `count` numbers it prints,
+    /// space-separated; stops the benchmark if it fails or prints anything else.
+    static func numbersFromChild(_ arguments: [String], count: Int) -> [Double] {
         let child = Process()
         child.executableURL = Bundle.main.executableURL
-        child.arguments = ["--contended-sample", String(implementation), direction == .forward ? "forward" : "meeting"]
+        child.arguments = arguments
         let output = Pipe()
         child.standardOutput = output
         do {
@@ -112,8 +119,10 @@ struct FutureBenchmark {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         child.waitUntilExit()
         let fields = String(decoding: data, as: UTF8.self).split(separator: " ").compactMap { Double($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-        guard child.terminationStatus == 0, fields.count == 2 else { fatalError("contended sample failed: \(String(decoding: data, as: UTF8.self))") }
-        return Sample(nanosecondsPerStep: fields[0], allocationsPerStep: fields[1])
+        guard child.terminationStatus == 0, fields.count == count else {
+            fatalError("\(arguments.joined(separator: " ")) failed: \(String(decoding: data, as: UTF8.self))")
+        }
+        return fields
     }
 
     /// The child side of `contendedSampleInChild`: one sample, printed as "ns allocations".
