@@ -26,12 +26,8 @@ struct AsyncTests {
     @Test func aTaskThatPrefersTheCallbackExecutorContinuesOnTheCallbackQueue() async throws {
         let server = try TestServer { request in .json(#"{"userId":1,"id":1,"title":"\#(request.method)","completed":false}"#) }
         defer { server.shutdown() }
-        let queue = DispatchQueue(label: "connect.tests.callbacks")
-        queue.setSpecific(key: CallbackQueueMarker.key, value: CallbackQueueMarker.value)
-        var configuration = ConnectConfiguration()
-        configuration.callbackQueue = queue
-        let connect = Connect(configuration: configuration)
-        #expect(connect.callbackExecutor.queue === queue)
+        let connect = CallbackQueueMarker.client()
+        #expect(CallbackQueueMarker.isMarked(connect.callbackExecutor.queue))
 
         let outcomes = try await withTaskExecutorPreference(connect.callbackExecutor) {
             var outcomes: [(title: String, onCallbackQueue: Bool)] = []
@@ -51,11 +47,7 @@ struct AsyncTests {
     @Test func aTaskWithoutThePreferenceContinuesElsewhere() async throws {
         let server = try TestServer { _ in .json(#"{"userId":1,"id":1,"title":"t","completed":false}"#) }
         defer { server.shutdown() }
-        let queue = DispatchQueue(label: "connect.tests.callbacks")
-        queue.setSpecific(key: CallbackQueueMarker.key, value: CallbackQueueMarker.value)
-        var configuration = ConnectConfiguration()
-        configuration.callbackQueue = queue
-        let connect = Connect(configuration: configuration)
+        let connect = CallbackQueueMarker.client()
         _ = try await connect.request(TestConnector(server, "/a")).value
         #expect(!CallbackQueueMarker.isCurrent)
     }
@@ -78,4 +70,15 @@ enum CallbackQueueMarker {
     static let value = 29
 
     static var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == value }
+
+    static func isMarked(_ queue: DispatchQueue) -> Bool { queue.getSpecific(key: key) == value }
+
+    /// A client whose callback queue is a serial queue marked as the tests' callback queue.
+    static func client() -> Connect {
+        let queue = DispatchQueue(label: "connect.tests.callbacks")
+        queue.setSpecific(key: key, value: value)
+        var configuration = ConnectConfiguration()
+        configuration.callbackQueue = queue
+        return Connect(configuration: configuration)
+    }
 }
