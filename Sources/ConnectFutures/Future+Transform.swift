@@ -75,11 +75,20 @@ extension Future {
     }
 
     /// A future that completes like this one, after `body` has seen the result; for side effects
-    /// in the middle of a chain (logging, metrics).
+    /// in the middle of a chain (logging, metrics, ending a span).
+    ///
+    /// Everything chained from the returned future runs after `body` has returned, even when this
+    /// future completes on another thread while the chain is being built.
     @inlinable
     public func always(_ body: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Future<Value> {
-        observe(body)
-        return self
+        if let result = storage.resultForInlineStep {
+            body(result)
+            return self
+        }
+        return chained { result in
+            body(result)
+            return result
+        }
     }
 
     @inlinable

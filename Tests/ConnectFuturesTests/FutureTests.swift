@@ -278,6 +278,34 @@ struct OperatorTests {
         #expect(try await Future(value: 1).recover { _ in Future(value: 7) }.value == 1)
     }
 
+    @Test func alwaysRunsItsBodyBeforeAnythingChainedAfterIt() async throws {
+        let recorder = Recorder<String>()
+        #expect(try await Future(value: 1).always { _ in recorder.append("body") }.map { value -> Int in
+            recorder.append("map")
+            return value
+        }.value == 1)
+        #expect(recorder.all == ["body", "map"])
+
+        // The source completes on another thread while the chain is built: a step attached
+        // after that still waits for the body, which is held until then.
+        let promise = Promise<Int>()
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let ended = Recorder<String>()
+        let logged = promise.future.always { _ in
+            entered.signal()
+            release.wait()
+            ended.append("body")
+        }
+        DispatchQueue.global().async { promise.fail(TestError()) }
+        entered.wait()
+        let next = logged.map { $0 + 1 }
+        next.observe { _ in ended.append("after") }
+        release.signal()
+        #expect(await error(of: next) as? TestError == TestError())
+        #expect(ended.all == ["body", "after"])
+    }
+
     @Test func zipTwoAndThree() async throws {
         let a = Promise<Int>()
         let b = Promise<String>()
