@@ -40,6 +40,11 @@ public struct ConnectConfiguration: Sendable {
     public var connectTimeout: Duration = .seconds(10)
     /// Where observers and the steps after a response run. A global background queue by
     /// default; never the main queue unless you choose it.
+    ///
+    /// Your code always runs on this queue, though not always on one of its own threads: when a
+    /// response arrives with nothing else of the client in flight, Connect's transfer thread
+    /// runs the callbacks on the queue itself, as `DispatchQueue.sync` does, which saves a
+    /// thread wakeup per request (see <doc:Performance>).
     public var callbackQueue: DispatchQueue = .global()
     /// Runs observers and steps on Connect's transfer thread the moment a response is
     /// complete, instead of handing them to ``callbackQueue`` (which is then not used): no

@@ -1,8 +1,15 @@
 import ConnectFutures
 import Dispatch
+#if canImport(ObjectiveC)
+import ObjectiveC
+#endif
 
 /// Carries finished transfers from the transfer thread to the callback queue, where their
 /// futures complete; without a callback queue, completes them on the transfer thread at once.
+///
+/// A drain either runs as a block queued on the callback queue (`deliver`) or is run by the
+/// loop thread that finished the batch, through `DispatchQueue.sync` (`startsDrainHere`,
+/// `drainHere`), once it has handed the loop to its other thread (see ``LoopBaton``).
 ///
 /// While a drain is queued or running on the callback queue, later batches join it instead of
 /// queueing blocks of their own: under load the callback thread then works through everything
@@ -35,6 +42,35 @@ final class CompletionHandOff: Sendable {
         }
         if startsDrain {
             queue.async { self.drain() }
+        }
+    }
+
+    /// Whether the loop thread that finished `batch` may complete it itself, on the callback
+    /// queue (`drainHere`), after handing the loop to its standby: only when no drain is queued
+    /// or running, which `batch` then starts. Otherwise `batch` joins that drain.
+    func startsDrainHere(_ batch: [Finished]) -> Bool {
+        guard let queue, queue !== DispatchQueue.main else {
+            deliver(batch)
+            return false
+        }
+        return state.withLock { state -> Bool in
+            guard !state.draining else {
+                state.waiting.append(contentsOf: batch)
+                return false
+            }
+            state.draining = true
+            return true
+        }
+    }
+
+    /// Completes `batch`, and the batches that join it meanwhile, on the callback queue from the
+    /// calling thread (`DispatchQueue.sync`).
+    func drainHere(_ batch: [Finished]) {
+        queue!.sync {
+            withAutoreleasePool {
+                complete(batch)
+                drain()
+            }
         }
     }
 
@@ -74,4 +110,14 @@ final class CompletionHandOff: Sendable {
         // May release the last reference to the transport; its deinit only queues a stop.
         transfer.owner = nil
     }
+}
+
+/// Runs `body` in an autorelease pool where Objective-C objects exist: on a thread of Connect's
+/// own, unlike on libdispatch's, nothing else drains the objects callbacks autorelease.
+private func withAutoreleasePool(_ body: () -> Void) {
+    #if canImport(ObjectiveC)
+    autoreleasepool(invoking: body)
+    #else
+    body()
+    #endif
 }

@@ -47,7 +47,7 @@ public final class CurlTransport: Transport {
     private let loop: TransferLoop
     /// Whether the calling thread is the one that drives libcurl, for tests that check where
     /// callbacks run.
-    var isOnTransferThread: Bool { isCurrentThread(loop.thread) }
+    var isOnTransferThread: Bool { loop.isLoopThread }
     private let settings: Settings
     let context: FutureContext
 

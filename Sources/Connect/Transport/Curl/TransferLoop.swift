@@ -12,19 +12,31 @@ import Darwin
 import ConnectFutures
 import Dispatch
 
-/// The one thread that owns the libcurl multi handle and every easy handle.
+/// The loop that owns the libcurl multi handle and every easy handle, run by one thread at a
+/// time (the transfer thread).
 ///
 /// Other threads hand it work through `inbox` (a locked queue) and wake it with
 /// `curl_multi_wakeup`, the one libcurl call that is safe from any thread. It sleeps in
 /// `curl_multi_poll` until a socket is ready, a libcurl timer is due, or it is woken; it never
 /// polls on a timer of its own. Each transfer's promise is bound to the callback queue, so
-/// completing it here hands every observer to that queue: no user code runs here, unless the
-/// client has no callback queue (``ConnectConfiguration/runsCallbacksOnTransferThread``); then
-/// observers run here, after each pass of the loop, and requests they start are taken from the
-/// inbox before the loop sleeps again.
+/// completing it hands every observer to that queue: a drain block there completes the
+/// finished transfers while the loop goes on.
+///
+/// With a callback queue, the loop has two threads, of which one leads (``LoopBaton``): when a
+/// pass finishes a single transfer and nothing else is in flight, there is nothing for the loop
+/// to go on with, so the leading thread hands the loop over to the other and completes the
+/// transfer itself, on the callback queue (`DispatchQueue.sync`), instead of waking a callback
+/// thread; requests the callbacks start are then taken when it leads again, without waking the
+/// loop. With many transfers in flight, a drain block completes them as above, the loop never
+/// pausing for callbacks.
+///
+/// Without a callback queue (``ConnectConfiguration/runsCallbacksOnTransferThread``), observers
+/// run on the one loop thread, after each pass, and requests they start are taken from the inbox
+/// before the loop sleeps again.
 final class TransferLoop: @unchecked Sendable {
     // @unchecked: `multi` is set once; `inbox` is behind its mutex; everything under
-    // "Transfer thread only" is touched by the loop thread alone.
+    // "Transfer thread only" is touched by the leading thread alone, and the baton's lock
+    // orders one leader's accesses before the next one's.
     enum Command {
         case start(CurlTransfer)
         case cancel(CurlTransfer)
@@ -46,6 +58,9 @@ final class TransferLoop: @unchecked Sendable {
         /// Set by the loop just before it blocks in `curl_multi_poll`: only then does a sender
         /// need to wake it.
         var loopIsAsleep = false
+        /// Set when the leading thread handed the loop over without waking the standby, since
+        /// nothing was in flight: the next command wakes it.
+        var isUnled = false
     }
     private let handOff: CompletionHandOff
     /// At most 64 kept: up to 80 KiB each (see ``ReceivedResponse``), held until the client goes.
@@ -62,8 +77,9 @@ final class TransferLoop: @unchecked Sendable {
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
     @exclusivity(unchecked) private var finished: [CompletionHandOff.Finished] = []
     private static let maximumIdleHandles = 256
-    /// The thread that runs the loop; set before any command can reach it.
-    private(set) var thread: pthread_t!
+    /// The loop's threads: one, or two with a callback queue (see ``LoopBaton``).
+    private let threads = Locked<[pthread_t]>([])
+    private let baton = LoopBaton()
     /// The transfer thread's name, as debuggers and `top -H` show it.
     static let threadName = "connect.curl"
 
@@ -84,7 +100,18 @@ final class TransferLoop: @unchecked Sendable {
         // The connection cache: keep as many idle connections as may be open at once.
         ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maximumConnectionsPerHost, 16))
         ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        thread = startThread(named: Self.threadName) { [self] in run() }
+        // The main queue runs its blocks on the main thread alone, so a loop thread cannot
+        // complete transfers on it: its drains are always dispatched, and one thread suffices.
+        let threadCount = callbackQueue.map { $0 !== DispatchQueue.main } == true ? 2 : 1
+        for _ in 0..<threadCount {
+            let thread = startThread(named: Self.threadName) { [self] in run() }
+            threads.withLock { $0.append(thread) }
+        }
+    }
+
+    /// Whether the calling thread is one of the loop's.
+    var isLoopThread: Bool {
+        threads.withLock { $0.contains { isCurrentThread($0) } }
     }
 
     /// Queues `command` and wakes the loop if it sleeps. Safe from any thread.
@@ -92,12 +119,13 @@ final class TransferLoop: @unchecked Sendable {
     /// Only the command that finds the loop asleep wakes it (a syscall): the loop drains the
     /// whole inbox when it wakes, so later commands ride on the wakeup already pending.
     func send(_ command: Command) {
-        let mustWake = inbox.withLock { inbox -> Bool in
+        let (mustWake, findsItUnled) = inbox.withLock { inbox -> (Bool, Bool) in
             inbox.commands.append(command)
             defer { inbox.loopIsAsleep = false }
-            return inbox.loopIsAsleep
+            return (inbox.loopIsAsleep, inbox.isUnled)
         }
         if mustWake { curl_multi_wakeup(multi) }
+        if findsItUnled { baton.commandWaits(fromTheCompletingThread: isLoopThread) }
     }
 
     /// Moves every queued command into `taken`; with `sleepingIfEmpty`, marks the loop asleep when
@@ -110,10 +138,26 @@ final class TransferLoop: @unchecked Sendable {
         inbox.withLock { inbox in
             swap(&taken, &inbox.commands)
             inbox.loopIsAsleep = sleepingIfEmpty && taken.isEmpty
+            inbox.isUnled = false
         }
     }
 
     private func run() {
+        while baton.lead() {
+            guard let batch = lead() else {
+                idleHandles.removeAll()
+                curl_multi_cleanup(multi)
+                if let share { curl_share_cleanup(share) }
+                baton.stop()
+                return
+            }
+            handOff.drainHere(batch)
+        }
+    }
+
+    /// Runs the loop while this thread leads; returns a batch of finished transfers this thread
+    /// is to complete once it has handed the loop over, or `nil` when the loop stops.
+    private func lead() -> [CompletionHandOff.Finished]? {
         var stopping = false
         var running: Int32 = 0
         var commands: [Command] = []
@@ -130,21 +174,25 @@ final class TransferLoop: @unchecked Sendable {
             }
             if stopping {
                 cancelAll()
-                deliverFinished()
-                break
+                _ = deliverFinished(drainingHere: false)
+                return nil
             }
             curl_multi_perform(multi, &running)
             collectFinished()
-            deliverFinished()
+            if let batch = deliverFinished(drainingHere: active.isEmpty && finished.count == 1) {
+                let commandsWait = inbox.withLock { inbox -> Bool in
+                    inbox.isUnled = true
+                    return !inbox.commands.isEmpty
+                }
+                baton.handOverToComplete(commandsWait: commandsWait)
+                return batch
+            }
             takeCommands(into: &commands, sleepingIfEmpty: true)
             if commands.isEmpty {
                 curl_multi_poll(multi, nil, 0, 60_000, nil)
                 takeCommands(into: &commands)
             }
         }
-        idleHandles.removeAll()
-        curl_multi_cleanup(multi)
-        if let share { curl_share_cleanup(share) }
     }
 
     private func start(_ transfer: CurlTransfer) {
@@ -311,9 +359,10 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     /// One hand-off for everything that finished in this pass: with many transfers in flight,
-    /// waking a callback thread per transfer cost more than the callbacks themselves.
-    private func deliverFinished() {
-        guard !finished.isEmpty else { return }
+    /// waking a callback thread per transfer cost more than the callbacks themselves. Returns
+    /// the batch when this thread is to complete it itself, after handing the loop over.
+    private func deliverFinished(drainingHere: Bool) -> [CompletionHandOff.Finished]? {
+        guard !finished.isEmpty else { return nil }
         // Transfers with progress reports complete behind them, on their own queue.
         finished.removeAll { transfer, outcome in
             guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else { return false }
@@ -324,9 +373,13 @@ final class TransferLoop: @unchecked Sendable {
             }
             return true
         }
-        guard !finished.isEmpty else { return }
-        handOff.deliver(finished)
-        finished.removeAll(keepingCapacity: true)
+        guard !finished.isEmpty else { return nil }
+        defer { finished.removeAll(keepingCapacity: true) }
+        guard drainingHere else {
+            handOff.deliver(finished)
+            return nil
+        }
+        return handOff.startsDrainHere(finished) ? finished : nil
     }
 }
 
