@@ -44,6 +44,12 @@ public final class CallbackQueueExecutor: TaskExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
+        // Resumed by a completion that Connect's loop thread runs on the queue: it continues
+        // there, after the completions.
+        if let drain = LoopThreadDrain.current(on: queue) {
+            drain.add(job, on: executor)
+            return
+        }
         queue.async { job.runSynchronously(on: executor) }
     }
 }

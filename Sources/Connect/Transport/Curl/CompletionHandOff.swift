@@ -66,10 +66,13 @@ final class CompletionHandOff: Sendable {
     /// Completes `batch`, and the batches that join it meanwhile, on the callback queue from the
     /// calling thread (`DispatchQueue.sync`).
     func drainHere(_ batch: [Finished]) {
-        queue!.sync {
+        let queue = queue!
+        queue.sync {
             withAutoreleasePool {
-                complete(batch)
-                drain()
+                LoopThreadDrain.run(on: queue) {
+                    complete(batch)
+                    drain()
+                }
             }
         }
     }
