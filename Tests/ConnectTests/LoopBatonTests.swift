@@ -72,6 +72,20 @@ struct LoopBatonTests {
         baton.stop()
     }
 
+    /// A command queued between the loop's last look at its inbox and the hand-over: the
+    /// hand-over wakes the standby for it.
+    @Test func aCommandJustBeforeTheHandOverWakesTheStandbyAtIt() {
+        let baton = LoopBaton()
+        #expect(baton.lead())
+        let standby = Attempt(baton)
+        baton.commandWaits(fromTheCompletingThread: false)
+        #expect(standby.done.wait(timeout: .now() + .milliseconds(10)) == .timedOut)
+        baton.handOverToComplete(commandsWait: false)
+        standby.done.wait()
+        #expect(standby.result == true)
+        baton.stop()
+    }
+
     /// A command from the callbacks is left for the thread running them, unless they still run
     /// when the standby looks again, about `patience` later.
     @Test func aCommandFromTheCallbacksIsTakenByTheStandbyIfTheyRunOn() {

@@ -90,9 +90,9 @@ final class LoopBaton: Sendable {
         let wakes = state.withLock { state -> Bool in
             state.isLed = false
             state.handOvers &+= 1
-            guard commandsWait else { return false }
-            state.commandWaits = true
-            return state.takeStandby()
+            // A command may also have come between the loop's last look at its inbox and here.
+            if commandsWait { state.commandWaits = true }
+            return state.commandWaits && state.takeStandby()
         }
         if wakes { standby.signal() }
     }
@@ -102,8 +102,10 @@ final class LoopBaton: Sendable {
     /// other thread, the standby is woken now.
     func commandWaits(fromTheCompletingThread: Bool) {
         let wakes = state.withLock { state -> Bool in
-            guard !state.isLed, !state.isStopped else { return false }
+            guard !state.isStopped else { return false }
             state.commandWaits = true
+            // Still led: the hand-over about to happen sees the command.
+            guard !state.isLed else { return false }
             guard !fromTheCompletingThread || state.standbyWaitsIndefinitely else { return false }
             return state.takeStandby()
         }
