@@ -105,4 +105,21 @@ struct LoopHandOverTests {
         #expect(String(decoding: try await first.value, as: UTF8.self) == "/first")
         #expect(String(decoding: try await other.value, as: UTF8.self) == "/other")
     }
+
+    /// A released client's loop stops, and both its threads end: the loop, which each thread
+    /// holds while it runs, goes.
+    @Test func aReleasedClientsLoopThreadsEnd() async throws {
+        let server = try TestServer { request in .text(request.path) }
+        defer { server.shutdown() }
+        weak var loop: TransferLoop?
+        do {
+            let client = Self.client()
+            loop = try #require(client.transport as? CurlTransport).loop
+            _ = try await client.request(TestConnector(server, "/once")).value
+        }
+        for _ in 0..<500 where loop != nil {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(loop == nil)
+    }
 }

@@ -44,7 +44,7 @@ public final class CurlTransport: Transport {
         }
     }
 
-    private let loop: TransferLoop
+    let loop: TransferLoop
     /// Whether the calling thread is the one that drives libcurl, for tests that check where
     /// callbacks run.
     var isOnTransferThread: Bool { loop.isLoopThread }
