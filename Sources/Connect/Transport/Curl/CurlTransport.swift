@@ -44,9 +44,10 @@ public final class CurlTransport: Transport {
         }
     }
 
+    /// The loop that drives libcurl for this transport.
     let loop: TransferLoop
-    /// Whether the calling thread is the one that drives libcurl, for tests that check where
-    /// callbacks run.
+    /// Whether the calling thread is one of the loop's, which drive libcurl, for tests that
+    /// check where callbacks run.
     var isOnTransferThread: Bool { loop.isLoopThread }
     private let settings: Settings
     let context: FutureContext
