@@ -43,18 +43,7 @@ static void drain(void *unused) {
         pthread_mutex_unlock(&lock);
         if (count == 0) return;
         for (long i = 0; i < count; i++) {
-            CURL *easy = batch[i];
-            long status = 0;
-            curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-            Buffer *buffer;
-            curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&buffer);
-            if (buffer->result != CURLE_OK || status != 200) run_failed++;
-            run_done++;
-            if (run_started < run_total) {
-                run_started++;
-                prepare_request(easy, url, buffer);
-                submit(easy);
-            }
+            finish_and_start_next(batch[i], run_total, &run_started, &run_done, &run_failed);
             if (run_done == run_total) dispatch_semaphore_signal(run_finished);
         }
     }
@@ -70,10 +59,7 @@ typedef struct {
 /// On the callback queue, so that nothing else touches the run's counters meanwhile.
 static void start_run(void *context) {
     FirstRequests *first = context;
-    for (long i = 0; i < first->inflight && run_started < run_total; i++, run_started++) {
-        prepare_request(first->handles[i], url, &first->buffers[i]);
-        submit(first->handles[i]);
-    }
+    start_first_requests(run_total, first->inflight, first->handles, first->buffers, &run_started);
 }
 
 /// Runs TOTAL requests, INFLIGHT at a time, all started on the callback queue; returns failures.

@@ -82,6 +82,31 @@ static void submit(CURL *easy) {
     curl_multi_wakeup(multi);
 }
 
+/// The other side's start of a run: the first INFLIGHT requests (at most TOTAL), counted in
+/// `started`.
+static void start_first_requests(long total, long inflight, CURL **handles, Buffer *buffers, long *started) {
+    for (long i = 0; i < inflight && *started < total; i++, (*started)++) {
+        prepare_request(handles[i], url, &buffers[i]);
+        submit(handles[i]);
+    }
+}
+
+/// The other side's work for one finished transfer: counts it, and its failure, and starts the
+/// run's next request on the same handle while any are left.
+static void finish_and_start_next(CURL *easy, long total, long *started, long *done, long *failed) {
+    long status = 0;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
+    Buffer *buffer;
+    curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&buffer);
+    if (buffer->result != CURLE_OK || status != 200) (*failed)++;
+    (*done)++;
+    if (*started < total) {
+        (*started)++;
+        prepare_request(easy, url, buffer);
+        submit(easy);
+    }
+}
+
 /// `main`: a warm-up run, then the measured one, printed as "requests seconds requests/s
 /// CPU-µs/request failures".
 static int transfer_thread_main(int argc, char **argv) {

@@ -24,10 +24,7 @@ static void prepare_other_side(long inflight) {
 /// Runs TOTAL requests, INFLIGHT at a time, from the calling (callback) thread; returns failures.
 static long run(long total, long inflight, CURL **handles, Buffer *buffers) {
     long started = 0, done = 0, failed = 0;
-    for (long i = 0; i < inflight && started < total; i++, started++) {
-        prepare_request(handles[i], url, &buffers[i]);
-        submit(handles[i]);
-    }
+    start_first_requests(total, inflight, handles, buffers, &started);
     CURL **batch = calloc(inflight, sizeof(CURL *));
     while (done < total) {
         pthread_mutex_lock(&lock);
@@ -36,20 +33,7 @@ static long run(long total, long inflight, CURL **handles, Buffer *buffers) {
         memcpy(batch, finished.handles, count * sizeof(CURL *));
         finished.count = 0;
         pthread_mutex_unlock(&lock);
-        for (long i = 0; i < count; i++) {
-            CURL *easy = batch[i];
-            long status = 0;
-            curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-            Buffer *buffer;
-            curl_easy_getinfo(easy, CURLINFO_PRIVATE, (char **)&buffer);
-            if (buffer->result != CURLE_OK || status != 200) failed++;
-            done++;
-            if (started < total) {
-                started++;
-                prepare_request(easy, url, buffer);
-                submit(easy);
-            }
-        }
+        for (long i = 0; i < count; i++) finish_and_start_next(batch[i], total, &started, &done, &failed);
     }
     free(batch);
     return failed;
