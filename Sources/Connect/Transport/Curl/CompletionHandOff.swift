@@ -47,13 +47,10 @@ final class CompletionHandOff: Sendable {
 
     /// Whether the loop thread that finished `batch` may complete it itself, on the callback
     /// queue (`drainHere`), after handing the loop to its standby: only when no drain is queued
-    /// or running, which `batch` then starts. Otherwise `batch` joins that drain.
+    /// or running, which `batch` then starts. Otherwise `batch` joins that drain. Only for a
+    /// callback queue other than the main queue (see `TransferLoop.completesOnLoopThread`).
     func startsDrainHere(_ batch: [Finished]) -> Bool {
-        guard let queue, queue !== DispatchQueue.main else {
-            deliver(batch)
-            return false
-        }
-        return state.withLock { state -> Bool in
+        state.withLock { state -> Bool in
             guard !state.draining else {
                 state.waiting.append(contentsOf: batch)
                 return false

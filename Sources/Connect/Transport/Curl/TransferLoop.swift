@@ -58,8 +58,9 @@ final class TransferLoop: @unchecked Sendable {
         /// Set by the loop just before it blocks in `curl_multi_poll`: only then does a sender
         /// need to wake it.
         var loopIsAsleep = false
-        /// Set when the leading thread handed the loop over without waking the standby, since
-        /// nothing was in flight: the next command wakes it.
+        /// Set while the loop is handed over to complete callbacks: a command queued then is
+        /// reported to the baton, which decides whether the standby takes it
+        /// (`LoopBaton.commandWaits`).
         var isUnled = false
     }
     private let handOff: CompletionHandOff
@@ -79,6 +80,10 @@ final class TransferLoop: @unchecked Sendable {
     private static let maximumIdleHandles = 256
     /// The loop's threads: one, or two with a callback queue (see ``LoopBaton``).
     private let threads = Locked<[pthread_t]>([])
+    /// Whether a loop thread may complete a lone finished transfer itself on the callback queue,
+    /// the other leading meanwhile: with a callback queue other than the main queue, which runs
+    /// its blocks on the main thread alone, so that its drains are always dispatched.
+    private let completesOnLoopThread: Bool
     private let baton = LoopBaton()
     /// The transfer thread's name, as debuggers and `top -H` show it.
     static let threadName = "connect.curl"
@@ -100,10 +105,8 @@ final class TransferLoop: @unchecked Sendable {
         // The connection cache: keep as many idle connections as may be open at once.
         ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maximumConnectionsPerHost, 16))
         ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        // The main queue runs its blocks on the main thread alone, so a loop thread cannot
-        // complete transfers on it: its drains are always dispatched, and one thread suffices.
-        let threadCount = callbackQueue.map { $0 !== DispatchQueue.main } == true ? 2 : 1
-        for _ in 0..<threadCount {
+        completesOnLoopThread = callbackQueue.map { $0 !== DispatchQueue.main } == true
+        for _ in 0..<(completesOnLoopThread ? 2 : 1) {
             let thread = startThread(named: Self.threadName) { [self] in run() }
             threads.withLock { $0.append(thread) }
         }
@@ -179,7 +182,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             curl_multi_perform(multi, &running)
             collectFinished()
-            if let batch = deliverFinished(drainingHere: active.isEmpty && finished.count == 1) {
+            if let batch = deliverFinished(drainingHere: completesOnLoopThread && active.isEmpty && finished.count == 1) {
                 let commandsWait = inbox.withLock { inbox -> Bool in
                     inbox.isUnled = true
                     return !inbox.commands.isEmpty
