@@ -8,7 +8,7 @@ import ObjectiveC
 /// futures complete; without a callback queue, completes them on the transfer thread at once.
 ///
 /// A drain either runs as a block queued on the callback queue (`deliver`) or is run by the
-/// loop thread that finished the batch, through `DispatchQueue.sync` (`startsDrainHere`,
+/// loop thread that finished the batch, through `DispatchQueue.sync` (`startsDrain(with:)`,
 /// `drainHere`), once it has handed the loop to its other thread (see ``LoopBaton``).
 ///
 /// While a drain is queued or running on the callback queue, later batches join it instead of
@@ -34,42 +34,33 @@ final class CompletionHandOff: Sendable {
             complete(batch)
             return
         }
-        let startsDrain = state.withLock { state -> Bool in
+        if startsDrain(with: batch) {
+            queue.async { self.drain() }
+        }
+    }
+
+    /// Adds `batch` to the waiting ones; `true` when no drain is queued or running, so that the
+    /// caller must start one (the batch joins the running drain otherwise).
+    ///
+    /// A loop thread that gets `true` may run the drain itself on the callback queue
+    /// (`drainHere`), after handing the loop to its standby; only for a callback queue other
+    /// than the main queue (see `TransferLoop.completesOnLoopThread`).
+    func startsDrain(with batch: [Finished]) -> Bool {
+        state.withLock { state -> Bool in
             state.waiting.append(contentsOf: batch)
             guard !state.draining else { return false }
             state.draining = true
             return true
         }
-        if startsDrain {
-            queue.async { self.drain() }
-        }
     }
 
-    /// Whether the loop thread that finished `batch` may complete it itself, on the callback
-    /// queue (`drainHere`), after handing the loop to its standby: only when no drain is queued
-    /// or running, which `batch` then starts. Otherwise `batch` joins that drain. Only for a
-    /// callback queue other than the main queue (see `TransferLoop.completesOnLoopThread`).
-    func startsDrainHere(_ batch: [Finished]) -> Bool {
-        state.withLock { state -> Bool in
-            guard !state.draining else {
-                state.waiting.append(contentsOf: batch)
-                return false
-            }
-            state.draining = true
-            return true
-        }
-    }
-
-    /// Completes `batch`, and the batches that join it meanwhile, on the callback queue from the
-    /// calling thread (`DispatchQueue.sync`).
-    func drainHere(_ batch: [Finished]) {
+    /// Runs the drain `startsDrain(with:)` asked for on the callback queue from the calling
+    /// thread (`DispatchQueue.sync`).
+    func drainHere() {
         let queue = queue!
         queue.sync {
             withAutoreleasePool {
-                LoopThreadDrain.run(on: queue) {
-                    complete(batch)
-                    drain()
-                }
+                LoopThreadDrain.run(on: queue) { drain() }
             }
         }
     }

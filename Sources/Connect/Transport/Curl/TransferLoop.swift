@@ -147,20 +147,20 @@ final class TransferLoop: @unchecked Sendable {
 
     private func run() {
         while baton.lead() {
-            guard let batch = lead() else {
+            guard leadUntilHandedOver() else {
                 idleHandles.removeAll()
                 curl_multi_cleanup(multi)
                 if let share { curl_share_cleanup(share) }
                 baton.stop()
                 return
             }
-            handOff.drainHere(batch)
+            handOff.drainHere()
         }
     }
 
-    /// Runs the loop while this thread leads; returns a batch of finished transfers this thread
-    /// is to complete once it has handed the loop over, or `nil` when the loop stops.
-    private func lead() -> [CompletionHandOff.Finished]? {
+    /// Runs the loop while this thread leads: `true` once it has handed the loop over to
+    /// complete finished transfers itself, `false` when the loop stops.
+    private func leadUntilHandedOver() -> Bool {
         var stopping = false
         var running: Int32 = 0
         var commands: [Command] = []
@@ -178,17 +178,17 @@ final class TransferLoop: @unchecked Sendable {
             if stopping {
                 cancelAll()
                 _ = deliverFinished(drainingHere: false)
-                return nil
+                return false
             }
             curl_multi_perform(multi, &running)
             collectFinished()
-            if let batch = deliverFinished(drainingHere: completesOnLoopThread && active.isEmpty && finished.count == 1) {
+            if deliverFinished(drainingHere: completesOnLoopThread && active.isEmpty && finished.count == 1) {
                 let commandsWait = inbox.withLock { inbox -> Bool in
                     inbox.isUnled = true
                     return !inbox.commands.isEmpty
                 }
                 baton.handOverToComplete(commandsWait: commandsWait)
-                return batch
+                return true
             }
             takeCommands(into: &commands, sleepingIfEmpty: true)
             if commands.isEmpty {
@@ -363,9 +363,9 @@ final class TransferLoop: @unchecked Sendable {
 
     /// One hand-off for everything that finished in this pass: with many transfers in flight,
     /// waking a callback thread per transfer cost more than the callbacks themselves. Returns
-    /// the batch when this thread is to complete it itself, after handing the loop over.
-    private func deliverFinished(drainingHere: Bool) -> [CompletionHandOff.Finished]? {
-        guard !finished.isEmpty else { return nil }
+    /// `true` when this thread is to run the drain itself, after handing the loop over.
+    private func deliverFinished(drainingHere: Bool) -> Bool {
+        guard !finished.isEmpty else { return false }
         // Transfers with progress reports complete behind them, on their own queue.
         finished.removeAll { transfer, outcome in
             guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else { return false }
@@ -376,13 +376,13 @@ final class TransferLoop: @unchecked Sendable {
             }
             return true
         }
-        guard !finished.isEmpty else { return nil }
+        guard !finished.isEmpty else { return false }
         defer { finished.removeAll(keepingCapacity: true) }
         guard drainingHere else {
             handOff.deliver(finished)
-            return nil
+            return false
         }
-        return handOff.startsDrainHere(finished) ? finished : nil
+        return handOff.startsDrain(with: finished)
     }
 }
 
