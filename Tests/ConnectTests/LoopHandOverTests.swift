@@ -38,22 +38,8 @@ struct LoopHandOverTests {
         let server = try TestServer { request in .text(request.path) }
         defer { server.shutdown() }
         let client = Self.client()
-        let seen: [String] = try await withCheckedThrowingContinuation { continuation in
-            let collected = Mutex<[String]>([])
-            @Sendable func next(_ index: Int) {
-                guard index < 200 else { return continuation.resume(returning: collected.withLock { $0 }) }
-                client.request(TestConnector(server, "/n/\(index)")).observe { result in
-                    switch result {
-                    case .success(let data):
-                        let queue = DispatchQueue.getSpecific(key: Self.key) ?? "elsewhere"
-                        collected.withLock { $0.append("\(queue) \(String(decoding: data, as: UTF8.self))") }
-                        next(index + 1)
-                    case .failure(let error):
-                        continuation.resume(throwing: error)
-                    }
-                }
-            }
-            next(0)
+        let seen = try await oneAfterAnother(200, request: { client.request(TestConnector(server, "/n/\($0)")) }) { data in
+            "\(DispatchQueue.getSpecific(key: Self.key) ?? "elsewhere") \(String(decoding: data, as: UTF8.self))"
         }
         #expect(seen == (0..<200).map { "callbacks /n/\($0)" })
     }

@@ -2,6 +2,7 @@ import Connect
 import ConnectFutures
 import ConnectTestServer
 import Foundation
+import Synchronization
 
 /// One client shared by the tests that need no special configuration, as an app would share one.
 let sharedConnect = Connect()
@@ -121,6 +122,30 @@ func eventually(within limit: Duration = .seconds(60), _ condition: () -> Bool) 
         try? await Task.sleep(for: .milliseconds(10))
     }
     return condition()
+}
+
+/// Sends `count` requests one after another, each started from the observer of the one before
+/// (`request(index)`), and returns what `record` made of each value, in its observer, in order;
+/// the first failure ends the run.
+func oneAfterAnother<Value: Sendable, Element: Sendable>(
+    _ count: Int, request: @escaping @Sendable (Int) -> Future<Value>, record: @escaping @Sendable (Value) -> Element
+) async throws -> [Element] {
+    try await withCheckedThrowingContinuation { continuation in
+        let collected = Mutex<[Element]>([])
+        @Sendable func next(_ index: Int) {
+            guard index < count else { return continuation.resume(returning: collected.withLock { $0 }) }
+            request(index).observe { result in
+                switch result {
+                case .success(let value):
+                    collected.withLock { $0.append(record(value)) }
+                    next(index + 1)
+                case .failure(let error):
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+        next(0)
+    }
 }
 
 /// A server that answers "ok" to `Authorization: Bearer fresh` and 401 to anything else.

@@ -68,22 +68,7 @@ struct TransferThreadCallbackTests {
     @Test func requestsStartedFromObserversGoOut() async throws {
         let server = try Self.echoServer()
         let client = Self.client()
-        let paths: [String] = try await withCheckedThrowingContinuation { continuation in
-            let collected = Box<[String]>([])
-            @Sendable func next(_ index: Int) {
-                guard index < 200 else { return continuation.resume(returning: collected.withLock { $0 }) }
-                client.request(TestConnector(server, "/n/\(index)")).decoded(toType: Echo.self).observe { result in
-                    switch result {
-                    case .success(let echo):
-                        collected.withLock { $0.append(echo.path) }
-                        next(index + 1)
-                    case .failure(let error):
-                        continuation.resume(throwing: error)
-                    }
-                }
-            }
-            next(0)
-        }
+        let paths = try await oneAfterAnother(200, request: { client.request(TestConnector(server, "/n/\($0)")).decoded(toType: Echo.self) }) { $0.path }
         #expect(paths == (0..<200).map { "/n/\($0)" })
     }
 
