@@ -6,7 +6,7 @@ enum FutureSlot<Value: Sendable>: ResultSlot {
     case failure(any Error)
 
     @inlinable
-    static func holding(_ outcome: Result<Value, any Error>) -> Self {
+    static func holding(_ outcome: consuming Result<Value, any Error>) -> Self {
         switch outcome {
         case .success(let value): .success(value)
         case .failure(let error): .failure(error)

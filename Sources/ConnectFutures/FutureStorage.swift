@@ -113,24 +113,35 @@ class FutureStorage<Slot: ResultSlot>: FutureCore, UpstreamCancellable, @uncheck
     /// must then run the waiting continuations, `false` (and the result dropped) if it had
     /// already completed.
     @inlinable
-    final func store(_ newResult: Outcome) -> Bool {
+    final func store(_ newResult: consuming Outcome) -> Bool {
         guard let bits = lockUnlessCompleted() else { return false }
-        result = .holding(newResult)
+        fillEmptySlot(.holding(newResult))
         unlockCompleting(from: bits)
         return true
+    }
+
+    /// Writes the result of a pending future; only under the lock, before the completed bit is
+    /// set. A pending future's slot is always `.empty`, which holds nothing to release, so the
+    /// slot is initialized rather than assigned: an assignment would first destroy the old value
+    /// through a generic switch. The new slot is moved in, not copied: a closure cannot consume
+    /// what it captures, but it can take it out of an optional.
+    @inlinable @inline(__always)
+    final func fillEmptySlot(_ slot: consuming Slot) {
+        var moving = Optional(slot)
+        withUnsafeMutablePointer(to: &result) { $0.initialize(to: moving.take().unsafelyUnwrapped) }
     }
 
     /// Completes inside a continuation: returns this future for the caller's run loop to run its
     /// continuations next, or `nil` when nothing waits (or it had already completed).
     @inlinable
-    final func completeInChain(_ newResult: Outcome) -> Unmanaged<FutureCore>? {
+    final func completeInChain(_ newResult: consuming Outcome) -> Unmanaged<FutureCore>? {
         store(newResult) ? waitingToRun : nil
     }
 
     /// Completes from outside a chain (a promise, a timer, a cancel).
     @inlinable
     @discardableResult
-    final func completeAndRun(_ newResult: Outcome) -> Bool {
+    final func completeAndRun(_ newResult: consuming Outcome) -> Bool {
         guard store(newResult) else { return false }
         runWaitingWhereTheyBelong()
         return true
@@ -140,7 +151,7 @@ class FutureStorage<Slot: ResultSlot>: FutureCore, UpstreamCancellable, @uncheck
     /// for a producer already running on it.
     @inlinable
     @discardableResult
-    final func completeAndRunHere(_ newResult: Outcome) -> Bool {
+    final func completeAndRunHere(_ newResult: consuming Outcome) -> Bool {
         guard store(newResult) else { return false }
         runWaiting()
         return true
@@ -150,7 +161,7 @@ class FutureStorage<Slot: ResultSlot>: FutureCore, UpstreamCancellable, @uncheck
     /// waiting continuations are handed back to run inline when that is where they belong, and
     /// dispatched to this future's own callback queue otherwise.
     @inlinable
-    final func complete(_ newResult: Outcome, from source: FutureCore) -> Unmanaged<FutureCore>? {
+    final func complete(_ newResult: consuming Outcome, from source: FutureCore) -> Unmanaged<FutureCore>? {
         let queue = callbackQueue
         if queue == nil || queue === source.callbackQueue {
             return completeInChain(newResult)
@@ -188,7 +199,7 @@ class FutureStorage<Slot: ResultSlot>: FutureCore, UpstreamCancellable, @uncheck
             // that won the race.
             return cancelledUpstream
         }
-        result = .failure(error)
+        fillEmptySlot(.failure(error))
         var handlerToRun: (any UpstreamCancellable)?
         if bitsNow & Self.linkIsHandlerBit != 0 { swap(&handlerToRun, &link) }
         unlock(leaving: Self.completedBit | Self.cancelledBit | bitsNow & Self.hasManyCallbacksBit)

@@ -14,7 +14,7 @@ protocol ResultSlot {
     /// A slot holding a failure: what cancelling or abandoning a future stores.
     static func failure(_ error: any Error) -> Self
     /// A slot holding `outcome`.
-    static func holding(_ outcome: Outcome) -> Self
+    static func holding(_ outcome: consuming Outcome) -> Self
     /// The outcome of a slot known to hold one.
     var held: Outcome { get }
 }
