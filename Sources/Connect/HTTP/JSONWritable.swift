@@ -24,6 +24,9 @@
 /// connect.request(CreateTodo(todo))  // its parameters: .jsonObject(value: todo)
 /// ```
 ///
+/// The `@JSONWritable` macro of the `ConnectMacros` product writes this conformance from a
+/// struct's or a raw-value enum's declaration, as the compiler synthesizes `Encodable`.
+///
 /// `write(to:)` must write what `encode(to:)` makes `JSONEncoder` write: the same members in the
 /// same order, each key once, `nil` properties left out. The `Encodable` conformance stays in
 /// use where an encoder with other settings (a key or date strategy, pretty printing) is
