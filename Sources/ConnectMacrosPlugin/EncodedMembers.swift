@@ -59,6 +59,10 @@ struct EncodedMembers: Equatable {
                 problems.append(Diagnostic(node: binding.pattern, message: JSONWritableProblem.patternBinding))
                 continue
             }
+            if let wrapper = propertyWrapper(of: variable) {
+                problems.append(Diagnostic(node: wrapper, message: JSONWritableProblem.propertyWrapper))
+                continue
+            }
             if modifiers.contains(.keyword(.lazy)) {
                 problems.append(Diagnostic(node: identifier, message: JSONWritableProblem.lazyProperty))
                 continue
@@ -66,6 +70,21 @@ struct EncodedMembers: Equatable {
             names.append(Member(property: identifier.identifier.text, key: identifier.identifier.unbackticked))
         }
         return names
+    }
+
+    /// Attributes a stored property may carry that do not wrap it.
+    private static let attributesThatDoNotWrap: Set<String> = [
+        "available", "objc", "nonobjc", "inlinable", "usableFromInline", "preconcurrency", "exclusivity", "MainActor",
+    ]
+
+    /// The first attribute of `variable` that may be a property wrapper: a synthesized
+    /// conformance encodes the wrapper, not the value it wraps.
+    private static func propertyWrapper(of variable: VariableDeclSyntax) -> AttributeSyntax? {
+        for case .attribute(let attribute) in variable.attributes
+        where !attributesThatDoNotWrap.contains(attribute.attributeName.trimmedDescription) {
+            return attribute
+        }
+        return nil
     }
 
     /// `false` for a computed property: a getter body, or accessors other than observers.

@@ -8,6 +8,7 @@ enum JSONWritableProblem: String, DiagnosticMessage, Error {
     case ownEncodeMethod
     case patternBinding
     case lazyProperty
+    case propertyWrapper
     case codingKeyWithoutProperty
     case codingKeyRawValueNotALiteral
 
@@ -23,6 +24,8 @@ enum JSONWritableProblem: String, DiagnosticMessage, Error {
             "@JSONWritable cannot read a property declared with a tuple pattern; declare each property on its own"
         case .lazyProperty:
             "@JSONWritable cannot write a lazy property without a mutating call; write 'write(to:)' by hand"
+        case .propertyWrapper:
+            "a property wrapper's storage is encoded as the wrapper's own Encodable conformance decides; write 'write(to:)' by hand"
         case .codingKeyWithoutProperty:
             "this coding key names no stored property of the type"
         case .codingKeyRawValueNotALiteral:

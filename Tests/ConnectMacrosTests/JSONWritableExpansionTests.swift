@@ -194,12 +194,13 @@ struct JSONWritableExpansionTests {
             diagnostics: [("@JSONWritable applies to enums whose raw value is a String, an integer, a Double or a Float; write this enum's 'write(to:)' by hand", 2, 6)]
         ),
         Case(
-            name: "tuple patterns, lazy properties and a coding key without a property, all reported",
+            name: "tuple patterns, lazy properties, property wrappers and a coding key without a property, all reported",
             declaration: """
                 struct Odd: Encodable {
                     var (x, y) = (1, 2)
                     lazy var cached = 3
-                    var kept = 4
+                    @Clamped var wrapped = 5
+                    @available(*, deprecated) var kept = 4
                     enum CodingKeys: String, CodingKey {
                         case kept, missing
                     }
@@ -208,7 +209,8 @@ struct JSONWritableExpansionTests {
             diagnostics: [
                 ("@JSONWritable cannot read a property declared with a tuple pattern; declare each property on its own", 3, 9),
                 ("@JSONWritable cannot write a lazy property without a mutating call; write 'write(to:)' by hand", 4, 14),
-                ("this coding key names no stored property of the type", 7, 20),
+                ("a property wrapper's storage is encoded as the wrapper's own Encodable conformance decides; write 'write(to:)' by hand", 5, 5),
+                ("this coding key names no stored property of the type", 8, 20),
             ]
         ),
     ]

@@ -35,6 +35,10 @@ struct Todo: Codable {
     var scores: [String: Double]
     var `default`: Bool
     var ratio: Float = 0.5
+    var due = Date(timeIntervalSinceReferenceDate: 1_000.25)
+    var link = URL(string: "https://x.example/todos/7")
+    var token = UUID()
+    var attachment = Data([1, 2, 3])
     var watched = 0 {
         didSet {}
     }

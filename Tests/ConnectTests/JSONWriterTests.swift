@@ -178,6 +178,23 @@ struct JSONWriterTests {
         #expect(String(decoding: try Self.written(withNullParent).get(), as: UTF8.self).hasSuffix(#""parent":null}"#))
     }
 
+    /// Foundation's value types as `JSONEncoder`'s default strategies write them, byte for byte,
+    /// with slashes escaped and without.
+    @Test func foundationValuesMatchJSONEncoder() throws {
+        let urls = [URL(string: "https://x.example/a/b?c=d&e=f#g")!, URL(fileURLWithPath: "/tmp/some file"), URL(string: "relative/path", relativeTo: URL(string: "http://h.example/base/"))!]
+        let uuids = [UUID(), UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!]
+        let dates = [Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 123_456.789), Date(timeIntervalSince1970: -1), Date()]
+        let data = [Data(), Data([0]), Data([0xff, 0xfe, 0x3e, 0x3f]), Data((0..<255).map(UInt8.init))]
+        for escapingSlashes in [true, false] {
+            let encoder = JSONEncoder()
+            if !escapingSlashes { encoder.outputFormatting = .withoutEscapingSlashes }
+            #expect(try Self.written(urls, escapingSlashes: escapingSlashes).get() == encoder.encode(urls))
+            #expect(try Self.written(uuids, escapingSlashes: escapingSlashes).get() == encoder.encode(uuids))
+            #expect(try Self.written(dates, escapingSlashes: escapingSlashes).get() == encoder.encode(dates))
+            #expect(try Self.written(data, escapingSlashes: escapingSlashes).get() == encoder.encode(data))
+        }
+    }
+
     /// A dictionary is an object with the same members; `JSONEncoder` keeps no order of its own
     /// for them either. A dictionary body, as the README's examples send, skips `Codable` too.
     @Test func stringKeyedDictionariesAreObjects() throws {

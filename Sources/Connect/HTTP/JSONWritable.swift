@@ -32,8 +32,9 @@
 /// use where an encoder with other settings (a key or date strategy, pretty printing) is
 /// configured: ``EncodedParameters/jsonEncoder``.
 ///
-/// `String`, `Bool`, the integer and floating-point types, and arrays, optionals and
-/// `String`-keyed dictionaries of writable values are writable already.
+/// `String`, `Bool`, the integer and floating-point types, `URL`, `UUID`, `Date` and `Data` (as
+/// `JSONEncoder`'s default strategies write them), and arrays, optionals and `String`-keyed
+/// dictionaries of writable values are writable already.
 public protocol JSONWritable: Encodable {
     /// Writes this value's JSON: one value (an object, an array or a scalar).
     func write(to json: inout JSONWriter)
