@@ -19,7 +19,7 @@ struct EncodedMembers: Equatable {
 
     var members: [Member]
 
-    /// Reads the members of `declaration`'s body, or throws the problems found, each at its node.
+    /// Reads the members of a struct's body, or throws the problems found, each at its node.
     init(of members: MemberBlockItemListSyntax) throws(DiagnosticsError) {
         var problems: [Diagnostic] = []
         var stored: [Member] = []
@@ -31,6 +31,9 @@ struct EncodedMembers: Equatable {
                 problems.append(Diagnostic(node: function.name, message: JSONWritableProblem.ownEncodeMethod))
             } else if let keys = item.decl.as(EnumDeclSyntax.self), keys.name.text == "CodingKeys" {
                 codingKeys = Self.cases(of: keys, problems: &problems)
+            } else if let conditional = item.decl.as(IfConfigDeclSyntax.self) {
+                // Which branch compiles is not known here, and a branch may hold stored properties.
+                problems.append(Diagnostic(node: conditional.clauses.first?.poundKeyword ?? conditional.poundEndif, message: JSONWritableProblem.conditionalMembers))
             }
         }
         if let codingKeys {
@@ -53,7 +56,7 @@ struct EncodedMembers: Equatable {
     private static func storedProperties(of variable: VariableDeclSyntax, problems: inout [Diagnostic]) -> [Member] {
         let modifiers = variable.modifiers.map(\.name.tokenKind)
         if modifiers.contains(.keyword(.static)) || modifiers.contains(.keyword(.class)) { return [] }
-        var names: [Member] = []
+        var properties: [Member] = []
         for binding in variable.bindings where isStored(binding) {
             guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else {
                 problems.append(Diagnostic(node: binding.pattern, message: JSONWritableProblem.patternBinding))
@@ -67,9 +70,9 @@ struct EncodedMembers: Equatable {
                 problems.append(Diagnostic(node: identifier, message: JSONWritableProblem.lazyProperty))
                 continue
             }
-            names.append(Member(property: identifier.identifier.text, key: identifier.identifier.unbackticked))
+            properties.append(Member(property: identifier.identifier.text, key: identifier.identifier.unbackticked))
         }
-        return names
+        return properties
     }
 
     /// Attributes a stored property may carry that do not wrap it.
@@ -98,7 +101,7 @@ struct EncodedMembers: Equatable {
     }
 
     /// `func encode(to encoder: ...)`: the type writes its own JSON through `Codable`.
-    private static func isEncodeMethod(_ function: FunctionDeclSyntax) -> Bool {
+    static func isEncodeMethod(_ function: FunctionDeclSyntax) -> Bool {
         let parameters = function.signature.parameterClause.parameters
         return function.name.text == "encode" && parameters.count == 1 && parameters.first?.firstName.text == "to"
     }

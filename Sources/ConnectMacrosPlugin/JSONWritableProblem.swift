@@ -9,6 +9,7 @@ enum JSONWritableProblem: String, DiagnosticMessage, Error {
     case patternBinding
     case lazyProperty
     case propertyWrapper
+    case conditionalMembers
     case codingKeyWithoutProperty
     case codingKeyRawValueNotALiteral
 
@@ -26,6 +27,8 @@ enum JSONWritableProblem: String, DiagnosticMessage, Error {
             "@JSONWritable cannot write a lazy property without a mutating call; write 'write(to:)' by hand"
         case .propertyWrapper:
             "a property wrapper's storage is encoded as the wrapper's own Encodable conformance decides; write 'write(to:)' by hand"
+        case .conditionalMembers:
+            "@JSONWritable cannot know which branch of an '#if' compiles; move stored properties out of it, or write 'write(to:)' by hand"
         case .codingKeyWithoutProperty:
             "this coding key names no stored property of the type"
         case .codingKeyRawValueNotALiteral:

@@ -176,6 +176,28 @@ struct JSONWritableExpansionTests {
             diagnostics: [("this type encodes itself ('encode(to:)'), so what it writes is not known here; write 'write(to:)' by hand, to match it", 4, 10)]
         ),
         Case(
+            name: "an enum with a raw value and its own encode(to:)",
+            declaration: """
+                enum Coded: String, Encodable {
+                    case a
+                    func encode(to encoder: any Encoder) throws {}
+                }
+                """,
+            diagnostics: [("this type encodes itself ('encode(to:)'), so what it writes is not known here; write 'write(to:)' by hand, to match it", 4, 10)]
+        ),
+        Case(
+            name: "members under #if",
+            declaration: """
+                struct Platformed: Encodable {
+                    var id: Int
+                    #if os(Linux)
+                    var linuxOnly = true
+                    #endif
+                }
+                """,
+            diagnostics: [("@JSONWritable cannot know which branch of an '#if' compiles; move stored properties out of it, or write 'write(to:)' by hand", 4, 5)]
+        ),
+        Case(
             name: "a class",
             declaration: """
                 final class Box: Encodable {
