@@ -237,6 +237,30 @@ struct JSONWritableExpansionTests {
         ),
     ]
 
+    /// The compiler asks for no conformance when the type declares `JSONWritable` itself: the
+    /// extension then only adds the method.
+    @Test func aTypeThatDeclaresTheConformanceGetsOnlyTheMethod() {
+        assertMacroExpansion(
+            "@JSONWritable\nstruct Declared: Encodable, JSONWritable {\n    var id: Int\n}",
+            expandedSource: """
+                struct Declared: Encodable, JSONWritable {
+                    var id: Int
+                }
+
+                extension Declared {
+                    func write(to json: inout JSONWriter) {
+                        json.writeObject { json in
+                            json.write(self.id, forKey: "id")
+                        }
+                    }
+                }
+                """,
+            macroSpecs: ["JSONWritable": MacroSpec(type: JSONWritableMacro.self, conformances: [])],
+            indentationWidth: .spaces(4),
+            failureHandler: { failure in Issue.record(Comment(rawValue: failure.message)) }
+        )
+    }
+
     @Test(arguments: cases)
     func expands(_ example: Case) {
         assertMacroExpansion(
