@@ -27,7 +27,7 @@ import Connect
 /// declaration: one with its own `encode(to:)`, a class, an enum without a raw value, a lazy
 /// property, a property wrapper (its storage encodes as the wrapper decides), members under
 /// `#if` or a property declared with a tuple pattern. Every stored property's type must be `JSONWritable` itself
-/// (`String`, `Bool`, numbers, `URL`, `UUID`, `Date`, `Data`, and arrays, optionals and
+/// (`String`, `Bool`, numbers, `URL`, `UUID`, `Date`, `Data`, `Decimal`, and arrays, optionals and
 /// `String`-keyed dictionaries of writable values are; mark your own types with this macro);
 /// the compiler names any that is not. A request whose encoder has a key, date or data strategy
 /// of its own is encoded through `Codable` anyway (see ``Connect/EncodedParameters/jsonEncoder``).

@@ -178,13 +178,19 @@ struct JSONWriterTests {
         #expect(String(decoding: try Self.written(withNullParent).get(), as: UTF8.self).hasSuffix(#""parent":null}"#))
     }
 
+    /// A body encoded through `Codable`, not written by itself.
+    struct Priced: Encodable {
+        var price: Decimal
+    }
+
     /// Foundation's value types as `JSONEncoder`'s default strategies write them, byte for byte,
-    /// with slashes escaped and without.
+    /// with slashes escaped and without: URLs, UUIDs, dates, data and decimals.
     @Test func foundationValuesMatchJSONEncoder() throws {
         let urls = [URL(string: "https://x.example/a/b?c=d&e=f#g")!, URL(fileURLWithPath: "/tmp/some file"), URL(string: "relative/path", relativeTo: URL(string: "http://h.example/base/"))!]
         let uuids = [UUID(), UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!]
         let dates = [Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 123_456.789), Date(timeIntervalSince1970: -1), Date()]
         let data = [Data(), Data([0]), Data([0xff, 0xfe, 0x3e, 0x3f]), Data((0..<255).map(UInt8.init))]
+        let decimals = [Decimal(string: "12.50")!, Decimal(string: "-0.001")!, Decimal(0), Decimal(string: "123456789012345678901234567890")!, Decimal(string: "1e-20")!]
         for escapingSlashes in [true, false] {
             let encoder = JSONEncoder()
             if !escapingSlashes { encoder.outputFormatting = .withoutEscapingSlashes }
@@ -192,7 +198,14 @@ struct JSONWriterTests {
             #expect(try Self.written(uuids, escapingSlashes: escapingSlashes).get() == encoder.encode(uuids))
             #expect(try Self.written(dates, escapingSlashes: escapingSlashes).get() == encoder.encode(dates))
             #expect(try Self.written(data, escapingSlashes: escapingSlashes).get() == encoder.encode(data))
+            #expect(try Self.written(decimals, escapingSlashes: escapingSlashes).get() == encoder.encode(decimals))
         }
+        // JSONEncoder writes a decimal NaN as `NaN`, which is not JSON; the writer refuses it, as
+        // JSONEncoder refuses a Double NaN, and so does a request whose body encodes one.
+        #expect(String(decoding: try JSONEncoder().encode([Decimal.nan]), as: UTF8.self) == "[NaN]")
+        #expect(throws: EncodingError.self) { try Self.written([Decimal.nan]).get() }
+        #expect(throws: ConnectError.self) { try RequestBuilderTests.build("/x", method: .post, Parameter.jsonObject(value: [Decimal.nan])).get() }
+        #expect(throws: ConnectError.self) { try RequestBuilderTests.build("/x", method: .post, Parameter.jsonObject(value: Priced(price: .nan))).get() }
     }
 
     /// A dictionary is an object with the same members; `JSONEncoder` keeps no order of its own

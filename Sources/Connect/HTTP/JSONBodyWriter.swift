@@ -76,16 +76,20 @@ final class JSONBodyWriter: Encoder {
         if let writable = value as? any JSONWritable {
             return try JSONWriter.data(of: writable, escapingSlashes: escapesSlashes).get()
         }
-        guard let data = written(value, escapingSlashes: escapesSlashes, userInfo: encoder.userInfo) else { return try encoder.encode(value) }
+        guard let data = try written(value, escapingSlashes: escapesSlashes, userInfo: encoder.userInfo) else { return try encoder.encode(value) }
         return data
     }
 
-    /// `value` as this writer writes it, or `nil` where it steps aside.
-    static func written<Value: Encodable>(_ value: Value, escapingSlashes: Bool, userInfo: [CodingUserInfoKey: Any]) -> Data? {
+    /// `value` as this writer writes it, or `nil` where it steps aside. Throws the
+    /// `EncodingError`s the value's encoding throws, and one for a decimal that is not a number,
+    /// which `JSONEncoder` writes as `NaN`, a document no JSON parser accepts.
+    static func written<Value: Encodable>(_ value: Value, escapingSlashes: Bool, userInfo: [CodingUserInfoKey: Any]) throws(EncodingError) -> Data? {
         let writer = JSONBodyWriter(userInfo: userInfo, escapesSlashes: escapingSlashes)
         do {
             try writer.writeValue(value)
             writer.closeFrames(downTo: 0)
+        } catch let error as EncodingError {
+            throw error
         } catch {
             return nil
         }
@@ -117,7 +121,7 @@ final class JSONBodyWriter: Encoder {
         } else if type == ObjectIdentifier(URL.self), let url = value as? URL {
             writeString(url.absoluteString)
         } else if type == ObjectIdentifier(Decimal.self), let decimal = value as? Decimal {
-            guard decimal.isFinite else { throw Unwritable() }
+            guard decimal.isFinite else { throw JSONWriter.notANumber(decimal) }
             writeASCII(decimal.description)
         } else {
             let depth = openFrames

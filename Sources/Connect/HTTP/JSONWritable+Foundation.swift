@@ -27,3 +27,9 @@ extension Data: JSONWritable {
     /// Writes the bytes as a Base64 string, `JSONEncoder`'s default for `Data`.
     public func write(to json: inout JSONWriter) { json.write(base64EncodedString()) }
 }
+
+extension Decimal: JSONWritable {
+    /// Writes the number in the form `JSONEncoder` writes it; a NaN fails the request, as with
+    /// `JSONEncoder`.
+    public func write(to json: inout JSONWriter) { json.writeDecimal(self) }
+}

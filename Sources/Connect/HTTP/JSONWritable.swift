@@ -32,7 +32,7 @@
 /// use where an encoder with other settings (a key or date strategy, pretty printing) is
 /// configured: ``EncodedParameters/jsonEncoder``.
 ///
-/// `String`, `Bool`, the integer and floating-point types, `URL`, `UUID`, `Date` and `Data` (as
+/// `String`, `Bool`, the integer and floating-point types, `URL`, `UUID`, `Date`, `Data` and `Decimal` (as
 /// `JSONEncoder`'s default strategies write them), and arrays, optionals and `String`-keyed
 /// dictionaries of writable values are writable already.
 public protocol JSONWritable: Encodable {

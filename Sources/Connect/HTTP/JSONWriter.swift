@@ -105,6 +105,17 @@ public struct JSONWriter: ~Copyable {
         if !JSONText.appendASCII(text, to: &output) { outOfMemory() }
     }
 
+    /// Writes a decimal number in the form `JSONEncoder` writes it (its `description`); a NaN
+    /// fails the request with `JSONEncoder`'s error for it.
+    mutating func writeDecimal(_ value: Decimal) {
+        guard value.isFinite else {
+            if problem == nil { problem = Self.notANumber(value) }
+            return
+        }
+        guard beginValue() else { return }
+        if !JSONText.appendASCII(value.description, to: &output) { outOfMemory() }
+    }
+
     // MARK: Objects and arrays
 
     /// Writes an object whose members `body` writes with ``write(_:forKey:)-(JSONWritable,_)``.
@@ -236,6 +247,12 @@ public struct JSONWriter: ~Copyable {
             problem = EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: "Unable to encode \(value) directly in JSON."))
         }
         return nil
+    }
+
+    /// The error for a decimal that is not a number: `JSONEncoder` writes `NaN`, which is not
+    /// JSON, where a careful client refuses, as `JSONEncoder` refuses a `Double` NaN.
+    static func notANumber(_ value: Decimal) -> EncodingError {
+        EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: "Unable to encode Decimal.nan directly in JSON."))
     }
 
     /// Records the first mistake; a later one follows from it.
