@@ -108,10 +108,7 @@ public struct JSONWriter: ~Copyable {
     /// Writes a decimal number in the form `JSONEncoder` writes it (its `description`); a NaN
     /// fails the request with `JSONEncoder`'s error for it.
     mutating func writeDecimal(_ value: Decimal) {
-        guard value.isFinite else {
-            if problem == nil { problem = Self.notANumber(value) }
-            return
-        }
+        guard value.isFinite else { return record(Self.notANumber(value)) }
         guard beginValue() else { return }
         if !JSONText.appendASCII(value.description, to: &output) { outOfMemory() }
     }
@@ -243,9 +240,7 @@ public struct JSONWriter: ~Copyable {
     /// `JSONEncoder`'s error for it.
     private mutating func number(_ value: some BinaryFloatingPoint & LosslessStringConvertible) -> String? {
         if let text = JSONText.text(of: value) { return text }
-        if problem == nil {
-            problem = EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: "Unable to encode \(value) directly in JSON."))
-        }
+        record(EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: "Unable to encode \(value) directly in JSON.")))
         return nil
     }
 
@@ -257,7 +252,12 @@ public struct JSONWriter: ~Copyable {
 
     /// Records the first mistake; a later one follows from it.
     private mutating func fail(_ mistake: String) {
-        if problem == nil { problem = ConnectError.invalidRequest("the JSON body could not be written: \(mistake)") }
+        record(ConnectError.invalidRequest("the JSON body could not be written: \(mistake)"))
+    }
+
+    /// Keeps `error` as the problem that fails the request, unless there is one already.
+    private mutating func record(_ error: any Error) {
+        if problem == nil { problem = error }
     }
 
     private mutating func outOfMemory() {
