@@ -19,16 +19,18 @@ struct EncodedMembers: Equatable {
 
     var members: [Member]
 
+    /// A case of a `CodingKeys` enum: the property it names, the key it stands for, and where.
+    private typealias CodingKeyCase = (name: String, key: String, node: EnumCaseElementSyntax)
+
     /// Reads the members of a struct's body, or throws the problems found, each at its node.
     init(of members: MemberBlockItemListSyntax) throws(DiagnosticsError) {
         var problems: [Diagnostic] = []
         var stored: [Member] = []
-        var codingKeys: [(name: String, key: String, node: EnumCaseElementSyntax)]?
+        var codingKeys: [CodingKeyCase]?
+        if let ownEncode = Self.ownEncodeMethod(in: members) { problems.append(ownEncode) }
         for item in members {
             if let variable = item.decl.as(VariableDeclSyntax.self) {
                 stored += Self.storedProperties(of: variable, problems: &problems)
-            } else if let function = item.decl.as(FunctionDeclSyntax.self), Self.isEncodeMethod(function) {
-                problems.append(Diagnostic(node: function.name, message: JSONWritableProblem.ownEncodeMethod))
             } else if let keys = item.decl.as(EnumDeclSyntax.self), keys.name.text == "CodingKeys" {
                 codingKeys = Self.cases(of: keys, problems: &problems)
             } else if let conditional = item.decl.as(IfConfigDeclSyntax.self) {
@@ -56,14 +58,14 @@ struct EncodedMembers: Equatable {
     private static func storedProperties(of variable: VariableDeclSyntax, problems: inout [Diagnostic]) -> [Member] {
         let modifiers = variable.modifiers.map(\.name.tokenKind)
         if modifiers.contains(.keyword(.static)) || modifiers.contains(.keyword(.class)) { return [] }
+        if let wrapper = propertyWrapper(of: variable) {
+            problems.append(Diagnostic(node: wrapper, message: JSONWritableProblem.propertyWrapper))
+            return []
+        }
         var properties: [Member] = []
         for binding in variable.bindings where isStored(binding) {
             guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self) else {
                 problems.append(Diagnostic(node: binding.pattern, message: JSONWritableProblem.patternBinding))
-                continue
-            }
-            if let wrapper = propertyWrapper(of: variable) {
-                problems.append(Diagnostic(node: wrapper, message: JSONWritableProblem.propertyWrapper))
                 continue
             }
             if modifiers.contains(.keyword(.lazy)) {
@@ -100,16 +102,23 @@ struct EncodedMembers: Equatable {
         }
     }
 
-    /// `func encode(to encoder: ...)`: the type writes its own JSON through `Codable`.
-    static func isEncodeMethod(_ function: FunctionDeclSyntax) -> Bool {
-        let parameters = function.signature.parameterClause.parameters
-        return function.name.text == "encode" && parameters.count == 1 && parameters.first?.firstName.text == "to"
+    /// The error for a `func encode(to encoder: ...)` among `members`, if there is one: the type
+    /// writes its own JSON through `Codable`, which the declaration does not show.
+    static func ownEncodeMethod(in members: MemberBlockItemListSyntax) -> Diagnostic? {
+        for item in members {
+            guard let function = item.decl.as(FunctionDeclSyntax.self) else { continue }
+            let parameters = function.signature.parameterClause.parameters
+            if function.name.text == "encode" && parameters.count == 1 && parameters.first?.firstName.text == "to" {
+                return Diagnostic(node: function.name, message: JSONWritableProblem.ownEncodeMethod)
+            }
+        }
+        return nil
     }
 
     /// The cases of a `CodingKeys` enum in order, with the key each stands for.
-    private static func cases(of keys: EnumDeclSyntax, problems: inout [Diagnostic]) -> [(name: String, key: String, node: EnumCaseElementSyntax)] {
+    private static func cases(of keys: EnumDeclSyntax, problems: inout [Diagnostic]) -> [CodingKeyCase] {
         let hasStringRawValues = keys.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription == "String"
-        var cases: [(name: String, key: String, node: EnumCaseElementSyntax)] = []
+        var cases: [CodingKeyCase] = []
         for item in keys.memberBlock.members {
             guard let declaration = item.decl.as(EnumCaseDeclSyntax.self) else { continue }
             for element in declaration.elements {

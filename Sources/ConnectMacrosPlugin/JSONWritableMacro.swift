@@ -37,11 +37,8 @@ public struct JSONWritableMacro: ExtensionMacro {
             else {
                 throw DiagnosticsError(diagnostics: [Diagnostic(node: enumeration.name, message: JSONWritableProblem.enumWithoutWritableRawValue)])
             }
-            let ownEncode = enumeration.memberBlock.members.lazy
-                .compactMap { $0.decl.as(FunctionDeclSyntax.self) }
-                .first(where: EncodedMembers.isEncodeMethod)
-            if let ownEncode {
-                throw DiagnosticsError(diagnostics: [Diagnostic(node: ownEncode.name, message: JSONWritableProblem.ownEncodeMethod)])
+            if let ownEncode = EncodedMembers.ownEncodeMethod(in: enumeration.memberBlock.members) {
+                throw DiagnosticsError(diagnostics: [ownEncode])
             }
             body = ["json.write(rawValue)"]
             genericParameters = []
