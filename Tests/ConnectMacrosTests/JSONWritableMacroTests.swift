@@ -46,6 +46,17 @@ struct Todo: Codable {
     static let version = 3
 }
 
+/// The README's example, word for word (nested, so that its name stays the README's).
+enum ReadmeExample {
+    @JSONWritable
+    struct Todo: Codable {
+        let id: Int
+        let title: String
+        let tags: [String]
+        let note: String?   // left out when nil, as Encodable does
+    }
+}
+
 @JSONWritable
 struct Renamed: Codable {
     var userName: String
@@ -97,6 +108,14 @@ struct JSONWritableMacroTests {
         try Self.expectSameJSON(full)
         let address = try JSONWriter.data(of: Address(street: "s", zip: "z"), escapingSlashes: true).get()
         #expect(String(decoding: address, as: UTF8.self) == #"{"street":"s","zip":"z"}"#)
+    }
+
+    @Test func theReadmeExampleWritesWhatItSays() throws {
+        let todo = ReadmeExample.Todo(id: 1, title: "Buy milk", tags: ["home"], note: nil)
+        try Self.expectSameJSON(todo)
+        #expect(try JSONWriter.data(of: todo, escapingSlashes: true).get() == Data(#"{"id":1,"title":"Buy milk","tags":["home"]}"#.utf8))
+        let noted = ReadmeExample.Todo(id: 2, title: "t", tags: [], note: "n")
+        #expect(try JSONWriter.data(of: noted, escapingSlashes: true).get() == Data(#"{"id":2,"title":"t","tags":[],"note":"n"}"#.utf8))
     }
 
     @Test func codingKeysChooseTheMembersAndTheirKeys() throws {
