@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-typedef struct {
+typedef struct Buffer {
     char *data;
     size_t length, capacity;
     CURLcode result;  // for clients that finish a transfer on another thread than they read it
