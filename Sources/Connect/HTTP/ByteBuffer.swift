@@ -71,6 +71,11 @@ struct ByteBuffer: ~Copyable {
         count += written
     }
 
+    /// Calls `body` with the bytes, valid only for the call.
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+
     /// Whether the bytes at `first` and at `second`, `length` of each, are the same.
     func bytesMatch(at first: Int, _ second: Int, length: Int) -> Bool {
         guard let bytes, length > 0 else { return true }

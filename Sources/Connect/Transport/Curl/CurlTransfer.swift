@@ -677,7 +677,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     }
 
     /// One header line from libcurl, checked by the head parser and kept as bytes (see
-    /// ``RawHeaders``); `false` stops the transfer.
+    /// ``ReceivedHeaderLines``); `false` stops the transfer (a refused head, or memory ran out).
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard received != nil else { return false }
         let line: ResponseHeadParser.Line
@@ -699,11 +699,11 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             // A body-less answer (204, `Content-Length: 0`) can be complete here.
             if uploadingHandle != nil, isAnsweredBeforeBodySent() { return false }
         case .field:
-            receiving.headers.append(line: bytes)
+            return receiving.headers.append(line: bytes)
         case .continuation:
-            receiving.headers.appendContinuation(bytes)
+            return receiving.headers.appendContinuation(bytes)
         case .contentEncoding:
-            receiving.headers.append(line: bytes)
+            guard receiving.headers.append(line: bytes) else { return false }
             guard let (_, value) = RawHeaders.split(bytes),
                 let coding = ContentDecoder.Coding(headerValue: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[value]), as: UTF8.self))
             else { return true }
@@ -714,7 +714,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
                 return false
             }
         case .contentLength:
-            receiving.headers.append(line: bytes)
+            guard receiving.headers.append(line: bytes) else { return false }
             guard let length = head.contentLength, sink == nil, request.streamBuffer == nil else { return true }
             if length > settings.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode), decoder == nil {
                 bodyTooLarge = true

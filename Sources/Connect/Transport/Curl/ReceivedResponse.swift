@@ -26,7 +26,7 @@ final class ReceivedResponse: @unchecked Sendable {
 
     // `@exclusivity(unchecked)`: one thread at a time (see above); these are touched for every
     // header line and body chunk.
-    @exclusivity(unchecked) var headers = RawHeaders()
+    @exclusivity(unchecked) var headers = ReceivedHeaderLines()
     @exclusivity(unchecked) var body = ByteBuffer()
     // Set by the transfer thread when the transfer ends.
     var statusCode = 0

@@ -1,0 +1,47 @@
+/// The header lines of a response as the transfer thread receives them ("Name: value", each
+/// ending in CRLF), in one malloc'd block that the ``ReceivedResponse`` keeps from response to
+/// response.
+///
+/// Appending a line is a capacity check and a `memcpy` (``ByteBuffer``), where appending to an
+/// array goes through its generic growth path: for every header line, on the thread that bounds
+/// the client's rate. The `Response` gets a ``RawHeaders`` copy, made on the callback queue.
+struct ReceivedHeaderLines: ~Copyable {
+    private var buffer = ByteBuffer()
+
+    init() {}
+
+    /// Bytes the block holds room for.
+    var capacity: Int { buffer.capacity }
+
+    /// Appends one line as libcurl hands it over, line ending included; `false` if memory ran out.
+    mutating func append(line: UnsafeRawBufferPointer) -> Bool {
+        buffer.append(line)
+    }
+
+    /// Joins an obs-fold line to the line before it, as ``RawHeaders/appendContinuation(_:)``
+    /// does; `false` if memory ran out. Rare (RFC 9112 deprecates the fold), so it goes through a
+    /// copy.
+    mutating func appendContinuation(_ line: UnsafeRawBufferPointer) -> Bool {
+        var joined = copy()
+        joined.appendContinuation(line)
+        buffer.removeAll(keepingCapacity: true)
+        return joined.bytes.withUnsafeBytes { buffer.append($0) }
+    }
+
+    /// Forgets the lines: a new head starts (after an interim response), or the block goes back
+    /// to the pool.
+    mutating func removeAll(keepingCapacity: Bool = true) {
+        buffer.removeAll(keepingCapacity: keepingCapacity)
+    }
+
+    /// The lines, in a block of the calling thread's.
+    func copy() -> RawHeaders {
+        RawHeaders(bytes: buffer.withUnsafeBytes { Array($0) })
+    }
+
+    /// The value of the first header named `name`, if any: for the few the transport reads
+    /// itself, once a response.
+    func value(for name: String) -> String? {
+        copy().value(for: name)
+    }
+}
