@@ -80,6 +80,34 @@ struct RequestBuilderTests {
         #expect(request.url.query == "locale=en")
     }
 
+    /// The headers a request gets, in order, whether it adds none of its own (then it shares the
+    /// client's list, built once) or adds some: the defaults it lacks, then the `User-Agent`.
+    @Test(arguments: [
+        // (the connector's headers, the configuration's default headers, the headers sent)
+        ([HTTPHeader](), [HTTPHeader](), ["User-Agent: Connect"]),
+        ([], [.accept("application/json"), HTTPHeader(name: "X-App", value: "demo")],
+         ["Accept: application/json", "X-App: demo", "User-Agent: Connect"]),
+        ([], [.userAgent("Custom/1"), .accept("a"), .accept("b")], ["User-Agent: Custom/1", "Accept: a"]),
+        ([.accept("text/plain")], [.accept("application/json"), HTTPHeader(name: "X-App", value: "demo")],
+         ["Accept: text/plain", "X-App: demo", "User-Agent: Connect"]),
+        ([.userAgent("Mine/2")], [.userAgent("Custom/1")], ["User-Agent: Mine/2"]),
+    ])
+    func theHeadersARequestGets(own: [HTTPHeader], defaults: [HTTPHeader], sent: [String]) throws {
+        let request = try Self.build("/x", headers: own) { $0.defaultHeaders = defaults; $0.userAgent = "Connect" }.get()
+        #expect(request.headers.map { "\($0.name): \($0.value)" } == sent)
+    }
+
+    @Test func anUnsafeDefaultHeaderFailsEveryRequest() {
+        let bad = HTTPHeader(name: "X-Bad", value: "a\r\nInjected: yes")
+        for own in [[], [HTTPHeader.accept("text/plain")]] {
+            guard case .failure(.invalidRequest(let reason)) = Self.build("/x", headers: own, configure: { $0.defaultHeaders = [bad] }) else {
+                Issue.record("expected the default header refused with \(own)")
+                continue
+            }
+            #expect(reason.contains("X-Bad"))
+        }
+    }
+
     @Test func theEnvironmentReplacesTheBaseURL() throws {
         let request = try Self.build("/x") { $0.environment = .development(URL(string: "http://localhost:8080")!) }.get()
         #expect(request.url.absoluteString == "http://localhost:8080/x")  // the environment stands for the whole base URL

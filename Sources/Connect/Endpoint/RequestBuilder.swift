@@ -8,24 +8,40 @@ import Foundation
 /// the body and checks the result. Pure: no I/O, so every rule here is testable alone.
 struct RequestBuilder {
     var jsonEncoder: JSONEncoder
-    var userAgent: String
+    let userAgent: String
     var environment = ConnectEnvironment.production
-    var defaultHeaders: [HTTPHeader] = []
+    let defaultHeaders: [HTTPHeader]
     var defaultQueryItems: [QueryItem] = []
+    /// The headers of a request that adds none of its own (no connector or parameter headers,
+    /// no token, no body type): the default headers and the `User-Agent`, built and checked
+    /// once, so that such a request shares this array rather than building and checking its own.
+    private let standardHeaders: [HTTPHeader]
+    /// Why `standardHeaders` cannot be sent, if they cannot (a default header that is not a
+    /// valid field): every request that uses them fails with it, as one building them would.
+    private let standardHeadersProblem: String?
     /// Shared by copies of this builder, so a client's requests share them.
     let parsedURLs = ParsedURLs()
     let unauthorizedTypes = UnauthorizedConnectorTypes()
 
-    init(jsonEncoder: JSONEncoder = JSONEncoder(), userAgent: String = "Connect") {
+    init(jsonEncoder: JSONEncoder = JSONEncoder(), userAgent: String = "Connect", defaultHeaders: [HTTPHeader] = []) {
         self.jsonEncoder = jsonEncoder
         self.userAgent = userAgent
+        self.defaultHeaders = defaultHeaders
+        // What `build` makes of a request that adds no headers of its own.
+        var standard: [HTTPHeader] = []
+        for header in defaultHeaders where !standard.contains(name: header.name) {
+            standard.append(header)
+        }
+        if !standard.contains(name: "User-Agent") {
+            standard.append(.userAgent(userAgent))
+        }
+        standardHeaders = standard
+        standardHeadersProblem = standard.lazy.compactMap(\.validationProblem).first
     }
 
     init(configuration: ConnectConfiguration) {
-        jsonEncoder = configuration.jsonEncoder
-        userAgent = configuration.userAgent
+        self.init(jsonEncoder: configuration.jsonEncoder, userAgent: configuration.userAgent, defaultHeaders: configuration.defaultHeaders)
         environment = configuration.environment
-        defaultHeaders = configuration.defaultHeaders
         defaultQueryItems = configuration.defaultQueryItems
     }
 
@@ -68,28 +84,36 @@ struct RequestBuilder {
     private func build(_ connector: any Connector, parameters: EncodedParameters) throws(ConnectError) -> Request {
         let (url, urlProblem) = try makeCheckedURL(base: environment.baseURL(for: connector.baseURL), endpoint: connector.endpoint, parameters: parameters)
 
-        var headers = connector.headers
-        // Room for every header that may be added (after these, the token's, the body's type
-        // and the User-Agent): one allocation rather than one for each growth.
-        headers.reserveCapacity(headers.count + defaultHeaders.count + parameters.headers.count + 3)
-        for header in defaultHeaders where !headers.contains(name: header.name) {
-            headers.append(header)
-        }
-        for header in parameters.headers where !headers.contains(name: header.name) {
-            headers.append(header)
-        }
-        if let token = unauthorizedTypes.authorizationToken(of: connector) {
-            headers.removeAll { $0.hasName("Authorization") }
-            headers.append(token.header)
-        }
-        headers.addContentType(of: parameters.body)
-        if !headers.contains(name: "User-Agent") {
-            headers.append(.userAgent(userAgent))
+        let token = unauthorizedTypes.authorizationToken(of: connector)
+        let usesStandardHeaders = connector.headers.isEmpty && parameters.headers.isEmpty && token == nil && parameters.body?.contentType == nil
+        var headers: [HTTPHeader]
+        if usesStandardHeaders {
+            headers = standardHeaders
+        } else {
+            headers = connector.headers
+            // Room for every header that may be added (after these, the token's, the body's
+            // type and the User-Agent): one allocation rather than one for each growth.
+            headers.reserveCapacity(headers.count + defaultHeaders.count + parameters.headers.count + 3)
+            for header in defaultHeaders where !headers.contains(name: header.name) {
+                headers.append(header)
+            }
+            for header in parameters.headers where !headers.contains(name: header.name) {
+                headers.append(header)
+            }
+            if let token {
+                headers.removeAll { $0.hasName("Authorization") }
+                headers.append(token.header)
+            }
+            headers.addContentType(of: parameters.body)
+            if !headers.contains(name: "User-Agent") {
+                headers.append(.userAgent(userAgent))
+            }
         }
 
         var request = Request(method: connector.method, url: url, headers: headers, body: parameters.body, timeout: connector.timeout, allowsRetry: connector.allowsRetry)
         if let httpVersion = connector.httpVersion { request.httpVersion = httpVersion }
-        try request.validate(urlProblem: urlProblem)
+        try request.validate(urlProblem: urlProblem, checkingHeaders: !usesStandardHeaders)
+        if usesStandardHeaders, let standardHeadersProblem { throw .invalidRequest(standardHeadersProblem) }
         return request
     }
 

@@ -137,12 +137,14 @@ public struct Request: Sendable, CustomStringConvertible {
         try validate(urlProblem: Self.problem(with: url))
     }
 
-    /// `validate()` with ``problem(with:)`` for the URL already known (the request builder caches it).
-    func validate(urlProblem: String?) throws(ConnectError) {
+    /// `validate()` with ``problem(with:)`` for the URL already known (the request builder caches
+    /// it), and the headers left out when the builder checked them already.
+    func validate(urlProblem: String?, checkingHeaders: Bool = true) throws(ConnectError) {
         guard method.isValidToken else {
             throw .invalidRequest("the method \(method.rawValue.debugDescription) is not a valid HTTP token")
         }
         if let urlProblem { throw .invalidRequest(urlProblem) }
+        guard checkingHeaders else { return }
         for header in headers {
             if let problem = header.validationProblem { throw .invalidRequest(problem) }
         }
