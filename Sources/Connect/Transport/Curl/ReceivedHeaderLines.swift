@@ -15,7 +15,10 @@ struct ReceivedHeaderLines: ~Copyable {
 
     /// Appends one line as libcurl hands it over, line ending included; `false` if memory ran out.
     mutating func append(line: UnsafeRawBufferPointer) -> Bool {
-        buffer.append(line)
+        // A first block of 512 bytes rather than the buffer's 4 KiB: most heads fit, and a
+        // client keeps up to 64 of these blocks in its pool of received responses.
+        if buffer.capacity == 0 { buffer.reserveCapacity(512) }
+        return buffer.append(line)
     }
 
     /// Joins an obs-fold line to the line before it, as ``RawHeaders/appendContinuation(_:)``
