@@ -27,14 +27,7 @@ struct RequestBuilder {
         self.jsonEncoder = jsonEncoder
         self.userAgent = userAgent
         self.defaultHeaders = defaultHeaders
-        // What `build` makes of a request that adds no headers of its own.
-        var standard: [HTTPHeader] = []
-        for header in defaultHeaders where !standard.contains(name: header.name) {
-            standard.append(header)
-        }
-        if !standard.contains(name: "User-Agent") {
-            standard.append(.userAgent(userAgent))
-        }
+        let standard = Self.headers(own: [], defaults: defaultHeaders, parameters: [], token: nil, body: nil, userAgent: userAgent)
         standardHeaders = standard
         standardHeadersProblem = standard.lazy.compactMap(\.validationProblem).first
     }
@@ -86,35 +79,42 @@ struct RequestBuilder {
 
         let token = unauthorizedTypes.authorizationToken(of: connector)
         let usesStandardHeaders = connector.headers.isEmpty && parameters.headers.isEmpty && token == nil && parameters.body?.contentType == nil
-        var headers: [HTTPHeader]
-        if usesStandardHeaders {
-            headers = standardHeaders
-        } else {
-            headers = connector.headers
-            // Room for every header that may be added (after these, the token's, the body's
-            // type and the User-Agent): one allocation rather than one for each growth.
-            headers.reserveCapacity(headers.count + defaultHeaders.count + parameters.headers.count + 3)
-            for header in defaultHeaders where !headers.contains(name: header.name) {
-                headers.append(header)
-            }
-            for header in parameters.headers where !headers.contains(name: header.name) {
-                headers.append(header)
-            }
-            if let token {
-                headers.removeAll { $0.hasName("Authorization") }
-                headers.append(token.header)
-            }
-            headers.addContentType(of: parameters.body)
-            if !headers.contains(name: "User-Agent") {
-                headers.append(.userAgent(userAgent))
-            }
-        }
+        let headers = usesStandardHeaders
+            ? standardHeaders
+            : Self.headers(own: connector.headers, defaults: defaultHeaders, parameters: parameters.headers, token: token,
+                           body: parameters.body, userAgent: userAgent)
 
         var request = Request(method: connector.method, url: url, headers: headers, body: parameters.body, timeout: connector.timeout, allowsRetry: connector.allowsRetry)
         if let httpVersion = connector.httpVersion { request.httpVersion = httpVersion }
         try request.validate(urlProblem: urlProblem, checkingHeaders: !usesStandardHeaders)
         if usesStandardHeaders, let standardHeadersProblem { throw .invalidRequest(standardHeadersProblem) }
         return request
+    }
+
+    /// A request's headers, in order: its own, the defaults it lacks, the parameters' it lacks,
+    /// the token's `Authorization` in place of any other, the body's type unless it has one, and
+    /// the `User-Agent` unless it has one.
+    private static func headers(own: [HTTPHeader], defaults: [HTTPHeader], parameters: [HTTPHeader], token: AuthorizationToken?,
+                                body: RequestBody?, userAgent: String) -> [HTTPHeader] {
+        var headers = own
+        // Room for every header that may be added (after these, the token's, the body's type
+        // and the User-Agent): one allocation rather than one for each growth.
+        headers.reserveCapacity(headers.count + defaults.count + parameters.count + 3)
+        for header in defaults where !headers.contains(name: header.name) {
+            headers.append(header)
+        }
+        for header in parameters where !headers.contains(name: header.name) {
+            headers.append(header)
+        }
+        if let token {
+            headers.removeAll { $0.hasName("Authorization") }
+            headers.append(token.header)
+        }
+        headers.addContentType(of: body)
+        if !headers.contains(name: "User-Agent") {
+            headers.append(.userAgent(userAgent))
+        }
+        return headers
     }
 
     /// The URL and ``Request/problem(with:)`` for it.
