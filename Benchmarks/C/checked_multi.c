@@ -39,8 +39,7 @@ static int connections_end = 0;
 /// What Connect's transfer keeps per request beyond the body.
 typedef struct {
     Buffer body;
-    char *headers;  // every field line of the head, as received
-    size_t headers_length, headers_capacity;
+    Buffer headers;  // every field line of the head, as received
     int status_code, head_complete, has_field;
     long content_length;  // -1 while none
     int problem;          // a refused head
@@ -163,7 +162,7 @@ static size_t receive_header(char *bytes, size_t size, size_t count, void *conte
         if (transfer->status_code < 0) return transfer->problem = 1, 0;
         transfer->content_length = -1;
         transfer->head_complete = transfer->has_field = 0;
-        transfer->headers_length = 0;
+        transfer->headers.length = 0;
         return total;
     }
     if (transfer->status_code == 0) return transfer->problem = 1, 0;
@@ -180,14 +179,7 @@ static size_t receive_header(char *bytes, size_t size, size_t count, void *conte
             transfer->content_length = value;
         }
     }
-    if (transfer->headers_length + total > transfer->headers_capacity) {
-        transfer->headers_capacity = (transfer->headers_length + total) * 2;
-        if (transfer->headers_capacity < 512) transfer->headers_capacity = 512;
-        transfer->headers = realloc(transfer->headers, transfer->headers_capacity);
-    }
-    memcpy(transfer->headers + transfer->headers_length, bytes, total);
-    transfer->headers_length += total;
-    return total;
+    return write_body(bytes, 1, total, &transfer->headers);
 }
 
 /// Connect's default header, set as Connect sets its request headers.
@@ -219,7 +211,7 @@ static void start(CURLM *multi, CURL *easy, const char *url, Transfer *transfer)
     transfer->status_code = transfer->head_complete = transfer->has_field = transfer->problem = 0;
     transfer->content_length = -1;
     transfer->socket = -1;
-    transfer->headers_length = 0;
+    transfer->headers.length = 0;
     curl_easy_setopt(easy, CURLOPT_URL, url);
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer->body);
     curl_easy_setopt(easy, CURLOPT_HEADERDATA, transfer);
