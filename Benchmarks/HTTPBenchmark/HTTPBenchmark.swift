@@ -20,10 +20,11 @@ import Synchronization
 /// with `https`, trusting the CA file in BENCH_CA; with `await`, the same GETs from INFLIGHT tasks
 /// that each await one response after another (`try await connect.request(...).value`); with
 /// `await-executor`, the same tasks preferring `connect.callbackExecutor`, on a serial callback
-/// queue.
+/// queue; with `transport`, the same GETs as one `Request` built once and handed straight to a
+/// `CurlTransport` (no request building, no exchange: what Connect's transport costs alone).
 /// With BENCH_CALLBACKS=transfer-thread in the environment, the client runs its callbacks on
 /// the transfer thread (`runsCallbacksOnTransferThread`).
-/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await|await-executor]
+/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await|await-executor|transport]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 ///
 /// It imports FoundationEssentials rather than Foundation where it can, as Connect does, so that
@@ -81,7 +82,7 @@ struct HTTPBenchmark {
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count >= 4, let url = URL(string: arguments[1]), let total = Int(arguments[2]), let inflight = Int(arguments[3]) else {
-            let usage = "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await|await-executor]\n"
+            let usage = "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await|await-executor|transport]\n"
             _ = write(2, usage, usage.utf8.count)
             exit(2)
         }
@@ -98,10 +99,13 @@ struct HTTPBenchmark {
         let connect = Connect(configuration: configuration)
         let endpoint = Endpoint(baseURL: url, body: mode == "post" ? .encodable : mode == "post-writable" ? .writable : .none)
         let folder = mode == "file" ? (ProcessInfo.processInfo.environment["BENCH_DIR"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory) : nil
+        // The bytes Connect's own GETs put on the wire: its User-Agent, the transport's Accept-Encoding.
+        let direct = mode == "transport"
+            ? (transport: CurlTransport(configuration: configuration), request: Request(url: url, headers: [.userAgent("Connect/0.1")])) : nil
 
         let requests = mode.hasPrefix("await")
             ? { (total: Int) in runAwaiting(connect, endpoint, total: total, inflight: inflight, onCallbackQueue: mode == "await-executor") }
-            : { (total: Int) in run(connect, endpoint, total: total, inflight: inflight, folder: folder) }
+            : { (total: Int) in run(connect, endpoint, total: total, inflight: inflight, folder: folder, direct: direct) }
         // Warm up: open the connections once.
         _ = requests(min(total, inflight * 4))
         let cpuBefore = cpuSeconds()
@@ -115,9 +119,11 @@ struct HTTPBenchmark {
     }
 
     /// Keeps `inflight` requests going until `total` have finished; returns the failures. With a
-    /// `folder`, each body is downloaded to a file there (removed once complete).
+    /// `folder`, each body is downloaded to a file there (removed once complete); with `direct`,
+    /// its request is sent through its transport instead.
     @discardableResult
-    static func run(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int, folder: URL? = nil) -> Int {
+    static func run(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int, folder: URL? = nil,
+                    direct: (transport: CurlTransport, request: Request)? = nil) -> Int {
         let state = Guarded((started: 0, finished: 0, failures: 0))
         let done = DispatchSemaphore(value: 0)
         @Sendable func startNext() {
@@ -140,8 +146,12 @@ struct HTTPBenchmark {
                     if case .success(let file) = result { try? FileManager.default.removeItem(at: file.location) }
                     finish(failed: { if case .failure = result { return true } else { return false } }())
                 }
-            } else {
+            } else if direct == nil {
                 connect.request(endpoint).observe { result in
+                    finish(failed: { if case .failure = result { return true } else { return false } }())
+                }
+            } else {
+                direct.unsafelyUnwrapped.transport.send(direct.unsafelyUnwrapped.request).observe { result in
                     finish(failed: { if case .failure = result { return true } else { return false } }())
                 }
             }
