@@ -117,6 +117,11 @@ let package = Package(
             path: "Benchmarks/JSONBenchmark"
         ),
         .executableTarget(
+            name: "SwiftFloor",
+            dependencies: ["CCurl"],
+            path: "Benchmarks/SwiftFloor"
+        ),
+        .executableTarget(
             name: "TransferBenchmark",
             dependencies: ["Connect"],
             path: "Benchmarks/TransferBenchmark"
