@@ -106,9 +106,10 @@ let package = Package(
             ],
             path: "Benchmarks/FutureBenchmark"
         ),
+        .target(name: "BenchmarkReport", path: "Benchmarks/BenchmarkReport"),
         .executableTarget(
             name: "HTTPBenchmark",
-            dependencies: ["Connect"],
+            dependencies: ["BenchmarkReport", "Connect"],
             path: "Benchmarks/HTTPBenchmark"
         ),
         .executableTarget(
@@ -118,7 +119,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "SwiftFloor",
-            dependencies: ["CCurl"],
+            dependencies: ["BenchmarkReport", "CCurl"],
             path: "Benchmarks/SwiftFloor"
         ),
         .executableTarget(

@@ -1,3 +1,4 @@
+import BenchmarkReport
 import Connect
 import ConnectFutures
 import Dispatch
@@ -108,13 +109,11 @@ struct HTTPBenchmark {
             : { (total: Int) in run(connect, endpoint, total: total, inflight: inflight, folder: folder, direct: direct) }
         // Warm up: open the connections once.
         _ = requests(min(total, inflight * 4))
-        let cpuBefore = cpuSeconds()
+        let cpuBefore = BenchmarkReport.cpuSeconds()
         let start = ContinuousClock.now
         let failures = requests(total)
         let elapsed = ContinuousClock.now - start
-        let cpu = cpuSeconds() - cpuBefore
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(total, fixed(seconds, digits: 4), fixed(Double(total) / seconds, digits: 1), fixed(cpu / Double(total) * 1e6, digits: 2), failures)
+        print(BenchmarkReport.line(total: total, elapsed: elapsed, cpu: BenchmarkReport.cpuSeconds() - cpuBefore, failures: failures))
         exit(failures == 0 ? 0 : 1)
     }
 
@@ -203,30 +202,10 @@ struct HTTPBenchmark {
         return connect.download(endpoint, to: folder.appendingPathComponent("s-\(number).bin"))
     }
 
-    /// `value` with `digits` decimals, rounded to the nearest; what `%.Nf` prints for the
-    /// non-negative figures here.
-    static func fixed(_ value: Double, digits: Int) -> String {
-        var scale = 1
-        for _ in 0..<digits { scale *= 10 }
-        let scaled = Int((value * Double(scale)).rounded())
-        let fraction = String(scaled % scale)
-        return "\(scaled / scale)." + String(repeating: "0", count: digits - fraction.count) + fraction
-    }
-
     /// `number` in decimal with leading zeros to `width` digits, as `%03d` prints it.
     static func zeroPadded(_ number: Int, width: Int) -> String {
         let digits = String(number)
         return String(repeating: "0", count: max(width - digits.count, 0)) + digits
-    }
-
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 }
 

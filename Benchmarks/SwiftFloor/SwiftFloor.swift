@@ -1,3 +1,4 @@
+import BenchmarkReport
 import CCurl
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -30,25 +31,12 @@ struct SwiftFloor {
         let client = Client(url: arguments[1], inflight: inflight)
         // Warm up as the other clients do: open the connections once.
         _ = client.run(total: min(total, inflight * 4))
-        let cpuBefore = cpuSeconds()
+        let cpuBefore = BenchmarkReport.cpuSeconds()
         let start = ContinuousClock.now
         let failures = client.run(total: total)
         let elapsed = ContinuousClock.now - start
-        let cpu = cpuSeconds() - cpuBefore
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        func rounded(_ value: Double, _ scale: Double) -> Double { (value * scale).rounded() / scale }
-        print(total, rounded(seconds, 1e4), rounded(Double(total) / seconds, 10), rounded(cpu / Double(total) * 1e6, 100), failures)
+        print(BenchmarkReport.line(total: total, elapsed: elapsed, cpu: BenchmarkReport.cpuSeconds() - cpuBefore, failures: failures))
         exit(failures == 0 ? 0 : 1)
-    }
-
-    static func cpuSeconds() -> Double {
-        var usage = rusage()
-        #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        #else
-        getrusage(RUSAGE_SELF, &usage)
-        #endif
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 }
 
