@@ -7,6 +7,18 @@ import Darwin
 /// The line every HTTP benchmark client prints, C and Swift alike: requests, seconds,
 /// requests/s, CPU microseconds per request, failures.
 public enum BenchmarkReport: Sendable {
+    /// Runs `requests(warmUp)` to open the connections, then `requests(total)` timed; prints the
+    /// report line and exits, with status 1 if any request failed. `requests` returns the failures.
+    public static func measure(total: Int, warmUp: Int, _ requests: (Int) -> Int) -> Never {
+        _ = requests(warmUp)
+        let cpuBefore = cpuSeconds()
+        let start = ContinuousClock.now
+        let failures = requests(total)
+        let elapsed = ContinuousClock.now - start
+        print(line(total: total, elapsed: elapsed, cpu: cpuSeconds() - cpuBefore, failures: failures))
+        exit(failures == 0 ? 0 : 1)
+    }
+
     /// The process's user and system CPU time so far, in seconds.
     public static func cpuSeconds() -> Double {
         var usage = rusage()

@@ -107,14 +107,7 @@ struct HTTPBenchmark {
         let requests = mode.hasPrefix("await")
             ? { (total: Int) in runAwaiting(connect, endpoint, total: total, inflight: inflight, onCallbackQueue: mode == "await-executor") }
             : { (total: Int) in run(connect, endpoint, total: total, inflight: inflight, folder: folder, direct: direct) }
-        // Warm up: open the connections once.
-        _ = requests(min(total, inflight * 4))
-        let cpuBefore = BenchmarkReport.cpuSeconds()
-        let start = ContinuousClock.now
-        let failures = requests(total)
-        let elapsed = ContinuousClock.now - start
-        print(BenchmarkReport.line(total: total, elapsed: elapsed, cpu: BenchmarkReport.cpuSeconds() - cpuBefore, failures: failures))
-        exit(failures == 0 ? 0 : 1)
+        BenchmarkReport.measure(total: total, warmUp: min(total, inflight * 4), requests)
     }
 
     /// Keeps `inflight` requests going until `total` have finished; returns the failures. With a
@@ -145,12 +138,12 @@ struct HTTPBenchmark {
                     if case .success(let file) = result { try? FileManager.default.removeItem(at: file.location) }
                     finish(failed: { if case .failure = result { return true } else { return false } }())
                 }
-            } else if direct == nil {
-                connect.request(endpoint).observe { result in
+            } else if let direct {
+                direct.transport.send(direct.request).observe { result in
                     finish(failed: { if case .failure = result { return true } else { return false } }())
                 }
             } else {
-                direct.unsafelyUnwrapped.transport.send(direct.unsafelyUnwrapped.request).observe { result in
+                connect.request(endpoint).observe { result in
                     finish(failed: { if case .failure = result { return true } else { return false } }())
                 }
             }

@@ -29,14 +29,8 @@ struct SwiftFloor {
         }
         curl_global_init(Int(CURL_GLOBAL_ALL))
         let client = Client(url: arguments[1], inflight: inflight)
-        // Warm up as the other clients do: open the connections once.
-        _ = client.run(total: min(total, inflight * 4))
-        let cpuBefore = BenchmarkReport.cpuSeconds()
-        let start = ContinuousClock.now
-        let failures = client.run(total: total)
-        let elapsed = ContinuousClock.now - start
-        print(BenchmarkReport.line(total: total, elapsed: elapsed, cpu: BenchmarkReport.cpuSeconds() - cpuBefore, failures: failures))
-        exit(failures == 0 ? 0 : 1)
+        // The warm-up opens the connections once, as the other clients' does.
+        BenchmarkReport.measure(total: total, warmUp: min(total, inflight * 4)) { client.run(total: $0) }
     }
 }
 
