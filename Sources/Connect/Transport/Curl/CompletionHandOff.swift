@@ -28,13 +28,15 @@ final class CompletionHandOff: Sendable {
         self.receivedResponses = receivedResponses
     }
 
-    /// Queues `batch` for the callback queue. Called by the transfer thread.
-    func deliver(_ batch: [Finished]) {
+    /// Queues `batch` for the callback queue and leaves it empty, keeping a buffer's capacity.
+    /// Called by the transfer thread.
+    func deliver(_ batch: inout [Finished]) {
         guard let queue else {
             complete(batch)
+            batch.removeAll(keepingCapacity: true)
             return
         }
-        if startsDrain(with: batch) {
+        if startsDrain(with: &batch) {
             queue.async { self.drain() }
         }
     }
@@ -45,13 +47,24 @@ final class CompletionHandOff: Sendable {
     /// A loop thread that gets `true` may run the drain itself on the callback queue
     /// (`drainHere`), after handing the loop to its standby; only for a callback queue other
     /// than the main queue (see `TransferLoop.completesOnLoopThread`).
-    func startsDrain(with batch: [Finished]) -> Bool {
-        state.withLock { state -> Bool in
-            state.waiting.append(contentsOf: batch)
+    ///
+    /// `batch` is left empty. When nothing else waits, it and the waiting list trade buffers,
+    /// as the transfer loop's inbox does: the batch is handed over without copying its elements
+    /// (a generic copy of each transfer and outcome), and the caller gets back the buffer the
+    /// last drain emptied, with its capacity.
+    func startsDrain(with batch: inout [Finished]) -> Bool {
+        let mustStart = state.withLock { state -> Bool in
+            if state.waiting.isEmpty {
+                swap(&state.waiting, &batch)
+            } else {
+                state.waiting.append(contentsOf: batch)
+            }
             guard !state.draining else { return false }
             state.draining = true
             return true
         }
+        batch.removeAll(keepingCapacity: true)
+        return mustStart
     }
 
     /// Runs the drain `startsDrain(with:)` asked for on the callback queue from the calling
@@ -66,16 +79,19 @@ final class CompletionHandOff: Sendable {
     }
 
     /// On the callback queue: completes batches until none is waiting.
+    ///
+    /// Each batch it completes is emptied, keeping its capacity, and traded for the next one, so
+    /// that the waiting list, and through it the transfer loop, gets a buffer back.
     private func drain() {
+        var batch: [Finished] = []
         while true {
-            let batch = state.withLock { state -> [Finished] in
-                var taken: [Finished] = []
-                swap(&taken, &state.waiting)
-                if taken.isEmpty { state.draining = false }
-                return taken
+            state.withLock { state in
+                swap(&batch, &state.waiting)
+                if batch.isEmpty { state.draining = false }
             }
             if batch.isEmpty { return }
             complete(batch)
+            batch.removeAll(keepingCapacity: true)
         }
     }
 

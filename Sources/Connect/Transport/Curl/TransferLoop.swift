@@ -77,6 +77,8 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var idleHandles: [CurlEasyHandle] = []
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
     @exclusivity(unchecked) private var finished: [CompletionHandOff.Finished] = []
+    /// How many of `finished` report progress, and so complete behind their reports instead.
+    @exclusivity(unchecked) private var finishedWithProgress = 0
     private static let maximumIdleHandles = 256
     /// The loop's threads: one, or two with a callback queue (see ``LoopBaton``).
     private let threads = Locked<[pthread_t]>([])
@@ -358,6 +360,7 @@ final class TransferLoop: @unchecked Sendable {
             transfer.received = nil
             receivedResponses.reclaim(received)
         }
+        if transfer.progressQueue != nil { finishedWithProgress += 1 }
         finished.append((transfer, outcome))
     }
 
@@ -366,23 +369,26 @@ final class TransferLoop: @unchecked Sendable {
     /// `true` when this thread is to run the drain itself, after handing the loop over.
     private func deliverFinished(drainingHere: Bool) -> Bool {
         guard !finished.isEmpty else { return false }
-        // Transfers with progress reports complete behind them, on their own queue.
-        finished.removeAll { transfer, outcome in
-            guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else { return false }
-            let final = transfer.latestProgress
-            progressQueue.async { [handOff] in
-                handler.report(final)
-                handOff.complete(transfer, outcome)
+        // Transfers with progress reports complete behind them, on their own queue. Only looked
+        // for when there are any: taking none out of the list still rewrites it.
+        if finishedWithProgress > 0 {
+            finishedWithProgress = 0
+            finished.removeAll { transfer, outcome in
+                guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else { return false }
+                let final = transfer.latestProgress
+                progressQueue.async { [handOff] in
+                    handler.report(final)
+                    handOff.complete(transfer, outcome)
+                }
+                return true
             }
-            return true
         }
         guard !finished.isEmpty else { return false }
-        defer { finished.removeAll(keepingCapacity: true) }
         guard drainingHere else {
-            handOff.deliver(finished)
+            handOff.deliver(&finished)
             return false
         }
-        return handOff.startsDrain(with: finished)
+        return handOff.startsDrain(with: &finished)
     }
 }
 
