@@ -182,7 +182,7 @@ static size_t receive_header(char *bytes, size_t size, size_t count, void *conte
     return write_body(bytes, 1, total, &transfer->headers);
 }
 
-/// Connect's default header, set as Connect sets its request headers.
+/// Connect's default headers, set as Connect sets its request headers.
 static struct curl_slist *default_headers = NULL;
 
 /// The options Connect sets once per handle.
@@ -191,7 +191,6 @@ static void set_up(CURL *easy, Transfer *transfer) {
     curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, transfer->error_buffer);
     curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, write_body);
     curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, receive_header);
-    curl_easy_setopt(easy, CURLOPT_ACCEPT_ENCODING, "gzip, deflate, br, zstd");
     curl_easy_setopt(easy, CURLOPT_HTTP_CONTENT_DECODING, 0L);
     curl_easy_setopt(easy, CURLOPT_SOCKOPTFUNCTION, sockopt_opened);
     curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, socket_closing);
@@ -243,5 +242,6 @@ int main(int argc, char **argv) {
         return 2;
     }
     default_headers = curl_slist_append(NULL, "User-Agent: Connect/0.1");
+    default_headers = curl_slist_append(default_headers, "Accept-Encoding: gzip, deflate, br, zstd");
     return one_thread_main(argv[1], atol(argv[2]), atol(argv[3]));
 }

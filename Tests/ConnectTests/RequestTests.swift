@@ -247,6 +247,20 @@ struct RequestTests {
         #expect(accepted.contains("gzip") && accepted.contains("br") && accepted.contains("zstd"))
     }
 
+    /// Connect's own `Accept-Encoding` goes out once, and a request that names one sends that
+    /// one alone, in any case of its name.
+    @Test func aRequestsOwnAcceptEncodingReplacesConnects() async throws {
+        let server = try TestServer { _ in TestResponse(body: Data("{}".utf8)) }
+        defer { server.shutdown() }
+        _ = try await sharedConnect.request(TestConnector(server, "/default")).value
+        _ = try await sharedConnect.request(TestConnector(server, "/own", headers: [HTTPHeader(name: "accept-encoding", value: "identity")])).value
+        let requests = server.requests
+        try #require(requests.count == 2)
+        let sent = requests.map { request in request.headers.filter { $0.0.lowercased() == "accept-encoding" }.map(\.1) }
+        #expect(sent[0] == [ContentDecoder.Coding.acceptEncoding])
+        #expect(sent[1] == ["identity"])
+    }
+
     /// The same JSON document in each other encoding libcurl decodes. The brotli stream is one
     /// stored (uncompressed) meta-block, written by hand for lack of an encoder here; it still
     /// goes through libcurl's brotli decoder.

@@ -56,6 +56,12 @@ final class CurlEasyHandle {
     }
 
     /// Sets the request headers, and turns off the ones of libcurl's own in `suppressed`.
+    ///
+    /// Connect's `Accept-Encoding` (every coding ``ContentDecoder`` decodes) is one of these
+    /// headers, unless the request names its own, rather than `CURLOPT_ACCEPT_ENCODING`: libcurl
+    /// formats a request head one byte at a time through its `printf`, about 65 instructions a
+    /// byte, and formats the header that option makes twice, once on its own and once into the
+    /// head, where a header of this list is formatted once.
     func setHeaders(_ headers: [HTTPHeader], suppressing suppressed: SuppressedHeaders) {
         if headerList == nil || headerListSource.suppressed != suppressed || headerListSource.headers != headers {
             curl_slist_free_all(headerList)
@@ -65,6 +71,9 @@ final class CurlEasyHandle {
                 let line = header.value.isEmpty ? "\(header.name);" : "\(header.name): \(header.value)"
                 list = curl_slist_append(list, line)
             }
+            if !headers.contains(name: "Accept-Encoding") {
+                list = curl_slist_append(list, Self.acceptEncodingLine)
+            }
             // "Name:" with no value tells libcurl to leave out a header it would add.
             if suppressed.contains(.expect) { list = curl_slist_append(list, "Expect:") }
             if suppressed.contains(.contentType) { list = curl_slist_append(list, "Content-Type:") }
@@ -73,6 +82,9 @@ final class CurlEasyHandle {
         }
         set(CURLOPT_HTTPHEADER, slist: headerList)
     }
+
+    /// The `Accept-Encoding` header Connect sends when a request has none.
+    private static let acceptEncodingLine = "Accept-Encoding: \(ContentDecoder.Coding.acceptEncoding)"
 
     /// Clears every option for the next transfer; open connections and caches are kept by the
     /// multi handle.

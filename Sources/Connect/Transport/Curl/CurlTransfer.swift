@@ -185,8 +185,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         handle.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(handle.errorBuffer))
         handle.setDataCallback(CURLOPT_WRITEFUNCTION, curlWriteBody)
         handle.setDataCallback(CURLOPT_HEADERFUNCTION, curlReceiveHeader)
-        // Connect decodes the bodies itself (see ContentDecoder): libcurl only asks for them.
-        handle.set(CURLOPT_ACCEPT_ENCODING, ContentDecoder.Coding.acceptEncoding)
+        // Connect asks for compressed bodies with a header of its own (see
+        // `CurlEasyHandle.setHeaders`) and decodes them itself (see ContentDecoder): libcurl
+        // must hand them over as they came.
         handle.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
         // Each connection's socket is known, so that an idle one with unread bytes is never
         // reused (see ConnectionTracker), and each is chosen through `connectionChosen`.
