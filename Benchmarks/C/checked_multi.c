@@ -182,6 +182,9 @@ static size_t receive_header(char *bytes, size_t size, size_t count, void *conte
     return write_body(bytes, 1, total, &transfer->headers);
 }
 
+/// The URL, parsed once by libcurl, as a Connect easy handle keeps its last URL parsed.
+static CURLU *parsed_url = NULL;
+
 /// Connect's default headers, set as Connect sets its request headers.
 static struct curl_slist *default_headers = NULL;
 
@@ -212,6 +215,7 @@ static void start(CURLM *multi, CURL *easy, const char *url, Transfer *transfer)
     transfer->socket = -1;
     transfer->headers.length = 0;
     curl_easy_setopt(easy, CURLOPT_URL, url);
+    curl_easy_setopt(easy, CURLOPT_CURLU, parsed_url);  // as Connect hands libcurl its URL parsed
     curl_easy_setopt(easy, CURLOPT_WRITEDATA, &transfer->body);
     curl_easy_setopt(easy, CURLOPT_HEADERDATA, transfer);
     curl_easy_setopt(easy, CURLOPT_PREREQDATA, transfer);
@@ -239,6 +243,11 @@ static int finish(CURL *easy, Transfer *transfer, CURLcode code) {
 int main(int argc, char **argv) {
     if (argc < 4) {
         fprintf(stderr, "usage: %s URL TOTAL INFLIGHT\n", argv[0]);
+        return 2;
+    }
+    parsed_url = curl_url();
+    if (curl_url_set(parsed_url, CURLUPART_URL, argv[1], CURLU_GUESS_SCHEME | CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK) {
+        fprintf(stderr, "%s: cannot parse %s\n", argv[0], argv[1]);
         return 2;
     }
     default_headers = curl_slist_append(NULL, "User-Agent: Connect/0.1");

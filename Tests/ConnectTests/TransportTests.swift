@@ -149,6 +149,28 @@ struct TransportTests {
         #expect(Set(server.requests.map(\.connectionID)).count == 1)
     }
 
+    /// One request at a time, so one easy handle carries every transfer, and it keeps its last
+    /// URL parsed for a transfer to the same URL: each request must still go to its own host,
+    /// path and query, whether its URL is the last one or not.
+    @Test func aReusedHandleSendsEachRequestToItsOwnURL() async throws {
+        let first = try TestServer { request in .text("first \(request.uri)") }
+        defer { first.shutdown() }
+        let second = try TestServer { request in .text("second \(request.uri)") }
+        defer { second.shutdown() }
+        let connect = Connect()
+        let sent: [(LocalServer, String)] = [
+            (first, "/a"), (first, "/a"), (first, "/b?x=1"), (first, "/b?x=2"), (second, "/b?x=2"),
+            (first, "/b?x=2"), (first, "/a/%41%20b"), (second, "/a"), (second, "/a"),
+        ]
+        for (server, endpoint) in sent {
+            let body = try await connect.request(TestConnector(server, endpoint)).value
+            let name = server === first ? "first" : "second"
+            #expect(String(decoding: body, as: UTF8.self) == "\(name) \(endpoint)")
+        }
+        #expect(first.requests.map(\.uri) == ["/a", "/a", "/b?x=1", "/b?x=2", "/b?x=2", "/a/%41%20b"])
+        #expect(second.requests.map(\.uri) == ["/b?x=2", "/a", "/a"])
+    }
+
     /// One connection, so every response arrives in the same recycled receive buffers: each
     /// response must keep its own headers and body after later ones reuse them, whatever their
     /// sizes (bodies over 64 KiB are handed over, smaller ones copied) and after failures.

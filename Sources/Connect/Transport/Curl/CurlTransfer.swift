@@ -139,7 +139,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     func configure(_ handle: CurlEasyHandle) throws(ConnectError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let url = request.url.absoluteString
-        handle.set(CURLOPT_URL, url)
+        handle.setURL(url)
         handle.set(CURLOPT_WRITEDATA, pointer: context)
         handle.set(CURLOPT_HEADERDATA, pointer: context)
         handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map(Self.milliseconds) ?? settings.timeoutMilliseconds)
