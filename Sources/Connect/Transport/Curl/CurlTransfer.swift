@@ -206,7 +206,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
         configureTLS(handle, settings.tls)
         // Only the configured proxy, or none: left unset, libcurl reads http_proxy, all_proxy and
-        // no_proxy from the environment, and on every transfer.
+        // no_proxy from the environment, and on every transfer. Without a proxy the bypass list
+        // is set empty too: libcurl otherwise still looks up no_proxy and NO_PROXY for each
+        // transfer, to bypass a proxy there is none of.
         if let proxy = settings.proxy {
             handle.set(CURLOPT_PROXY, proxy.url)
             if let username = proxy.username { handle.set(CURLOPT_PROXYUSERNAME, username) }
@@ -214,6 +216,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             handle.set(CURLOPT_NOPROXY, proxy.bypassHosts.joined(separator: ","))
         } else {
             handle.set(CURLOPT_PROXY, "")
+            handle.set(CURLOPT_NOPROXY, "")
         }
     }
 
