@@ -42,6 +42,33 @@ struct RequestBuilderTests {
         #expect(request.url.absoluteString == url)
     }
 
+    /// One builder remembers the URL it last made from a base URL and an endpoint alone: in any
+    /// order, each connector must get the URL a new builder makes for it, and a connector whose
+    /// endpoint cannot be filled must keep failing.
+    @Test func oneBuilderMakesEachConnectorsOwnURL() throws {
+        let other = URL(string: "http://other.example.com:8080/api/")!
+        let sequence: [(URL, String, [String])] = [
+            (Self.base, "/todos", []), (Self.base, "/todos", []), (other, "/todos", []), (Self.base, "/todos", []),
+            (Self.base, "/todos?done=1", []), (Self.base, "/todos", ["query:page=2"]), (Self.base, "/todos", []),
+            (Self.base, "/users/{id}", ["path:id=3"]), (Self.base, "/users/{id}", []), (Self.base, "/users/{id}", []),
+            (other, "todos", []), (other, "/todos", []),
+        ]
+        let builder = RequestBuilder(configuration: ConnectConfiguration())
+        for (base, endpoint, specs) in sequence {
+            let connector = TestConnector(url: base, endpoint: endpoint, parameters: Self.parameters(specs))
+            let fresh = Result { () throws(ConnectError) in try RequestBuilder(configuration: ConnectConfiguration()).build(connector) }
+            let reused = Result { () throws(ConnectError) in try builder.build(connector) }
+            switch (fresh, reused) {
+            case (.success(let expected), .success(let made)):
+                #expect(made.url == expected.url, "\(base) \(endpoint) \(specs)")
+            case (.failure(let expected), .failure(let made)):
+                #expect(made == expected)
+            default:
+                Issue.record("\(base) \(endpoint) \(specs): \(fresh) from a new builder, \(reused) from the one")
+            }
+        }
+    }
+
     @Test(arguments: [
         ("/todos/{id}", [String](), "no path parameter fills {id}"),
         ("/todos", ["path:id=1"], "{id}"),

@@ -21,6 +21,24 @@ final class ParsedURLs: Sendable {
     /// The entries, and the last one asked for: a client often sends the same URL over and over,
     /// and comparing two strings is cheaper than hashing one.
     private let state = Locked<(entries: [String: Entry], last: (text: String, entry: Entry)?)>(([:], nil))
+    /// The last URL made of a base URL and an endpoint alone (see ``lastJoined(base:endpoint:)``).
+    private let joined = Locked<(base: String, endpoint: String, entry: Entry)?>(nil)
+
+    /// The entry of the URL last made from `base` (a base URL's text) and `endpoint` with
+    /// nothing else in it (no path values, no query items), if these are the two it was made
+    /// from: such a URL's text depends on them alone, so the text need not be built again to
+    /// look it up.
+    func lastJoined(base: String, endpoint: String) -> Entry? {
+        joined.withLock { joined in
+            guard let joined, joined.endpoint == endpoint, joined.base == base else { return nil }
+            return joined.entry
+        }
+    }
+
+    /// Remembers `entry` as the URL made from `base` and `endpoint` alone.
+    func rememberJoined(base: String, endpoint: String, entry: Entry) {
+        joined.withLock { $0 = (base, endpoint, entry) }
+    }
 
     /// The URL `text` spells, with what would keep it from being requested; `nil` if Foundation
     /// cannot parse it.

@@ -119,9 +119,16 @@ struct RequestBuilder {
 
     /// The URL and ``Request/problem(with:)`` for it.
     private func makeCheckedURL(base: URL, endpoint: String, parameters: EncodedParameters) throws(ConnectError) -> (url: URL, problem: String?) {
+        // An endpoint with no path values or query items to add: its URL is the one last made
+        // from the same base and endpoint, found without building its text again.
+        let joinsAlone = parameters.pathValues.isEmpty && parameters.queryItems.isEmpty && defaultQueryItems.isEmpty
+        let fullBaseText = base.absoluteString
+        if joinsAlone, let entry = parsedURLs.lastJoined(base: fullBaseText, endpoint: endpoint) {
+            return (entry.url, entry.problem)
+        }
         // Searched as UTF-8: every request comes through here, and a Character-level search
         // decodes grapheme clusters the URL's ASCII delimiters do not need.
-        var baseText = base.absoluteString
+        var baseText = fullBaseText
         var baseQuery: Substring?
         if let fragmentStart = Self.firstIndex(of: UInt8(ascii: "#"), in: baseText) { baseText = String(baseText[..<fragmentStart]) }
         if let queryStart = Self.firstIndex(of: UInt8(ascii: "?"), in: baseText) {
@@ -157,6 +164,7 @@ struct RequestBuilder {
         guard let parsed = parsedURLs.entry(for: text) else {
             throw .invalidRequest("\(text.debugDescription) is not a valid URL")
         }
+        if joinsAlone { parsedURLs.rememberJoined(base: fullBaseText, endpoint: endpoint, entry: parsed) }
         return (parsed.url, parsed.problem)
     }
 
