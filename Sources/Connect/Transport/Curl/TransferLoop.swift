@@ -77,8 +77,6 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var idleHandles: [CurlEasyHandle] = []
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
     @exclusivity(unchecked) private var finished: [CompletionHandOff.Finished] = []
-    /// How many of `finished` report progress, and so complete behind their reports instead.
-    @exclusivity(unchecked) private var finishedWithProgress = 0
     private static let maximumIdleHandles = 256
     /// The loop's threads: one, or two with a callback queue (see ``LoopBaton``).
     private let threads = Locked<[pthread_t]>([])
@@ -360,7 +358,6 @@ final class TransferLoop: @unchecked Sendable {
             transfer.received = nil
             receivedResponses.reclaim(received)
         }
-        if transfer.progressQueue != nil { finishedWithProgress += 1 }
         finished.append((transfer, outcome))
     }
 
@@ -369,10 +366,9 @@ final class TransferLoop: @unchecked Sendable {
     /// `true` when this thread is to run the drain itself, after handing the loop over.
     private func deliverFinished(drainingHere: Bool) -> Bool {
         guard !finished.isEmpty else { return false }
-        // Transfers with progress reports complete behind them, on their own queue. Only looked
-        // for when there are any: taking none out of the list still rewrites it.
-        if finishedWithProgress > 0 {
-            finishedWithProgress = 0
+        // Transfers with progress reports complete behind them, on their own queue. Looked for
+        // first: taking none out of the list would still rewrite it.
+        if finished.contains(where: { $0.transfer.progressQueue != nil }) {
             finished.removeAll { transfer, outcome in
                 guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else { return false }
                 let final = transfer.latestProgress
