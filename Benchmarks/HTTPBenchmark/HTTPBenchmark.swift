@@ -136,21 +136,27 @@ struct HTTPBenchmark {
             if let folder {
                 download(connect, endpoint, into: folder).observe { result in
                     if case .success(let file) = result { try? FileManager.default.removeItem(at: file.location) }
-                    finish(failed: { if case .failure = result { return true } else { return false } }())
+                    finish(failed: isFailure(result))
                 }
             } else if let direct {
                 direct.transport.send(direct.request).observe { result in
-                    finish(failed: { if case .failure = result { return true } else { return false } }())
+                    finish(failed: isFailure(result))
                 }
             } else {
                 connect.request(endpoint).observe { result in
-                    finish(failed: { if case .failure = result { return true } else { return false } }())
+                    finish(failed: isFailure(result))
                 }
             }
         }
         for _ in 0..<min(inflight, total) { startNext() }
         done.wait()
         return state.withLock { $0.failures }
+    }
+
+    /// Whether a request's result is a failure, for the counts `run` keeps.
+    @inline(__always)
+    static func isFailure<Value>(_ result: Result<Value, any Error>) -> Bool {
+        if case .failure = result { return true } else { return false }
     }
 
     /// `total` GETs from `inflight` tasks, each awaiting one response after another, preferring
