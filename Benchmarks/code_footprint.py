@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The code a client runs for every request: distinct 64-byte cache lines and 4 KiB pages of
+machine code, by library.
+
+usage: code_footprint.py SMALL.callgrind LARGE.callgrind REQUESTS [--totals]
+
+Both files come from `valgrind --tool=callgrind --dump-instr=yes`, the second run making
+REQUESTS more requests than the first. An instruction counts when the larger run executed it at
+least REQUESTS / 2 more times, so start-up, warm-up and rare paths cancel out. Prints one
+markdown row per library group and one for the total, or with `--totals` only "LINES PAGES".
+
+Why it matters: between two requests the kernel's network stack and the server run, and a
+request's code is read back from farther caches each time. Every line and every page a request
+touches costs time that instruction counts do not show (`make bench` measures how much).
+"""
+import collections
+import re
+import sys
+
+DEFINITION = re.compile(r"(c?)(ob|fn)=\((\d+)\)(?: (.*))?")
+
+
+def executions(path):
+    """Times each (object, address) executed, from callgrind's per-instruction costs."""
+    names, counts = {}, collections.Counter()
+    current_object, skip_next, last = None, False, 0
+    with open(path, errors="replace") as lines:
+        for line in lines:
+            definition = DEFINITION.match(line)
+            if definition:
+                callee, kind, number, name = definition.groups()
+                if name:
+                    names[kind + number] = name
+                if kind == "ob" and not callee:
+                    current_object = names[kind + number]
+                continue
+            if line.startswith("calls="):
+                skip_next = True  # the next cost line is the call's inclusive cost
+                continue
+            if not line or line[0] not in "0123456789+-*":
+                continue
+            fields = line.split()
+            position = fields[0]
+            if position.startswith("0x"):
+                last = int(position, 16)
+            elif position[0] in "+-":
+                last += int(position)
+            if skip_next:
+                skip_next = False
+                continue
+            if len(fields) >= 3:
+                counts[(current_object, last)] += int(fields[2])
+    return counts
+
+
+def group(path):
+    name = path.rsplit("/", 1)[-1]
+    if name == "???":  # the kernel's vDSO: clock_gettime
+        return "C library"
+    if name.startswith("libcurl"):
+        return "libcurl"
+    if name.startswith(("libc.so", "ld-linux", "libm.so", "libpthread")):
+        return "C library"
+    if name.startswith(("libswift", "libFoundation", "lib_Foundation", "libdispatch", "libBlocksRuntime")):
+        return "Swift runtime, Foundation, Dispatch"
+    if name.startswith("lib"):
+        return "other libraries"
+    return "the client's own code"
+
+
+def main():
+    small, large, requests = executions(sys.argv[1]), executions(sys.argv[2]), int(sys.argv[3])
+    lines, pages = collections.defaultdict(set), collections.defaultdict(set)
+    for (obj, address), count in large.items():
+        if obj is None or count - small.get((obj, address), 0) < requests / 2:
+            continue
+        lines[group(obj)].add((obj, address >> 6))
+        pages[group(obj)].add((obj, address >> 12))
+    total_lines = sum(len(s) for s in lines.values())
+    total_pages = sum(len(s) for s in pages.values())
+    if "--totals" in sys.argv:
+        print(total_lines, total_pages)
+        return
+    for name in sorted(lines, key=lambda g: -len(lines[g])):
+        print(f"| {name} | {len(lines[name])} | {len(pages[name])} |")
+    print(f"| all | {total_lines} | {total_pages} |")
+
+
+if __name__ == "__main__":
+    main()
