@@ -96,19 +96,19 @@ final class CompletionHandOff: Sendable {
     }
 
     private func complete(_ batch: [Finished]) {
-        var emptied: [ReceivedResponse] = []
-        emptied.reserveCapacity(batch.count)
-        for (transfer, outcome) in batch {
-            if case .success(let received) = outcome { emptied.append(received) }
-            finish(transfer, outcome)
+        for (transfer, outcome) in batch { finish(transfer, outcome) }
+        // Without a callback queue this is the transfer thread, whose own list needs no lock.
+        if queue == nil {
+            receivedResponses.keep(emptiedIn: batch)
+        } else {
+            receivedResponses.giveBack(emptiedIn: batch)
         }
-        receivedResponses.giveBack(emptied)
     }
 
     /// Completes one transfer's future off the callback queue's drain (behind its progress reports).
     func complete(_ transfer: CurlTransfer, _ outcome: Result<ReceivedResponse, any Error>) {
         finish(transfer, outcome)
-        if case .success(let received) = outcome { receivedResponses.giveBack([received]) }
+        receivedResponses.giveBack(emptiedIn: CollectionOfOne((transfer, outcome)))
     }
 
     /// Makes the response here, off the transfer thread, and completes the future.

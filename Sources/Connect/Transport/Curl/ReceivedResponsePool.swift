@@ -30,9 +30,17 @@ final class ReceivedResponsePool: @unchecked Sendable {
         if spare.count < limit { spare.append(received) }
     }
 
-    /// Ones emptied by ``ReceivedResponse/makeResponse(url:)``. Any thread.
-    func giveBack(_ emptied: [ReceivedResponse]) {
-        guard !emptied.isEmpty else { return }
-        returned.withLock { $0.append(contentsOf: emptied) }
+    /// The responses of `finished`'s successes, emptied by ``ReceivedResponse/makeResponse(url:)``.
+    /// Any thread. Appended one by one under the lock, to the buffer the transfer thread last
+    /// traded for its own, which has the capacity: no array is made to carry them over.
+    func giveBack<Finished: Sequence<CompletionHandOff.Finished>>(emptiedIn finished: Finished) {
+        returned.withLock { returned in
+            for case (_, .success(let received)) in finished { returned.append(received) }
+        }
+    }
+
+    /// `giveBack(emptiedIn:)` from the transfer thread: straight to its own list, without the lock.
+    func keep(emptiedIn finished: [CompletionHandOff.Finished]) {
+        for case (_, .success(let received)) in finished where spare.count < limit { spare.append(received) }
     }
 }
