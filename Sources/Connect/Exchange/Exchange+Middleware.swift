@@ -34,6 +34,7 @@ extension Exchange {
                 // The timeout bounds the attempt from here: preparing it (adapters, interceptors,
                 // a wait for a token refresh) and every redirect hop.
                 let attemptStarted = clock.now
+                let exchangeStarted = ExchangeInstant.now
                 let request = try await prepare(original, interceptors: interceptors, until: attemptStarted + (original.timeout ?? policy.redirects.timeout))
                 try request.validate()
                 current = request
@@ -43,7 +44,7 @@ extension Exchange {
                 var response: Response?
                 var result: Result<Response, any Error>
                 do {
-                    let received = try await policy.redirects.send(request, started: attemptStarted, attempt: number).value
+                    let received = try await policy.redirects.send(request, started: exchangeStarted, attempt: number).value
                     response = received
                     for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }
                     result = Result { try policy.check(received, of: request) }

@@ -44,7 +44,7 @@ final class RedirectFollower: Sendable {
     ///   - attempt: the attempt this is, from 1: a retry's hops are traced as resends.
     func send<Output: Sendable>(
         _ request: Request,
-        started: ContinuousClock.Instant? = nil,
+        started: ExchangeInstant? = nil,
         attempt: Int = 1,
         context: FutureContext?,
         finish: @escaping @Sendable (Response) throws -> Output
@@ -53,7 +53,7 @@ final class RedirectFollower: Sendable {
         guard let started else {
             // The transport's own timeout for the first hop is the whole budget: no copy of the
             // request to set it, and the deadline is only worked out if a redirect comes.
-            return send(request, hops: 0, resends: resends, started: ContinuousClock.now, deadline: nil, context: context, finish: finish)
+            return send(request, hops: 0, resends: resends, started: ExchangeInstant.now, deadline: nil, context: context, finish: finish)
         }
         let budget = request.timeout ?? timeout
         let deadline = started + budget
@@ -66,12 +66,12 @@ final class RedirectFollower: Sendable {
     }
 
     /// `send(_:started:attempt:context:finish:)` with the final response as it is.
-    func send(_ request: Request, started: ContinuousClock.Instant? = nil, attempt: Int = 1) -> Future<Response> {
+    func send(_ request: Request, started: ExchangeInstant? = nil, attempt: Int = 1) -> Future<Response> {
         send(request, started: started, attempt: attempt, context: nil) { $0 }
     }
 
     private func send<Output: Sendable>(
-        _ request: Request, hops: Int, resends: Int, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant?, context: FutureContext?,
+        _ request: Request, hops: Int, resends: Int, started: ExchangeInstant, deadline: ExchangeInstant?, context: FutureContext?,
         finish: @escaping @Sendable (Response) throws -> Output
     ) -> Future<Output> {
         var sent: Future<Response>
@@ -121,8 +121,8 @@ final class RedirectFollower: Sendable {
 
     /// `request` with the time left before `deadline` as its timeout, or a timeout failure if
     /// none is left.
-    static func request(_ request: Request, within deadline: ContinuousClock.Instant, budget: Duration?) throws(ConnectError) -> Request {
-        let left = deadline - ContinuousClock.now
+    static func request(_ request: Request, within deadline: ExchangeInstant, budget: Duration?) throws(ConnectError) -> Request {
+        let left = deadline - ExchangeInstant.now
         guard left > .zero else {
             let whole = budget.map { " of \($0.secondsAndMilliseconds)" } ?? ""
             throw .timedOut("the exchange took longer than its timeout\(whole), redirects included")
@@ -177,10 +177,10 @@ final class RedirectFollower: Sendable {
     }
 
     /// `response` with the hops counted and the time measured from the first request.
-    static func counting(_ response: Response, hops: Int, since started: ContinuousClock.Instant) -> Response {
+    static func counting(_ response: Response, hops: Int, since started: ExchangeInstant) -> Response {
         var metrics = response.metrics
         metrics.redirectCount = hops
-        metrics.total = ContinuousClock.now - started
+        metrics.total = ExchangeInstant.now - started
         return response.with(metrics: metrics)
     }
 }

@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// When an exchange started, for its redirects' shared deadline and its total time: the clock
+/// `ContinuousClock` reads (time asleep included), read through the C library.
+///
+/// Every request reads it once. `ContinuousClock.now` lives in the concurrency runtime, whose code
+/// no other part of a request runs: reading it there costs each request several pages of code
+/// brought back into the caches, while the C library's `clock_gettime` runs for every request
+/// already (libcurl reads its clock many times per transfer).
+struct ExchangeInstant: Comparable, Sendable {
+    /// Nanoseconds on the clock, from an unspecified start.
+    let nanoseconds: Int64
+
+    static var now: ExchangeInstant {
+        var time = timespec()
+        #if canImport(Darwin)
+        clock_gettime(CLOCK_MONOTONIC_RAW, &time)
+        #else
+        clock_gettime(CLOCK_BOOTTIME, &time)
+        #endif
+        return ExchangeInstant(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
+    }
+
+    /// `duration` later; the far future for a duration too long to count in nanoseconds.
+    static func + (instant: ExchangeInstant, duration: Duration) -> ExchangeInstant {
+        let (seconds, attoseconds) = duration.components
+        let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, overflowAgain) = instant.nanoseconds.addingReportingOverflow(whole &+ attoseconds / 1_000_000_000)
+        guard !overflow, !overflowAgain else { return ExchangeInstant(nanoseconds: seconds < 0 ? .min : .max) }
+        return ExchangeInstant(nanoseconds: sum)
+    }
+
+    /// The time from `start` to `end`.
+    static func - (end: ExchangeInstant, start: ExchangeInstant) -> Duration {
+        .nanoseconds(end.nanoseconds &- start.nanoseconds)
+    }
+
+    static func < (lhs: ExchangeInstant, rhs: ExchangeInstant) -> Bool {
+        lhs.nanoseconds < rhs.nanoseconds
+    }
+}
