@@ -7,7 +7,9 @@
 // instructions in one line, the control. With LINES 0 it is raw_multi.
 // Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 #include <stdint.h>
-#include "benchmark_request.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 typedef uint64_t (*Step)(uint64_t);
 
@@ -39,27 +41,15 @@ static long step_count = 0;
 static int one_function = 0;
 static volatile uint64_t sink;
 
-typedef Buffer Transfer;
-
-static void set_up(CURL *easy, Transfer *buffer) {
-    (void)easy, (void)buffer;
-}
-
-static void start(CURLM *multi, CURL *easy, const char *url, Transfer *buffer) {
-    prepare_request(easy, url, buffer);
-    curl_multi_add_handle(multi, easy);
-}
-
-static int finish(CURL *easy, Transfer *buffer, CURLcode code) {
-    (void)buffer;
+/// Runs the chosen steps after each response.
+static void run_steps(void) {
     uint64_t x = sink;
     for (long i = 0; i < step_count; i++) x = steps[one_function ? 0 : i](x);
     sink = x;
-    long status = 0;
-    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &status);
-    return code == CURLE_OK && status == 200;
 }
 
+#define AFTER_RESPONSE() run_steps()
+#include "raw_transfer.h"
 #include "one_thread.h"
 
 int main(int argc, char **argv) {

@@ -1,5 +1,6 @@
-// The loop of the one-thread C clients, raw_multi.c and checked_multi.c: one thread drives
-// libcurl's multi handle, reads each finished transfer and starts the next request on its handle.
+// The loop of the one-thread C clients (raw_multi.c, footprint_multi.c, checked_multi.c): one
+// thread drives libcurl's multi handle, reads each finished transfer and starts the next request
+// on its handle.
 // The clients differ in how a request is set up and a finished one read, which each defines
 // before including this (after benchmark_request.h):
 //   - `typedef ... Transfer;`: what a handle's request keeps, which its CURLOPT_PRIVATE points at;
