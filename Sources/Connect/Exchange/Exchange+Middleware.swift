@@ -23,8 +23,7 @@ extension Exchange {
     /// retriers say so; the attempt count and each attempt's deadline live here.
     private func runAttempts(of original: Request) async throws -> Response {
         let middleware = client.middleware
-        let clock = ContinuousClock()
-        let start = clock.now
+        let start = ExchangeInstant.now
         let monitors = middleware.monitors
         let interceptors = middleware.interceptors
         var number = 1
@@ -33,8 +32,7 @@ extension Exchange {
             while true {
                 // The timeout bounds the attempt from here: preparing it (adapters, interceptors,
                 // a wait for a token refresh) and every redirect hop.
-                let attemptStarted = clock.now
-                let exchangeStarted = ExchangeInstant.now
+                let attemptStarted = ExchangeInstant.now
                 let request = try await prepare(original, interceptors: interceptors, until: attemptStarted + (original.timeout ?? policy.redirects.timeout))
                 try request.validate()
                 current = request
@@ -44,7 +42,7 @@ extension Exchange {
                 var response: Response?
                 var result: Result<Response, any Error>
                 do {
-                    let received = try await policy.redirects.send(request, started: exchangeStarted, attempt: number).value
+                    let received = try await policy.redirects.send(request, started: attemptStarted, attempt: number).value
                     response = received
                     for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }
                     result = Result { try policy.check(received, of: request) }
@@ -59,7 +57,7 @@ extension Exchange {
                 case .failure(let failure): error = failure
                 }
                 if Task.isCancelled || Self.isCancellation(error) { throw ConnectError.cancelled }
-                let attempt = FailedAttempt(request: request, error: error, response: response, number: number, elapsed: clock.now - start)
+                let attempt = FailedAttempt(request: request, error: error, response: response, number: number, elapsed: ExchangeInstant.now - start)
                 let decision = await middleware.retry(attempt)
                 if decision.retries, request.body?.isSpent == true {
                     throw ConnectError.transport(TransportFailure(
@@ -92,7 +90,7 @@ extension Exchange {
     /// if that takes longer (a wait for a token refresh that does not come, an adapter that
     /// hangs). The work runs in a task of its own, which inherits this one's task-local values
     /// and is cancelled at the deadline.
-    private func prepare(_ original: Request, interceptors: [any Interceptor], until deadline: ContinuousClock.Instant) async throws -> Request {
+    private func prepare(_ original: Request, interceptors: [any Interceptor], until deadline: ExchangeInstant) async throws -> Request {
         guard client.preparesRequests else { return original }
         let middleware = client.middleware
         let prepared = Promise<Request>()
@@ -106,7 +104,8 @@ extension Exchange {
             }
         }
         let timer = Task {
-            try await Task.sleep(until: deadline, clock: .continuous)
+            // ExchangeInstant reads the continuous clock, which Task.sleep(for:) counts on.
+            try await Task.sleep(for: deadline - ExchangeInstant.now)
             prepared.fail(ConnectError.timedOut("preparing the request (adapters, interceptors, a wait for a token refresh) took longer than its timeout"))
         }
         defer {

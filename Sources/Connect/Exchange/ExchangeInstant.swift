@@ -6,10 +6,11 @@ import Musl
 import Darwin
 #endif
 
-/// When an exchange started, for its redirects' shared deadline and its total time: the clock
-/// `ContinuousClock` reads (time asleep included), read through the C library.
+/// When an exchange or one of its attempts started, for the deadlines its redirects and its
+/// preparation share and the times it reports: the clock `ContinuousClock` reads (time asleep
+/// included), read through the C library.
 ///
-/// Every request reads it once. `ContinuousClock.now` lives in the concurrency runtime, whose code
+/// Every request reads it at least once. `ContinuousClock.now` lives in the concurrency runtime, whose code
 /// no other part of a request runs: reading it there costs each request several pages of code
 /// brought back into the caches, while the C library's `clock_gettime` runs for every request
 /// already (libcurl reads its clock many times per transfer).
