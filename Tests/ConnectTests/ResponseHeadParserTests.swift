@@ -36,6 +36,8 @@ struct ResponseHeadParserTests {
         ("HTTP/3 503", 503),
         ("HTTP/1.1 599 Custom", 599),
         ("HTTP/1.1 100 Continue", 100),
+        ("HTTP/3.0 200 OK", 200),
+        ("HTTP/1.0 100", 100),
     ])
     func statusLinesThatAreRead(line: String, code: Int) throws {
         let parser = try Self.read([line]).get()
@@ -46,7 +48,7 @@ struct ResponseHeadParserTests {
     @Test(arguments: [
         "HTTP/1.1 20 OK", "HTTP/1.1 2000 OK", "HTTP/1.1 abc OK", "HTTP/1.1200 OK", "HTTP/9 200 OK",
         "HTTP/1.2 200 OK", "HTTP/1 200 OK", "HTTP/1.1  200 OK", "HTTP/1.1 099 Low", "HTTP/1.1 600 High", "HTTP/2.1 200",
-        "HTTP/", "HTTP/1.1",
+        "HTTP/", "HTTP/1.1", "HTTP/1.1 2x0 OK", "HTTP/1.1 200OK", "HTTP/3.1 200", "HTTP/1.1 20", "HTTP/2", "HTTP/1.", "HTTP/1.1 ",
     ])
     func statusLinesThatAreRefused(line: String) {
         #expect(throws: ResponseHeadParser.Problem.malformedStatusLine) { try Self.read([line]).get() }
@@ -76,6 +78,9 @@ struct ResponseHeadParserTests {
         (["content-length:   42  "], 42),
         (["CONTENT-LENGTH: 0"], 0),
         (["Content-Length: 999999999999999999"], 999_999_999_999_999_999),
+        (["Content-Length:\t7\t"], 7),
+        (["Content-Length: 5 , 5"], 5),
+        (["Content-Length: 007"], 7),
     ])
     func contentLengthsThatAreRead(lines: [String], length: Int) throws {
         #expect(try Self.read(["HTTP/1.1 200 OK"] + lines).get().contentLength == length)
@@ -90,6 +95,10 @@ struct ResponseHeadParserTests {
         (["Content-Length: 1 2"], .unreadableContentLength),
         (["Content-Length: "], .unreadableContentLength),
         (["Content-Length: 3,"], .unreadableContentLength),
+        (["Content-Length: ,3"], .unreadableContentLength),
+        (["Content-Length: 3,,3"], .unreadableContentLength),
+        (["Content-Length: 1234567890123456789"], .unreadableContentLength),
+        (["Content-Length: 3, 4, 3"], .conflictingContentLengths),
     ])
     func contentLengthsThatAreRefused(lines: [String], problem: ResponseHeadParser.Problem) {
         #expect(throws: problem) { try Self.read(["HTTP/1.1 200 OK"] + lines).get() }
@@ -134,6 +143,10 @@ struct ResponseHeadParserTests {
         ("HTTP/1.1 409 Conflic\r\n", 409, "Conflic"),
         ("HTTP/1.1 409 conflict\r\n", 409, "conflict"),
         ("HTTP/1.1 599 Odd\r\n", 599, "Odd"),
+        ("HTTP/2.0 404 Nope\r\n", 404, "Nope"),
+        ("HTTP/1.1 200 OK \r\n", 200, nil),
+        ("HTTP/1.1 200 O\r\n", 200, "O"),
+        ("HTTP/1.1 299 Success\r\n", 299, nil),
     ])
     func reasonPhrase(line: String, status: Int, expected: String?) {
         let reason = Array(line.utf8).withUnsafeBytes { ResponseHeadParser.unusualReasonPhrase(ofStatusLine: $0, statusCode: status) }

@@ -6,7 +6,8 @@ import Foundation
 #endif
 
 enum HTTPStatus {
-    static func reasonPhrase(for code: Int) -> String {
+    /// The standard reason phrase for `code`, or its class's name for a code without one.
+    static func reasonPhrase(for code: Int) -> StaticString {
         switch code {
         case 100: return "Continue"
         case 101: return "Switching Protocols"

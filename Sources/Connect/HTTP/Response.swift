@@ -110,7 +110,7 @@ public struct Response: Sendable, CustomStringConvertible {
 
     /// The reason phrase the server sent, e.g. "Not Found"; the standard phrase for
     /// ``statusCode`` when it sent none (HTTP/2 has none).
-    public var reasonPhrase: String { storage.reasonPhrase ?? HTTPStatus.reasonPhrase(for: statusCode) }
+    public var reasonPhrase: String { storage.reasonPhrase ?? HTTPStatus.reasonPhrase(for: statusCode).description }
 
     public var description: String { "\(statusCode) \(reasonPhrase) (\(body.count) bytes from \(url.absoluteString))" }
 }

@@ -110,19 +110,17 @@ struct ResponseHeadParser {
     /// Fishing`), when it is neither empty (HTTP/2 has none) nor the standard phrase for
     /// `statusCode`: only then is a string made.
     static func unusualReasonPhrase(ofStatusLine line: UnsafeRawBufferPointer, statusCode: Int) -> String? {
-        let content = Self.content(of: line).bindMemory(to: UInt8.self)
-        // The version holds no space; after it come one space, three digits and one space.
-        guard let versionEnd = content.firstIndex(of: UInt8(ascii: " ")) else { return nil }
-        let start = versionEnd + 5
+        let content = Self.content(of: line)
+        // An accepted line is "HTTP/1.1", "HTTP/2.0" or "HTTP/2", one space, three digits and
+        // one space before the reason.
+        let start = (content.count > 6 && content[6] == UInt8(ascii: ".") ? 8 : 6) + 5
         var end = content.count
         while end > start, content[end - 1] == UInt8(ascii: " ") { end -= 1 }
         guard start < end else { return nil }
-        let reason = UnsafeBufferPointer(rebasing: content[start..<end])
-        var usual = HTTPStatus.reasonPhrase(for: statusCode)
-        let isUsual = usual.withUTF8 { usual in
-            usual.count == reason.count && (usual.isEmpty || memcmp(usual.baseAddress!, reason.baseAddress!, usual.count) == 0)
-        }
-        return isUsual ? nil : String(decoding: reason, as: UTF8.self)
+        let reason = UnsafeRawBufferPointer(rebasing: content[start..<end])
+        let usual = HTTPStatus.reasonPhrase(for: statusCode)
+        if usual.utf8CodeUnitCount == reason.count, memcmp(usual.utf8Start, reason.baseAddress!, reason.count) == 0 { return nil }
+        return String(decoding: reason, as: UTF8.self)
     }
 
     /// Whether a status line is HTTP/2's ("HTTP/2 200").
@@ -140,75 +138,70 @@ struct ResponseHeadParser {
     /// The code in "HTTP/1.1 200 OK", "HTTP/1.0 404" or "HTTP/2 204 ": a known version, one
     /// space, three digits from 100 to 599, then the end or a space and the reason.
     static func statusCode(ofStatusLine line: UnsafeRawBufferPointer) throws(Problem) -> Int {
-        // The version: 1.0, 1.1, 2 or 3 (libcurl writes HTTP/2 and HTTP/3 heads as "HTTP/2 …").
-        var index = 5
-        func digit(at position: Int) -> Int? {
-            guard position < line.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(line[position]) else { return nil }
-            return Int(line[position] - UInt8(ascii: "0"))
-        }
-        guard let major = digit(at: index) else { throw .malformedStatusLine }
-        index += 1
-        switch major {
-        case 1:
-            guard index + 1 < line.count, line[index] == UInt8(ascii: "."), let minor = digit(at: index + 1), minor <= 1 else {
+        let count = line.count
+        guard count > 5 else { throw .malformedStatusLine }
+        // The version: 1.0, 1.1, 2 or 3 (libcurl writes HTTP/2 and HTTP/3 heads as "HTTP/2 …"),
+        // 2.0 and 3.0 as well.
+        var index = 6
+        switch line[5] {
+        case UInt8(ascii: "1"):
+            guard count > 7, line[6] == UInt8(ascii: "."), line[7] == UInt8(ascii: "0") || line[7] == UInt8(ascii: "1") else {
                 throw .malformedStatusLine
             }
-            index += 2
-        case 2, 3:
-            if index < line.count, line[index] == UInt8(ascii: ".") {
-                guard digit(at: index + 1) == 0 else { throw .malformedStatusLine }
-                index += 2
+            index = 8
+        case UInt8(ascii: "2"), UInt8(ascii: "3"):
+            if count > 6, line[6] == UInt8(ascii: ".") {
+                guard count > 7, line[7] == UInt8(ascii: "0") else { throw .malformedStatusLine }
+                index = 8
             }
         default:
             throw .malformedStatusLine
         }
-        guard index < line.count, line[index] == UInt8(ascii: " ") else { throw .malformedStatusLine }
-        index += 1
-        guard let hundreds = digit(at: index), let tens = digit(at: index + 1), let ones = digit(at: index + 2) else {
-            throw .malformedStatusLine
-        }
-        index += 3
-        guard index == line.count || line[index] == UInt8(ascii: " ") else { throw .malformedStatusLine }
-        let code = hundreds * 100 + tens * 10 + ones
-        guard (100...599).contains(code) else { throw .malformedStatusLine }
+        guard count >= index + 4, line[index] == UInt8(ascii: " ") else { throw .malformedStatusLine }
+        let hundreds = line[index + 1] &- UInt8(ascii: "0"), tens = line[index + 2] &- UInt8(ascii: "0"), ones = line[index + 3] &- UInt8(ascii: "0")
+        guard hundreds < 10, tens < 10, ones < 10, count == index + 4 || line[index + 4] == UInt8(ascii: " ") else { throw .malformedStatusLine }
+        let code = Int(hundreds) * 100 + Int(tens) * 10 + Int(ones)
+        guard code >= 100, code <= 599 else { throw .malformedStatusLine }
         return code
     }
 
     /// A `Content-Length` value: digits, or a list of the same digits ("3, 3", which RFC 9112
     /// §6.3 lets a recipient read as one); at most 18 digits, so it fits.
     static func contentLength(_ value: UnsafeRawBufferPointer) throws(Problem) -> Int {
-        var length: Int?
-        var current: Int?
+        var length = -1
+        var current = 0
         var digits = 0
         var blankAfterDigits = false
-        func finish() throws(Problem) {
-            guard let value = current else { throw .unreadableContentLength }
-            if let length, length != value { throw .conflictingContentLengths }
-            length = value
-            current = nil
-            digits = 0
-            blankAfterDigits = false
-        }
-        for byte in value {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
+        var index = 0
+        // Each value ends at a comma or at the end of the field.
+        while true {
+            let atEnd = index == value.count
+            let byte = atEnd ? UInt8(ascii: ",") : value[index]
+            index += 1
+            if byte &- UInt8(ascii: "0") < 10 {
                 // Blanks may stand around a value, not inside one.
                 digits += 1
                 guard digits <= 18, !blankAfterDigits else { throw .unreadableContentLength }
-                current = (current ?? 0) * 10 + Int(byte - UInt8(ascii: "0"))
-            case UInt8(ascii: " "), UInt8(ascii: "\t"):
+                current = current * 10 + Int(byte &- UInt8(ascii: "0"))
+            } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
                 if digits > 0 { blankAfterDigits = true }
-            case UInt8(ascii: ","):
-                try finish()
-            default:
+            } else if byte == UInt8(ascii: ",") {
+                guard digits > 0 else { throw .unreadableContentLength }
+                if length >= 0, length != current { throw .conflictingContentLengths }
+                if atEnd { return current }
+                length = current
+                current = 0
+                digits = 0
+                blankAfterDigits = false
+            } else {
                 throw .unreadableContentLength
             }
         }
-        try finish()
-        return length!
     }
 
-    /// Compares `bytes` with a lowercase ASCII literal, folding `bytes` alone.
+    /// Compares `bytes` with a lowercase ASCII literal, folding `bytes` alone. Not inlined: one
+    /// loop serves every literal, rather than one unrolled copy for each.
+    @inline(never)
     static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercaseASCII: StaticString) -> Bool {
         guard bytes.count == lowercaseASCII.utf8CodeUnitCount else { return false }
         let expected = lowercaseASCII.utf8Start
