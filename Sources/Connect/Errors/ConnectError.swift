@@ -39,7 +39,9 @@ public enum ConnectError: Error, Sendable, CustomStringConvertible {
     case responseTooLarge(limit: Int)
     /// The body could not be decoded: `decoded(toType:)` on a future from `Connect` fails with
     /// this, carrying the type, the coding path and the start of the body.
-    case decoding(DecodingFailure)
+    // Indirect: the failure holds a `DecodingError`, whose layout is known only at run time,
+    // which would make every `ConnectError?` and typed throw a call into the Swift runtime.
+    indirect case decoding(DecodingFailure)
 
     public var description: String {
         switch self {

@@ -6,7 +6,10 @@ import Foundation
 
 /// What a request sends after its headers.
 public struct RequestBody: Sendable {
-    enum Content: Sendable {
+    /// Indirect: `Data` and `URL` have a layout known only at run time, so an enum holding them
+    /// inline would make every `RequestBody?` copy, check and destroy a call into the Swift
+    /// runtime; boxed, it is one reference.
+    indirect enum Content: Sendable {
         case data(Data)
         case file(URL, size: Int64)
         case multipart([FormPart])

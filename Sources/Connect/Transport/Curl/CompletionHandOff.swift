@@ -16,7 +16,13 @@ import ObjectiveC
 /// that finished in one go, without a dispatch and a thread wakeup per loop pass. Order is kept:
 /// batches are completed in the order they were handed over.
 final class CompletionHandOff: Sendable {
-    typealias Finished = (transfer: CurlTransfer, outcome: Result<ReceivedResponse, any Error>)
+    /// A finished transfer and what it came to. A struct of this module rather than a tuple:
+    /// emptying an array of tuples has the runtime walk each element's tuple metadata, where a
+    /// struct has value witnesses compiled here.
+    struct Finished {
+        let transfer: CurlTransfer
+        let outcome: Result<ReceivedResponse, any Error>
+    }
 
     private let queue: DispatchQueue?
     private let state = Locked<(waiting: [Finished], draining: Bool)>(([], false))
@@ -96,7 +102,7 @@ final class CompletionHandOff: Sendable {
     }
 
     private func complete(_ batch: [Finished]) {
-        for (transfer, outcome) in batch { finish(transfer, outcome) }
+        for finished in batch { finish(finished.transfer, finished.outcome) }
         // Without a callback queue this is the transfer thread, whose own list needs no lock.
         if queue == nil {
             receivedResponses.keep(emptiedIn: batch)
@@ -108,7 +114,7 @@ final class CompletionHandOff: Sendable {
     /// Completes one transfer's future off the callback queue's drain (behind its progress reports).
     func complete(_ transfer: CurlTransfer, _ outcome: Result<ReceivedResponse, any Error>) {
         finish(transfer, outcome)
-        receivedResponses.giveBack(emptiedIn: CollectionOfOne((transfer, outcome)))
+        receivedResponses.giveBack(emptiedIn: CollectionOfOne(Finished(transfer: transfer, outcome: outcome)))
     }
 
     /// Makes the response here, off the transfer thread, and completes the future.

@@ -463,7 +463,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         }
         if let failure = failure(code: code, requestSent: requestSent) {
             finishSink(succeeded: false)
-            return .failure(failure)
+            return .failure(ConnectError.transport(failure))
         }
         guard code == CURLE_OK else {
             let sinkError = sink?.error
@@ -508,31 +508,31 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The failures Connect finds itself, which libcurl 7.88 lets through or reports as
     /// something else: a response it refused, a resend it stopped, a compressed body that is cut
     /// off or corrupt, a head that never ended, a reply that is not HTTP.
-    private func failure(code: CURLcode, requestSent: Bool) -> ConnectError? {
+    private func failure(code: CURLcode, requestSent: Bool) -> TransportFailure? {
         if let headProblem {
-            return .transport(TransportFailure(.malformedResponse, "Malformed response: \(headProblem)"))
+            return TransportFailure(.malformedResponse, "Malformed response: \(headProblem)")
         }
         if refusedResend {
-            return .transport(TransportFailure(
+            return TransportFailure(
                 .connectionClosed,
-                "The connection closed before a response; the request may have reached the server, and a \(request.method.rawValue) is not sent again unless it allows retries"))
+                "The connection closed before a response; the request may have reached the server, and a \(request.method.rawValue) is not sent again unless it allows retries")
         }
         if let decodingFailure {
-            return .transport(TransportFailure(.malformedResponse, "Malformed response: \(decodingFailure)"))
+            return TransportFailure(.malformedResponse, "Malformed response: \(decodingFailure)")
         }
         if code == CURLE_SEND_FAIL_REWIND, request.body?.isReplayable == false {
-            return .transport(TransportFailure(
-                .bodyNotReplayable, "libcurl had to send the request body again, and it is a one-time stream that was already read", requestSent: requestSent))
+            return TransportFailure(
+                .bodyNotReplayable, "libcurl had to send the request body again, and it is a one-time stream that was already read", requestSent: requestSent)
         }
         if code == CURLE_UNSUPPORTED_PROTOCOL, requestSent {
-            return .transport(TransportFailure(.malformedResponse, "Malformed response: the reply is not HTTP"))
+            return TransportFailure(.malformedResponse, "Malformed response: the reply is not HTTP")
         }
         guard code == CURLE_OK else { return nil }
         if !head.isComplete {
-            return .transport(TransportFailure(.truncatedResponse, "Truncated response: the connection closed inside the response head"))
+            return TransportFailure(.truncatedResponse, "Truncated response: the connection closed inside the response head")
         }
         if let decoder, decoder.hasInput, !decoder.isComplete {
-            return .transport(TransportFailure(.truncatedResponse, "Truncated response: \(ContentDecoder.Failure.truncated)"))
+            return TransportFailure(.truncatedResponse, "Truncated response: \(ContentDecoder.Failure.truncated)")
         }
         return nil
     }
@@ -732,7 +732,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// Closes the file and, unless the download succeeded, removes what it wrote (or keeps it
     /// for resuming). Also called for cancelled transfers.
     func finishSink(succeeded: Bool) {
-        _ = sink?.finish(succeeded: succeeded)
+        if let sink { _ = sink.finish(succeeded: succeeded) }
     }
 
     /// A cancelled transfer: stops a streamed body's producer and lets go of its bytes.

@@ -35,12 +35,12 @@ final class ReceivedResponsePool: @unchecked Sendable {
     /// traded for its own, which has the capacity: no array is made to carry them over.
     func giveBack<Finished: Sequence<CompletionHandOff.Finished>>(emptiedIn finished: Finished) {
         returned.withLock { returned in
-            for case (_, .success(let received)) in finished { returned.append(received) }
+            for case .success(let received) in finished.lazy.map(\.outcome) { returned.append(received) }
         }
     }
 
     /// `giveBack(emptiedIn:)` from the transfer thread: straight to its own list, without the lock.
     func keep(emptiedIn finished: [CompletionHandOff.Finished]) {
-        for case (_, .success(let received)) in finished where spare.count < limit { spare.append(received) }
+        for case .success(let received) in finished.lazy.map(\.outcome) where spare.count < limit { spare.append(received) }
     }
 }

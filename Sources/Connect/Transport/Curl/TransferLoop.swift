@@ -358,7 +358,7 @@ final class TransferLoop: @unchecked Sendable {
             transfer.received = nil
             receivedResponses.reclaim(received)
         }
-        finished.append((transfer, outcome))
+        finished.append(CompletionHandOff.Finished(transfer: transfer, outcome: outcome))
     }
 
     /// One hand-off for everything that finished in this pass: with many transfers in flight,
@@ -369,7 +369,8 @@ final class TransferLoop: @unchecked Sendable {
         // Transfers with progress reports complete behind them, on their own queue. Looked for
         // first: taking none out of the list would still rewrite it.
         if finished.contains(where: { $0.transfer.progressQueue != nil }) {
-            finished.removeAll { transfer, outcome in
+            finished.removeAll { finished in
+                let transfer = finished.transfer, outcome = finished.outcome
                 guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else { return false }
                 let final = transfer.latestProgress
                 progressQueue.async { [handOff] in
