@@ -50,6 +50,9 @@ public struct ConnectEnvironment: Sendable, Hashable {
         ConnectEnvironment(kind: .custom, baseURL: baseURL)
     }
 
+    /// Some connectors' base URLs are replaced here.
+    var replacesBaseURLs: Bool { baseURL != nil || !hostOverrides.isEmpty }
+
     /// The base URL a connector's requests use here.
     public func baseURL(for connectorBaseURL: URL) -> URL {
         if let baseURL { return baseURL }

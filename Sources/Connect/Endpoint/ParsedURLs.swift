@@ -11,10 +11,17 @@ import Foundation
 /// parser) and reading its scheme and host costs more than the rest of building a request.
 /// Bounded: when full, it starts over.
 final class ParsedURLs: Sendable {
-    struct Entry: Sendable {
+    /// One parsed URL. An object: a `URL`'s layout is known only at run time, so a struct or
+    /// tuple holding one is copied through the Swift runtime, where this is one retain.
+    final class Entry: Sendable {
         let url: URL
         /// ``Request/problem(with:)`` for this URL.
         let problem: String?
+
+        init(url: URL, problem: String?) {
+            self.url = url
+            self.problem = problem
+        }
     }
 
     static let capacity = 256

@@ -9,7 +9,17 @@ import Foundation
 struct RequestBuilder {
     var jsonEncoder: JSONEncoder
     let userAgent: String
-    var environment = ConnectEnvironment.production
+    var environment: ConnectEnvironment {
+        get { environmentStorage }
+        set {
+            environmentStorage = newValue
+            replacesBaseURLs = newValue.replacesBaseURLs
+        }
+    }
+    private var environmentStorage = ConnectEnvironment.production
+    /// The environment changes some base URLs: read for every request, where the environment's
+    /// own optional `URL` would be copied through the Swift runtime.
+    private var replacesBaseURLs = false
     let defaultHeaders: [HTTPHeader]
     var defaultQueryItems: [QueryItem] = []
     /// The headers of a request that adds none of its own (no connector or parameter headers,
@@ -75,7 +85,8 @@ struct RequestBuilder {
     }
 
     private func build(_ connector: any Connector, parameters: EncodedParameters) throws(ConnectError) -> Request {
-        let (url, urlProblem) = try makeCheckedURL(base: environment.baseURL(for: connector.baseURL), endpoint: connector.endpoint, parameters: parameters)
+        let base = replacesBaseURLs ? environment.baseURL(for: connector.baseURL) : connector.baseURL
+        let parsedURL = try makeCheckedURL(base: base, endpoint: connector.endpoint, parameters: parameters)
 
         let token = unauthorizedTypes.authorizationToken(of: connector)
         let usesStandardHeaders = connector.headers.isEmpty && parameters.headers.isEmpty && token == nil && parameters.body?.contentType == nil
@@ -84,9 +95,9 @@ struct RequestBuilder {
             : Self.headers(own: connector.headers, defaults: defaultHeaders, parameters: parameters.headers, token: token,
                            body: parameters.body, userAgent: userAgent)
 
-        var request = Request(method: connector.method, url: url, headers: headers, body: parameters.body, timeout: connector.timeout, allowsRetry: connector.allowsRetry)
+        var request = Request(method: connector.method, url: parsedURL.url, headers: headers, body: parameters.body, timeout: connector.timeout, allowsRetry: connector.allowsRetry)
         if let httpVersion = connector.httpVersion { request.httpVersion = httpVersion }
-        try request.validate(urlProblem: urlProblem, checkingHeaders: !usesStandardHeaders)
+        try request.validate(urlProblem: parsedURL.problem, checkingHeaders: !usesStandardHeaders)
         if usesStandardHeaders, let standardHeadersProblem { throw .invalidRequest(standardHeadersProblem) }
         return request
     }
@@ -118,13 +129,13 @@ struct RequestBuilder {
     }
 
     /// The URL and ``Request/problem(with:)`` for it.
-    private func makeCheckedURL(base: URL, endpoint: String, parameters: EncodedParameters) throws(ConnectError) -> (url: URL, problem: String?) {
+    private func makeCheckedURL(base: URL, endpoint: String, parameters: EncodedParameters) throws(ConnectError) -> ParsedURLs.Entry {
         // An endpoint with no path values or query items to add: its URL is the one last made
         // from the same base and endpoint, found without building its text again.
         let joinsAlone = parameters.pathValues.isEmpty && parameters.queryItems.isEmpty && defaultQueryItems.isEmpty
         let fullBaseText = base.absoluteString
         if joinsAlone, let entry = parsedURLs.lastJoined(base: fullBaseText, endpoint: endpoint) {
-            return (entry.url, entry.problem)
+            return entry
         }
         // Searched as UTF-8: every request comes through here, and a Character-level search
         // decodes grapheme clusters the URL's ASCII delimiters do not need.
@@ -165,7 +176,7 @@ struct RequestBuilder {
             throw .invalidRequest("\(text.debugDescription) is not a valid URL")
         }
         if joinsAlone { parsedURLs.rememberJoined(base: fullBaseText, endpoint: endpoint, entry: parsed) }
-        return (parsed.url, parsed.problem)
+        return parsed
     }
 
     /// The first `byte` of `text`'s UTF-8 form: a byte scan of the contiguous storage native

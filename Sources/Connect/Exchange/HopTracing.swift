@@ -11,10 +11,15 @@ import Tracing
 ///
 /// Made only when a tracer is set or bootstrapped (see ``ConnectConfiguration/tracer``):
 /// without one, an exchange pays one `nil` check.
-struct HopTracing: Sendable {
+final class HopTracing: Sendable {
     let tracer: any Tracer
     /// The caller's context when the exchange started: the spans' parent.
     let parent: ServiceContext
+
+    init(tracer: any Tracer, parent: ServiceContext) {
+        self.tracer = tracer
+        self.parent = parent
+    }
 
     /// Starts the span of `request`, sent again for the `resendCount`-th time (a retry or a
     /// redirect hop), and injects its context into the request's headers.
