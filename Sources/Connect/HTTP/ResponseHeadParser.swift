@@ -111,9 +111,8 @@ struct ResponseHeadParser {
     /// `statusCode`: only then is a string made.
     static func unusualReasonPhrase(ofStatusLine line: UnsafeRawBufferPointer, statusCode: Int) -> String? {
         let content = Self.content(of: line)
-        // An accepted line is "HTTP/1.1", "HTTP/2.0" or "HTTP/2", one space, three digits and
-        // one space before the reason.
-        let start = (content.count > 6 && content[6] == UInt8(ascii: ".") ? 8 : 6) + 5
+        // After the version come one space, three digits and one space, then the reason.
+        let start = versionEnd(ofStatusLine: content) + 5
         var end = content.count
         while end > start, content[end - 1] == UInt8(ascii: " ") { end -= 1 }
         guard start < end else { return nil }
@@ -142,18 +141,13 @@ struct ResponseHeadParser {
         guard count > 5 else { throw .malformedStatusLine }
         // The version: 1.0, 1.1, 2 or 3 (libcurl writes HTTP/2 and HTTP/3 heads as "HTTP/2 …"),
         // 2.0 and 3.0 as well.
-        var index = 6
+        let index = versionEnd(ofStatusLine: line)
+        let hasMinor = index == 8
         switch line[5] {
         case UInt8(ascii: "1"):
-            guard count > 7, line[6] == UInt8(ascii: "."), line[7] == UInt8(ascii: "0") || line[7] == UInt8(ascii: "1") else {
-                throw .malformedStatusLine
-            }
-            index = 8
+            guard hasMinor, count > 7, line[7] == UInt8(ascii: "0") || line[7] == UInt8(ascii: "1") else { throw .malformedStatusLine }
         case UInt8(ascii: "2"), UInt8(ascii: "3"):
-            if count > 6, line[6] == UInt8(ascii: ".") {
-                guard count > 7, line[7] == UInt8(ascii: "0") else { throw .malformedStatusLine }
-                index = 8
-            }
+            guard !hasMinor || (count > 7 && line[7] == UInt8(ascii: "0")) else { throw .malformedStatusLine }
         default:
             throw .malformedStatusLine
         }
@@ -163,6 +157,12 @@ struct ResponseHeadParser {
         let code = Int(hundreds) * 100 + Int(tens) * 10 + Int(ones)
         guard code >= 100, code <= 599 else { throw .malformedStatusLine }
         return code
+    }
+
+    /// Where the version of a line starting "HTTP/" ends: after "HTTP/x.y" when a dot follows
+    /// the major digit, after "HTTP/x" otherwise. ``statusCode(ofStatusLine:)`` checks the digits.
+    static func versionEnd(ofStatusLine line: UnsafeRawBufferPointer) -> Int {
+        line.count > 6 && line[6] == UInt8(ascii: ".") ? 8 : 6
     }
 
     /// A `Content-Length` value: digits, or a list of the same digits ("3, 3", which RFC 9112

@@ -102,7 +102,7 @@ final class CompletionHandOff: Sendable {
     }
 
     private func complete(_ batch: [Finished]) {
-        for finished in batch { finish(finished.transfer, finished.outcome) }
+        for finished in batch { finish(finished) }
         // Without a callback queue this is the transfer thread, whose own list needs no lock.
         if queue == nil {
             receivedResponses.keep(emptiedIn: batch)
@@ -112,14 +112,15 @@ final class CompletionHandOff: Sendable {
     }
 
     /// Completes one transfer's future off the callback queue's drain (behind its progress reports).
-    func complete(_ transfer: CurlTransfer, _ outcome: Result<ReceivedResponse, any Error>) {
-        finish(transfer, outcome)
-        receivedResponses.giveBack(emptiedIn: CollectionOfOne(Finished(transfer: transfer, outcome: outcome)))
+    func complete(_ finished: Finished) {
+        finish(finished)
+        receivedResponses.giveBack(emptiedIn: CollectionOfOne(finished))
     }
 
     /// Makes the response here, off the transfer thread, and completes the future.
-    private func finish(_ transfer: CurlTransfer, _ outcome: Result<ReceivedResponse, any Error>) {
-        transfer.promise.completeOnCallbackQueue(outcome.map { $0.makeResponse(url: transfer.request.url) })
+    private func finish(_ finished: Finished) {
+        let transfer = finished.transfer
+        transfer.promise.completeOnCallbackQueue(finished.outcome.map { $0.makeResponse(url: transfer.request.url) })
         // May release the last reference to the transport; its deinit only queues a stop.
         transfer.owner = nil
     }

@@ -369,13 +369,13 @@ final class TransferLoop: @unchecked Sendable {
         // Transfers with progress reports complete behind them, on their own queue. Looked for
         // first: taking none out of the list would still rewrite it.
         if finished.contains(where: { $0.transfer.progressQueue != nil }) {
-            finished.removeAll { finished in
-                let transfer = finished.transfer, outcome = finished.outcome
+            finished.removeAll { entry in
+                let transfer = entry.transfer
                 guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else { return false }
                 let final = transfer.latestProgress
                 progressQueue.async { [handOff] in
                     handler.report(final)
-                    handOff.complete(transfer, outcome)
+                    handOff.complete(entry)
                 }
                 return true
             }
