@@ -98,6 +98,53 @@ struct HTTPVersionTests {
         #expect(connections.count >= 9)
     }
 
+    /// A server that ends each HTTP/2 connection after 5 requests (a `GOAWAY`) while 12 are in
+    /// flight refuses the streams above the last it accepted. libcurl 7.88 sends those again,
+    /// reports some as framing errors instead, and keeps counting the times it sent a request
+    /// again on an easy handle that is used again. Every GET and every POST that allows retries
+    /// gets its answer; a POST that does not either gets its answer or fails as sent, since
+    /// libcurl shows nothing that tells a refused stream from one the server read. No request
+    /// reaches the server twice.
+    @Test(arguments: [false, true]) func requestsOnConnectionsTheServerEnds(cleartext: Bool) async throws {
+        // The bodies that may be sent again go to a proxy, which reads each whole body before
+        // it answers.
+        let server = try NginxServer(sites: [
+            .init(certificate: "server", locations: #"location /retry/ { proxy_pass http://127.0.0.1:PORT1; } location / { return 200 "ok\n"; }"#,
+                  http2: true, cleartext: cleartext, directives: "keepalive_requests 5;"),
+            .init(certificate: "server", cleartext: true),
+        ])
+        defer { server.shutdown() }
+        let client = Self.client(cleartext ? .http2WithPriorKnowledge : .automatic)
+        let body = Data(repeating: 7, count: 64 << 10)  // sent through the read callback, rewound for each resend
+        var answeredPosts = 0
+        for batch in 0..<20 {
+            let gets = (0..<4).map { client.request(VersionedConnector(baseURL: server.url(0, "/get/\(batch)/\($0)"))) }
+            let posts = (0..<4).map { client.send(Request(method: .post, url: server.url(0, "/post/\(batch)/\($0)"), body: .data(Data("{}".utf8)))) }
+            let retriedPosts = (0..<4).map { index in
+                var request = Request(method: .post, url: server.url(0, "/retry/\(batch)/\(index)"), body: .data(body))
+                request.allowsRetry = true
+                return client.send(request)
+            }
+            #expect(try await Future.whenAll(gets).value.allSatisfy { $0 == Data("ok\n".utf8) })
+            #expect(try await Future.whenAll(retriedPosts).value.allSatisfy { $0.statusCode == 200 })
+            for post in posts {
+                do {
+                    #expect(try await post.value.body == Data("ok\n".utf8))
+                    answeredPosts += 1
+                } catch ConnectError.transport(let failure) {
+                    #expect(failure.requestSent)
+                }
+            }
+        }
+        // nginx logs a request after it sent the answer: wait for the lines of those answered.
+        let site = "\(server.ports[0]) "
+        let answered = await server.accessLog(atLeast: 160) { $0.hasPrefix(site) && ($0.contains(" /get/") || $0.contains(" /retry/")) }
+        let posted = await server.accessLog(atLeast: answeredPosts) { $0.hasPrefix(site) && $0.contains(" /post/") }
+        let paths = (answered + posted).map { $0.split(separator: " ")[2] }
+        #expect(answered.count == 160 && posted.count >= answeredPosts)
+        #expect(paths.count == Set(paths).count)
+    }
+
     /// POSTs and a PUT with bodies over one h2c connection, to a server that reads each body
     /// before it answers.
     @Test func h2cRequestsWithBodies() async throws {

@@ -49,6 +49,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// Connections libcurl has chosen for this transfer: a second means it is sending the
     /// request again after a connection died.
     @exclusivity(unchecked) var connectionsChosen = 0
+    /// Times the transport started this transfer over after a framing error (see
+    /// ``startsOverAfterFramingError()``).
+    @exclusivity(unchecked) var restartsAfterFramingError = 0
     /// libcurl was stopped from sending a request again that may not be repeated.
     @exclusivity(unchecked) var refusedResend = false
     /// The connection libcurl chose had unread bytes waiting: start over on a new one.
@@ -537,7 +540,30 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         return nil
     }
 
-    /// The transfer starts over on a new connection: nothing was sent or received on the last.
+    /// The request may go out more than once: its method is idempotent, or it allows retries.
+    private var isRepeatable: Bool { request.allowsRetry ?? request.method.isIdempotent }
+
+    /// Whether the transfer starts over on a new connection after libcurl ended it with a
+    /// framing error (`CURLE_HTTP2`); if so, its body is rewound for it.
+    ///
+    /// A stream the server refused (`REFUSED_STREAM`, or one above the last stream a `GOAWAY`
+    /// accepted) was not processed (RFC 9113 section 8.7). libcurl 7.88 sends it again itself,
+    /// except when the refusal ends the connection's last stream: then it reports a framing error
+    /// and gives up. A response head that nghttp2 refused ends the same way, after the server
+    /// processed the request, so only a request that may be repeated starts over, before any of
+    /// the response arrived, and a few times at most.
+    func startsOverAfterFramingError() -> Bool {
+        guard statusCode == 0, isRepeatable, restartsAfterFramingError < Self.maximumRestartsAfterFramingError,
+            bodyReader?.seek(to: 0) ?? true
+        else { return false }
+        restartsAfterFramingError += 1
+        return true
+    }
+
+    static let maximumRestartsAfterFramingError = 3
+
+    /// The transfer starts over on a new connection: nothing of the response arrived on the
+    /// last.
     func prepareForRestart(on handle: CurlEasyHandle) {
         needsFreshConnection = false
         connectionsChosen = 0
@@ -556,10 +582,12 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// Returns whether it may.
     func connectionChosen(ports: ConnectionTracker.Ports, connections: ConnectionTracker) -> Bool {
         connectionsChosen += 1
-        if connectionsChosen > 1, !(request.allowsRetry ?? request.method.isIdempotent) {
-            // libcurl sends a request again, on a new connection, when a reused one closed
+        if connectionsChosen > 1, !isRepeatable {
+            // libcurl sends a request again, on a new connection, when a reused one ended
             // without answering; the request may have been processed, so only a request that
-            // may be repeated goes out twice. The retrier decides about the others.
+            // may be repeated goes out twice. The retrier decides about the others. Over HTTP/2
+            // this includes a stream the server refused unprocessed: libcurl 7.88 shows nothing
+            // that tells it from a stream lost after the server read it.
             refusedResend = true
             return false
         }

@@ -311,14 +311,25 @@ final class TransferLoop: @unchecked Sendable {
                 restartOnFreshConnection(handle, transfer)
                 continue
             }
+            if code == CURLE_HTTP2, transfer.startsOverAfterFramingError() {
+                restartOnFreshConnection(handle, transfer)
+                continue
+            }
             let outcome = transfer.outcome(code: code, handle: handle)
+            if code != CURLE_OK || transfer.connectionsChosen > 1 {
+                // libcurl 7.88 counts the times it sends a request again over an easy handle's
+                // life, not per request, and gives up at five: a handle whose request went out
+                // again, or failed, is reset before its next transfer.
+                handle.holdsPlainSetup = false
+            }
             remove(handle)
             deliver(transfer, outcome)
         }
     }
 
     /// Starts `transfer` again on a new connection: the one it was given had unread bytes
-    /// waiting, and was shut down before anything was sent on it.
+    /// waiting and was shut down before anything was sent on it, or the server refused its
+    /// stream (see ``CurlTransfer/startsOverAfterFramingError()``).
     private func restartOnFreshConnection(_ handle: CurlEasyHandle, _ transfer: CurlTransfer) {
         curl_multi_remove_handle(multi, handle.raw)
         transfer.prepareForRestart(on: handle)
