@@ -560,7 +560,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         return true
     }
 
-    static let maximumRestartsAfterFramingError = 3
+    /// How many times a transfer starts over after a framing error.
+    private static let maximumRestartsAfterFramingError = 3
 
     /// The transfer starts over on a new connection: nothing of the response arrived on the
     /// last.
