@@ -540,28 +540,21 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         return nil
     }
 
-    /// The request may go out more than once: its method is idempotent, or it allows retries.
-    private var isRepeatable: Bool { request.allowsRetry ?? request.method.isIdempotent }
+    /// The request may go out more than once (see ``ResendDecision/mayRepeat(methodIsIdempotent:allowsRetry:)``).
+    private var isRepeatable: Bool {
+        ResendDecision.mayRepeat(methodIsIdempotent: request.method.isIdempotent, allowsRetry: request.allowsRetry)
+    }
 
     /// Whether the transfer starts over on a new connection after libcurl ended it with a
-    /// framing error (`CURLE_HTTP2`); if so, its body is rewound for it.
-    ///
-    /// A stream the server refused (`REFUSED_STREAM`, or one above the last stream a `GOAWAY`
-    /// accepted) was not processed (RFC 9113 section 8.7). libcurl 7.88 sends it again itself,
-    /// except when the refusal ends the connection's last stream: then it reports a framing error
-    /// and gives up. A response head that nghttp2 refused ends the same way, after the server
-    /// processed the request, so only a request that may be repeated starts over, before any of
-    /// the response arrived, and a few times at most.
+    /// framing error (`CURLE_HTTP2`), by ``ResendDecision/startsOverAfterFramingError(responseStarted:isRepeatable:restartsSoFar:)``;
+    /// if so, its body is rewound for it.
     func startsOverAfterFramingError() -> Bool {
-        guard statusCode == 0, isRepeatable, restartsAfterFramingError < Self.maximumRestartsAfterFramingError,
+        guard ResendDecision.startsOverAfterFramingError(responseStarted: statusCode != 0, isRepeatable: isRepeatable, restartsSoFar: restartsAfterFramingError),
             bodyReader?.seek(to: 0) ?? true
         else { return false }
         restartsAfterFramingError += 1
         return true
     }
-
-    /// How many times a transfer starts over after a framing error.
-    private static let maximumRestartsAfterFramingError = 3
 
     /// The transfer starts over on a new connection: nothing of the response arrived on the
     /// last.
@@ -583,12 +576,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// Returns whether it may.
     func connectionChosen(ports: ConnectionTracker.Ports, connections: ConnectionTracker) -> Bool {
         connectionsChosen += 1
-        if connectionsChosen > 1, !isRepeatable {
-            // libcurl sends a request again, on a new connection, when a reused one ended
-            // without answering; the request may have been processed, so only a request that
-            // may be repeated goes out twice. The retrier decides about the others. Over HTTP/2
-            // this includes a stream the server refused unprocessed: libcurl 7.88 shows nothing
-            // that tells it from a stream lost after the server read it.
+        if ResendDecision.refusesResend(connectionsChosen: connectionsChosen, isRepeatable: isRepeatable) {
             refusedResend = true
             return false
         }

@@ -316,7 +316,7 @@ final class TransferLoop: @unchecked Sendable {
                 continue
             }
             let outcome = transfer.outcome(code: code, handle: handle)
-            remove(handle, finishedCleanly: code == CURLE_OK && transfer.connectionsChosen == 1)
+            remove(handle, keepingSetup: ResendDecision.keepsHandleSetup(transferSucceeded: code == CURLE_OK, connectionsChosen: transfer.connectionsChosen))
             deliver(transfer, outcome)
         }
     }
@@ -339,12 +339,10 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     /// Takes `handle` out of the multi handle and keeps it for another transfer. Its plain
-    /// setup is kept only if `finishedCleanly`: its transfer succeeded on the first connection
-    /// libcurl chose. libcurl 7.88 counts the times it sends a request again over an easy
-    /// handle's life, not per request, and gives up at five; a handle whose transfer went out
-    /// again, failed or was cancelled is reset, which clears that count.
-    private func remove(_ handle: CurlEasyHandle, finishedCleanly: Bool = false) {
-        if !finishedCleanly { handle.holdsPlainSetup = false }
+    /// setup is kept only if `keepingSetup` (see ``ResendDecision/keepsHandleSetup(transferSucceeded:connectionsChosen:)``);
+    /// a cancelled transfer's handle is reset.
+    private func remove(_ handle: CurlEasyHandle, keepingSetup: Bool = false) {
+        if !keepingSetup { handle.holdsPlainSetup = false }
         curl_multi_remove_handle(multi, handle.raw)
         if case .file = cookies { handle.set(CURLOPT_COOKIELIST, "FLUSH") }
         removeActive(handle)

@@ -1,0 +1,52 @@
+/// When a request goes out again below the retrier: libcurl's own resends, the transport's
+/// restarts on a new connection, and which easy handles keep their setup afterwards. Plain
+/// values, so that the rules are tested without a socket (`ResendDecisionTests`); the transfer
+/// applies them from libcurl's callbacks and the loop from a finished transfer.
+///
+/// A request may be *repeated* when its method is idempotent or it allows retries (an
+/// idempotency key). Only such a request ever goes out twice: libcurl 7.88 resends a request
+/// when a reused connection ended without answering, or when an HTTP/2 server refused its
+/// stream, and it shows nothing that tells those apart from a request the server read.
+enum ResendDecision {
+    /// Whether a request may go out more than once: it says so itself (`allowsRetry`, for a
+    /// request with an idempotency key, or `false` to forbid it), or its method is idempotent.
+    @inline(__always)
+    static func mayRepeat(methodIsIdempotent: Bool, allowsRetry: Bool?) -> Bool {
+        allowsRetry ?? methodIsIdempotent
+    }
+
+    /// Whether the transport stops libcurl from sending a request on the `connectionsChosen`th
+    /// connection it chose for the transfer (1 for the first). A second is libcurl sending the
+    /// request again after a connection died or a stream was refused; a request that may not be
+    /// repeated is then failed as `connectionClosed`, sent, and the retrier decides about it.
+    @inline(__always)
+    static func refusesResend(connectionsChosen: Int, isRepeatable: Bool) -> Bool {
+        connectionsChosen > 1 && !isRepeatable
+    }
+
+    /// How many times a transfer starts over after a framing error.
+    static let maximumRestartsAfterFramingError = 3
+
+    /// Whether a transfer libcurl ended with a framing error (`CURLE_HTTP2`) starts over on a
+    /// new connection, provided its body rewinds.
+    ///
+    /// A stream the server refused (`REFUSED_STREAM`, or one above the last stream a `GOAWAY`
+    /// accepted) was not processed (RFC 9113 section 8.7). libcurl 7.88 sends it again itself,
+    /// except when the refusal ends the connection's last stream: then it reports a framing error
+    /// and gives up. A response head that nghttp2 refused ends the same way, after the server
+    /// processed the request, so only a request that may be repeated starts over, before any of
+    /// the response arrived, and a few times at most.
+    static func startsOverAfterFramingError(responseStarted: Bool, isRepeatable: Bool, restartsSoFar: Int) -> Bool {
+        !responseStarted && isRepeatable && restartsSoFar < maximumRestartsAfterFramingError
+    }
+
+    /// Whether an easy handle keeps the plain setup it holds after its transfer ends: only if
+    /// the transfer succeeded on the first connection libcurl chose. libcurl 7.88 counts the
+    /// times it sends a request again over an easy handle's life, not per request, and refuses a
+    /// sixth; a reset clears that count, so a handle whose transfer went out
+    /// again, failed or was cancelled is reset.
+    @inline(__always)
+    static func keepsHandleSetup(transferSucceeded: Bool, connectionsChosen: Int) -> Bool {
+        transferSucceeded && connectionsChosen == 1
+    }
+}

@@ -1,0 +1,108 @@
+import Testing
+
+@testable import Connect
+
+/// When a request goes out again below the retrier, without a socket: which requests may be
+/// repeated, which of libcurl's resends are refused, when a transfer ended by a framing error
+/// starts over, and which easy handles keep their setup. The wire behaviour is tested in
+/// `HTTPVersionTests.requestsOnConnectionsTheServerEnds` and `WireTests`.
+@Suite("Resend decisions")
+struct ResendDecisionTests {
+    struct RepeatCase: Sendable, CustomStringConvertible {
+        var method: HTTPMethod
+        var allowsRetry: Bool?
+        var expected: Bool
+        var description: String { "\(method.rawValue), allowsRetry \(allowsRetry.map(String.init) ?? "unset") → \(expected)" }
+    }
+
+    @Test(arguments: [
+        // Unset, the method decides.
+        RepeatCase(method: .get, allowsRetry: nil, expected: true),
+        RepeatCase(method: .head, allowsRetry: nil, expected: true),
+        RepeatCase(method: .put, allowsRetry: nil, expected: true),
+        RepeatCase(method: .delete, allowsRetry: nil, expected: true),
+        RepeatCase(method: .post, allowsRetry: nil, expected: false),
+        RepeatCase(method: .patch, allowsRetry: nil, expected: false),
+        // A POST with an idempotency key says it may be repeated.
+        RepeatCase(method: .post, allowsRetry: true, expected: true),
+        RepeatCase(method: .patch, allowsRetry: true, expected: true),
+        // A request may forbid it even where its method would allow it.
+        RepeatCase(method: .get, allowsRetry: false, expected: false),
+        RepeatCase(method: .put, allowsRetry: false, expected: false),
+    ])
+    func mayRepeat(_ row: RepeatCase) {
+        #expect(ResendDecision.mayRepeat(methodIsIdempotent: row.method.isIdempotent, allowsRetry: row.allowsRetry) == row.expected)
+    }
+
+    struct ResendCase: Sendable, CustomStringConvertible {
+        var connectionsChosen: Int
+        var isRepeatable: Bool
+        var refused: Bool
+        var description: String { "connection \(connectionsChosen), repeatable \(isRepeatable) → refused \(refused)" }
+    }
+
+    @Test(arguments: [
+        // The first connection is never a resend.
+        ResendCase(connectionsChosen: 1, isRepeatable: false, refused: false),
+        ResendCase(connectionsChosen: 1, isRepeatable: true, refused: false),
+        // libcurl sending again: only a request that may be repeated goes.
+        ResendCase(connectionsChosen: 2, isRepeatable: false, refused: true),
+        ResendCase(connectionsChosen: 2, isRepeatable: true, refused: false),
+        ResendCase(connectionsChosen: 6, isRepeatable: false, refused: true),
+        ResendCase(connectionsChosen: 6, isRepeatable: true, refused: false),
+    ])
+    func refusesResend(_ row: ResendCase) {
+        #expect(ResendDecision.refusesResend(connectionsChosen: row.connectionsChosen, isRepeatable: row.isRepeatable) == row.refused)
+    }
+
+    struct FramingCase: Sendable, CustomStringConvertible {
+        var responseStarted: Bool
+        var isRepeatable: Bool
+        var restartsSoFar: Int
+        var startsOver: Bool
+        var description: String {
+            "response started \(responseStarted), repeatable \(isRepeatable), \(restartsSoFar) restarts → \(startsOver)"
+        }
+    }
+
+    @Test(arguments: [
+        // A refused stream of a repeatable request: nothing arrived, it starts over.
+        FramingCase(responseStarted: false, isRepeatable: true, restartsSoFar: 0, startsOver: true),
+        FramingCase(responseStarted: false, isRepeatable: true, restartsSoFar: 2, startsOver: true),
+        // A few times at most: a server that refuses every stream ends it.
+        FramingCase(responseStarted: false, isRepeatable: true, restartsSoFar: 3, startsOver: false),
+        FramingCase(responseStarted: false, isRepeatable: true, restartsSoFar: 9, startsOver: false),
+        // A request that may not be repeated: the same error also covers a response head that
+        // nghttp2 refused after the server processed the request.
+        FramingCase(responseStarted: false, isRepeatable: false, restartsSoFar: 0, startsOver: false),
+        // Part of the response arrived: the server processed it.
+        FramingCase(responseStarted: true, isRepeatable: true, restartsSoFar: 0, startsOver: false),
+        FramingCase(responseStarted: true, isRepeatable: false, restartsSoFar: 0, startsOver: false),
+    ])
+    func startsOverAfterFramingError(_ row: FramingCase) {
+        let startsOver = ResendDecision.startsOverAfterFramingError(
+            responseStarted: row.responseStarted, isRepeatable: row.isRepeatable, restartsSoFar: row.restartsSoFar)
+        #expect(startsOver == row.startsOver)
+    }
+
+    struct SetupCase: Sendable, CustomStringConvertible {
+        var succeeded: Bool
+        var connectionsChosen: Int
+        var keeps: Bool
+        var description: String { "succeeded \(succeeded), \(connectionsChosen) connections → keeps \(keeps)" }
+    }
+
+    @Test(arguments: [
+        SetupCase(succeeded: true, connectionsChosen: 1, keeps: true),
+        // libcurl sent the request again: its resend count stays on the handle until a reset.
+        SetupCase(succeeded: true, connectionsChosen: 2, keeps: false),
+        SetupCase(succeeded: false, connectionsChosen: 1, keeps: false),
+        SetupCase(succeeded: false, connectionsChosen: 2, keeps: false),
+        // Failed before any connection was chosen (a name that does not resolve, a refused
+        // connect).
+        SetupCase(succeeded: false, connectionsChosen: 0, keeps: false),
+    ])
+    func keepsHandleSetup(_ row: SetupCase) {
+        #expect(ResendDecision.keepsHandleSetup(transferSucceeded: row.succeeded, connectionsChosen: row.connectionsChosen) == row.keeps)
+    }
+}
