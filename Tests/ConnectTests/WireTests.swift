@@ -15,19 +15,69 @@ struct WireTests {
     static let gzipped = Data(base64Encoded: "H4sIAAAAAAACAwvJSFUoLM1MzlZIKsovz1NIy69QyCrNLShWyC9LLVIoAUrnJFZVKqTkp+sphIwqHlU8qnhU8ajiUcXDSzEA5sOVZAgHAAA=")!
     static let plain = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 40)
 
-    @Test func aStrayResponseOnAnIdleConnectionNeverReachesTheNextRequest() async throws {
+    /// A server that answers every request with "answer to" its path, and sends its first
+    /// connection's first answer followed by a second response nobody asked for; `connect` has
+    /// made that first request, and the stray response is waiting on the idle connection.
+    static func serverWithAStrayResponse(_ connect: Connect) async throws -> RawServer {
         let server = try RawServer { request, index in
             guard request.connectionID == 1, index == 0 else { return [.send(RawServer.response(body: "answer to \(request.path)"))] }
-            // The first connection's answer, then a second response nobody asked for.
             return [.send(RawServer.response(body: "answer to \(request.path)")), .pause(.milliseconds(20)), .send(RawServer.response(body: "stray"))]
         }
-        defer { server.shutdown() }
-        let connect = Connect()
         #expect(try await connect.request(TestConnector(server, "/first")).value == Data("answer to /first".utf8))
         try await Task.sleep(for: .milliseconds(200))
+        return server
+    }
+
+    @Test func aStrayResponseOnAnIdleConnectionNeverReachesTheNextRequest() async throws {
+        let connect = Connect()
+        let server = try await Self.serverWithAStrayResponse(connect)
+        defer { server.shutdown() }
         #expect(try await connect.request(TestConnector(server, "/second")).value == Data("answer to /second".utf8))
         #expect(try await connect.request(TestConnector(server, "/third")).value == Data("answer to /third".utf8))
         #expect(server.connectionCount == 2)
+    }
+
+    /// Every kind of request body, for a request that starts over on a fresh connection.
+    enum RestartedBody: String, CaseIterable, Sendable {
+        case smallData, largeData, file, multipart, oneTimeStream, replayableStream
+
+        static let bytes = Data((0..<150_000).map { UInt8(($0 * 31) % 251) })
+
+        func body() throws -> RequestBody {
+            switch self {
+            case .smallData: return .data(Data("{\"id\": 7}".utf8), contentType: "application/json")
+            case .largeData: return .data(Self.bytes)
+            case .file: return try .file(temporaryFile(Self.bytes))
+            case .multipart: return .multipart([.field("album", "Holidays"), .field("photo", data: Self.bytes, mimeType: .octetStream)])
+            case .oneTimeStream: return .stream(AsyncStream { $0.yield(Self.bytes); $0.finish() }, count: Self.bytes.count)
+            case .replayableStream: return .stream(count: Self.bytes.count) { AsyncStream { $0.yield(Self.bytes); $0.finish() } }
+            }
+        }
+    }
+
+    /// A request that finds unread bytes on the connection libcurl chose starts over on a fresh
+    /// one, on its handle reset and set up again: its body, of every kind, arrives whole and once.
+    @Test(arguments: RestartedBody.allCases)
+    func aRequestStartedOverAfterAStrayResponseSendsItsBodyOnce(_ kind: RestartedBody) async throws {
+        let connect = Connect()
+        let server = try await Self.serverWithAStrayResponse(connect)
+        defer { server.shutdown() }
+        let body = try kind.body()
+        let request = Request(method: .post, url: server.baseURL.appendingPathComponent("upload"), body: body)
+        #expect(try await connect.send(request).value.body == Data("answer to /upload".utf8))
+        let uploads = server.requests.filter { $0.path == "/upload" }
+        #expect(uploads.count == 1)
+        #expect(uploads.first?.connectionID == 2)
+        if case .file(let url, _) = body.content { try? FileManager.default.removeItem(at: url) }
+        let received = try #require(uploads.first?.body)
+        switch kind {
+        case .smallData: #expect(received == Data("{\"id\": 7}".utf8))
+        case .multipart:
+            let parts = try #require(parseMultipart(received, contentType: uploads.first?.header("Content-Type")))
+            #expect(parts.map(\.name) == ["album", "photo"])
+            #expect(parts.last?.body == RestartedBody.bytes)
+        default: #expect(received == RestartedBody.bytes)
+        }
     }
 
     @Test func aPostIsNotSentAgainWhenAReusedConnectionClosesUnanswered() async throws {

@@ -139,7 +139,11 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// Sets every option of this request on `handle`: fresh, reset, or (for a plain transfer)
     /// holding the setup of another plain transfer of the same transport, when only this
     /// transfer's own options are set.
-    func configure(_ handle: CurlEasyHandle) throws(ConnectError) {
+    ///
+    /// `again`: the transfer ran on `handle` before, which was reset to start it over (see
+    /// ``prepareForRestart(on:)``). The body reader, multipart body and file sink it made then
+    /// are set again rather than made anew, and its h2c ask is left to the restart.
+    func configure(_ handle: CurlEasyHandle, again: Bool = false) throws(ConnectError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let url = request.url.absoluteString
         handle.setURL(url)
@@ -153,12 +157,14 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         if handle.carriesMethodOptions {
             handle.undoMethodOptions()
         }
-        try configureMethodAndBody(handle)
+        try configureMethodAndBody(handle, again: again)
         handle.carriesMethodOptions = !isPlainGet
         if request.body != nil { uploadingHandle = handle }
         // After every option that can fail: an h2c ask is counted until its transfer ends.
-        configureHTTPVersion(handle, url: url)
-        if case .file(let url, let resuming) = request.destination {
+        if !again || h2c == nil { configureHTTPVersion(handle, url: url) }
+        if again {
+            if resumeOffset > 0 { handle.set(CURLOPT_RANGE, "\(resumeOffset)-") }
+        } else if case .file(let url, let resuming) = request.destination {
             sink = FileSink(destination: url, resuming: resuming)
             if resuming, let size = FileSink.sizeOfFile(at: url), size > 0 {
                 resumeOffset = size
@@ -223,28 +229,11 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         }
     }
 
-    private func configureMethodAndBody(_ handle: CurlEasyHandle) throws(ConnectError) {
+    private func configureMethodAndBody(_ handle: CurlEasyHandle, again: Bool) throws(ConnectError) {
         let method = request.method
         if let body = request.body {
-            switch body.content {
-            case .data(let data) where bodyGoesWithHead:
-                sendWithHead(data, handle)
-            case .data(let data):
-                try streamBody(from: BodyReader(data: data), size: Int64(data.count), handle)
-            case .file(let url, let size):
-                guard let reader = BodyReader(fileAt: url) else {
-                    throw .invalidRequest("the file \(url.path.debugDescription) cannot be read")
-                }
-                try streamBody(from: reader, size: size, handle)
-            case .multipart(let parts):
-                try attachMultipart(parts, handle)
-            case .stream(let body):
-                let loop = self.loop
-                let pump = BodyPump(body: body) { [weak self] in
-                    if let self { loop.send(.resume(self)) }
-                }
-                try streamBody(from: BodyReader(pump: pump), size: body.count.map(Int64.init) ?? -1, handle)
-            }
+            let setAgain = again ? try setBodyAgain(body, handle) : false
+            if !setAgain { try setBody(body, handle) }
             if method != .post { handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
         } else if method == .head {
             handle.set(CURLOPT_NOBODY, 1)
@@ -384,6 +373,44 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         data.withUnsafeBytes { bytes in
             handle.set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
         }
+    }
+
+    /// Makes the request body and sets it on `handle`.
+    private func setBody(_ body: RequestBody, _ handle: CurlEasyHandle) throws(ConnectError) {
+        switch body.content {
+        case .data(let data) where bodyGoesWithHead:
+            sendWithHead(data, handle)
+        case .data(let data):
+            try streamBody(from: BodyReader(data: data), size: Int64(data.count), handle)
+        case .file(let url, let size):
+            guard let reader = BodyReader(fileAt: url) else {
+                throw .invalidRequest("the file \(url.path.debugDescription) cannot be read")
+            }
+            try streamBody(from: reader, size: size, handle)
+        case .multipart(let parts):
+            try attachMultipart(parts, handle)
+        case .stream(let body):
+            let loop = self.loop
+            let pump = BodyPump(body: body) { [weak self] in
+                if let self { loop.send(.resume(self)) }
+            }
+            try streamBody(from: BodyReader(pump: pump), size: body.count.map(Int64.init) ?? -1, handle)
+        }
+    }
+
+    /// Sets again the body this transfer made when it first ran, on its handle reset to start
+    /// over (see ``rewindsForReset()``): the reader or the multipart body. Returns false for a
+    /// body made anew each time, a small one copied into libcurl.
+    private func setBodyAgain(_ body: RequestBody, _ handle: CurlEasyHandle) throws(ConnectError) -> Bool {
+        guard !bodyGoesWithHead else { return false }
+        if case .multipart = body.content {
+            guard let mime else { return false }
+            ccurl_easy_setopt_mime(handle.raw, CURLOPT_MIMEPOST, mime)
+            return true
+        }
+        guard let bodyReader else { return false }
+        try streamBody(from: bodyReader, size: body.count.map(Int64.init) ?? -1, handle)
+        return true
     }
 
     /// A body libcurl pulls through the read callback: a POST of known size, rewindable.
@@ -554,6 +581,13 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         else { return false }
         restartsAfterFramingError += 1
         return true
+    }
+
+    /// Rewinds the body for the transfer to run again on its handle reset, before
+    /// ``configure(_:again:)``: false when the body cannot go out again (a one-time stream), and
+    /// the handle keeps its options instead. libcurl rewinds a multipart body itself.
+    func rewindsForReset() -> Bool {
+        bodyReader?.seek(to: 0) ?? true
     }
 
     /// The transfer starts over on a new connection: nothing of the response arrived on the

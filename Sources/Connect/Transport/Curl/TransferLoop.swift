@@ -324,8 +324,26 @@ final class TransferLoop: @unchecked Sendable {
     /// Starts `transfer` again on a new connection: the one it was given had unread bytes
     /// waiting and was shut down before anything was sent on it, or the server refused its
     /// stream (see ``CurlTransfer/startsOverAfterFramingError()``).
+    ///
+    /// The handle is reset and the transfer's options set again, where its body allows: libcurl
+    /// 7.88 keeps the count of the times it sent the request again across a remove and add, and
+    /// refuses a sixth, so a transfer it resent before this restart would otherwise start over
+    /// with fewer resends left than a new one.
     private func restartOnFreshConnection(_ handle: CurlEasyHandle, _ transfer: CurlTransfer) {
         curl_multi_remove_handle(multi, handle.raw)
+        if transfer.rewindsForReset() {
+            handle.reset()
+            do {
+                try transfer.configure(handle, again: true)
+            } catch {
+                removeActive(handle)
+                recycle(handle)
+                transfer.finishSink(succeeded: false)
+                deliver(transfer, .failure(error))
+                return
+            }
+            configureCookies(handle)
+        }
         transfer.prepareForRestart(on: handle)
         handle.set(CURLOPT_FRESH_CONNECT, 1)
         handle.holdsPlainSetup = false  // so that `recycle` resets the option
