@@ -63,12 +63,12 @@ struct WireTests {
         let server = try await Self.serverWithAStrayResponse(connect)
         defer { server.shutdown() }
         let body = try kind.body()
+        defer { if case .file(let url, _) = body.content { try? FileManager.default.removeItem(at: url) } }
         let request = Request(method: .post, url: server.baseURL.appendingPathComponent("upload"), body: body)
         #expect(try await connect.send(request).value.body == Data("answer to /upload".utf8))
         let uploads = server.requests.filter { $0.path == "/upload" }
         #expect(uploads.count == 1)
         #expect(uploads.first?.connectionID == 2)
-        if case .file(let url, _) = body.content { try? FileManager.default.removeItem(at: url) }
         let received = try #require(uploads.first?.body)
         switch kind {
         case .smallData: #expect(received == Data("{\"id\": 7}".utf8))

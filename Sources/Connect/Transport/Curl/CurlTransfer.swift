@@ -574,10 +574,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
 
     /// Whether the transfer starts over on a new connection after libcurl ended it with a
     /// framing error (`CURLE_HTTP2`), by ``ResendDecision/startsOverAfterFramingError(responseStarted:isRepeatable:restartsSoFar:)``;
-    /// if so, its body is rewound for it.
+    /// if so, its body is rewound for it (``rewindsForReset()``).
     func startsOverAfterFramingError() -> Bool {
         guard ResendDecision.startsOverAfterFramingError(responseStarted: statusCode != 0, isRepeatable: isRepeatable, restartsSoFar: restartsAfterFramingError),
-            bodyReader?.seek(to: 0) ?? true
+            rewindsForReset()
         else { return false }
         restartsAfterFramingError += 1
         return true

@@ -43,8 +43,8 @@ enum ResendDecision {
     /// Whether an easy handle keeps the plain setup it holds after its transfer ends: only if
     /// the transfer succeeded on the first connection libcurl chose. libcurl 7.88 counts the
     /// times it sends a request again over an easy handle's life, not per request, and refuses a
-    /// sixth; a reset clears that count, so a handle whose transfer went out
-    /// again, failed or was cancelled is reset.
+    /// sixth; a reset clears that count, so a handle whose transfer went out again, failed or was
+    /// cancelled is reset.
     @inline(__always)
     static func keepsHandleSetup(transferSucceeded: Bool, connectionsChosen: Int) -> Bool {
         transferSucceeded && connectionsChosen == 1

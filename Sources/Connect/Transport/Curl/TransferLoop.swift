@@ -308,11 +308,11 @@ final class TransferLoop: @unchecked Sendable {
             else { continue }
             let code = message.pointee.data.result
             if code == CURLE_ABORTED_BY_CALLBACK, transfer.needsFreshConnection {
-                restartOnFreshConnection(handle, transfer)
+                restartOnFreshConnection(handle, transfer, resettingHandle: transfer.rewindsForReset())
                 continue
             }
-            if code == CURLE_HTTP2, transfer.startsOverAfterFramingError() {
-                restartOnFreshConnection(handle, transfer)
+            if code == CURLE_HTTP2, transfer.startsOverAfterFramingError() {  // its body rewound
+                restartOnFreshConnection(handle, transfer, resettingHandle: true)
                 continue
             }
             let outcome = transfer.outcome(code: code, handle: handle)
@@ -325,13 +325,14 @@ final class TransferLoop: @unchecked Sendable {
     /// waiting and was shut down before anything was sent on it, or the server refused its
     /// stream (see ``CurlTransfer/startsOverAfterFramingError()``).
     ///
-    /// The handle is reset and the transfer's options set again, where its body allows: libcurl
-    /// 7.88 keeps the count of the times it sent the request again across a remove and add, and
-    /// refuses a sixth, so a transfer it resent before this restart would otherwise start over
-    /// with fewer resends left than a new one.
-    private func restartOnFreshConnection(_ handle: CurlEasyHandle, _ transfer: CurlTransfer) {
+    /// `resettingHandle`: the transfer's body was rewound (``CurlTransfer/rewindsForReset()``),
+    /// so the handle is reset and the transfer's options set again. libcurl 7.88 keeps the count
+    /// of the times it sent the request again across a remove and add, and refuses a sixth, so a
+    /// transfer it resent before this restart would otherwise start over with fewer resends left
+    /// than a new one. A body that cannot go out again keeps the handle's options as they are.
+    private func restartOnFreshConnection(_ handle: CurlEasyHandle, _ transfer: CurlTransfer, resettingHandle: Bool) {
         curl_multi_remove_handle(multi, handle.raw)
-        if transfer.rewindsForReset() {
+        if resettingHandle {
             handle.reset()
             do {
                 try transfer.configure(handle, again: true)
