@@ -7,10 +7,14 @@
 public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The method as sent on the wire, e.g. `"GET"`.
     public let rawValue: String
+    /// What the spelling says about the method, worked out once here rather than for every
+    /// request that carries it: most requests use one of the static members below.
+    private let traits: Traits
 
     /// Creates a method from its wire spelling; methods are case-sensitive.
     public init(rawValue: String) {
         self.rawValue = rawValue
+        traits = Traits(of: rawValue)
     }
 
     public init(stringLiteral value: String) {
@@ -37,15 +41,40 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
     public static let trace = HTTPMethod(rawValue: "TRACE")
 
     /// `true` for methods that may be repeated without changing the outcome (RFC 9110 §9.2.2).
-    public var isIdempotent: Bool {
-        switch self {
-        case .get, .head, .put, .delete, .options, .trace: return true
-        default: return false
-        }
-    }
+    public var isIdempotent: Bool { traits.contains(.idempotent) }
 
     /// `true` if `rawValue` is a valid HTTP token (RFC 9110 §5.6.2).
-    var isValidToken: Bool {
-        !rawValue.isEmpty && HTTPHeader.allBytes(of: rawValue, satisfy: HTTPHeader.isTokenCharacter)
+    var isValidToken: Bool { traits.contains(.validToken) }
+
+    /// Two methods are the same when they are spelled the same.
+    public static func == (lhs: HTTPMethod, rhs: HTTPMethod) -> Bool {
+        lhs.rawValue == rhs.rawValue
+    }
+
+    /// Hashes the spelling, as ``==`` compares it.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rawValue)
+    }
+
+    /// The properties of a method that follow from its spelling alone.
+    private struct Traits: OptionSet {
+        let rawValue: UInt8
+
+        static let validToken = Traits(rawValue: 1)
+        static let idempotent = Traits(rawValue: 2)
+
+        init(rawValue: UInt8) {
+            self.rawValue = rawValue
+        }
+
+        init(of method: String) {
+            var traits: Traits = []
+            if !method.isEmpty, HTTPHeader.allBytes(of: method, satisfy: HTTPHeader.isTokenCharacter) { traits.insert(.validToken) }
+            switch method {
+            case "GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE": traits.insert(.idempotent)
+            default: break
+            }
+            self = traits
+        }
     }
 }
