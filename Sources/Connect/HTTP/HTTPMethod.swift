@@ -51,7 +51,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
         lhs.rawValue == rhs.rawValue
     }
 
-    /// Hashes the spelling, as ``==`` compares it.
+    /// Hashes the spelling, which is what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(rawValue)
     }
