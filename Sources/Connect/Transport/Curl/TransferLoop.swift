@@ -217,20 +217,31 @@ final class TransferLoop: @unchecked Sendable {
             if !commonOptionsSet { configureCookies(handle) }
             handle.holdsPlainSetup = isPlain
         } catch {
-            handle.holdsPlainSetup = false  // set partly: `recycle` resets it
-            recycle(handle)
-            transfer.finishSink(succeeded: false)
-            deliver(transfer, .failure(error))
+            failSetup(of: transfer, on: handle, error)
             return
         }
         addActive(handle, running: transfer)
+        addToMulti(handle, running: transfer)
+    }
+
+    /// Fails `transfer`, whose options could not all be set on `handle`; the handle, set
+    /// partly, is reset and kept for another transfer.
+    private func failSetup(of transfer: CurlTransfer, on handle: CurlEasyHandle, _ error: ConnectError) {
+        handle.holdsPlainSetup = false
+        recycle(handle)
+        transfer.finishSink(succeeded: false)
+        deliver(transfer, .failure(error))
+    }
+
+    /// Hands `handle`, active for `transfer`, to the multi handle. If libcurl refuses it, the
+    /// transfer fails and the handle is kept for another.
+    private func addToMulti(_ handle: CurlEasyHandle, running transfer: CurlTransfer) {
         let code = curl_multi_add_handle(multi, handle.raw)
-        if code != CURLM_OK {
-            removeActive(handle)
-            recycle(handle)
-            let message = String(cString: curl_multi_strerror(code))
-            deliver(transfer, .failure(ConnectError.transport(TransportFailure(kind: .other, message: message, requestSent: false, curlCode: Int(code.rawValue)))))
-        }
+        guard code != CURLM_OK else { return }
+        removeActive(handle)
+        recycle(handle)
+        let message = String(cString: curl_multi_strerror(code))
+        deliver(transfer, .failure(ConnectError.transport(TransportFailure(kind: .other, message: message, requestSent: false, curlCode: Int(code.rawValue)))))
     }
 
     private func cancel(_ transfer: CurlTransfer) {
@@ -338,9 +349,7 @@ final class TransferLoop: @unchecked Sendable {
                 try transfer.configure(handle, again: true)
             } catch {
                 removeActive(handle)
-                recycle(handle)
-                transfer.finishSink(succeeded: false)
-                deliver(transfer, .failure(error))
+                failSetup(of: transfer, on: handle, error)
                 return
             }
             configureCookies(handle)
@@ -348,13 +357,7 @@ final class TransferLoop: @unchecked Sendable {
         transfer.prepareForRestart(on: handle)
         handle.set(CURLOPT_FRESH_CONNECT, 1)
         handle.holdsPlainSetup = false  // so that `recycle` resets the option
-        let code = curl_multi_add_handle(multi, handle.raw)
-        if code != CURLM_OK {
-            removeActive(handle)
-            recycle(handle)
-            deliver(transfer, .failure(ConnectError.transport(TransportFailure(kind: .other, message: String(cString: curl_multi_strerror(code)), requestSent: false,
-                                                                                curlCode: Int(code.rawValue)))))
-        }
+        addToMulti(handle, running: transfer)
     }
 
     /// Takes `handle` out of the multi handle and keeps it for another transfer. Its plain
