@@ -95,8 +95,8 @@ struct RequestBuilder {
             : Self.headers(own: connector.headers, defaults: defaultHeaders, parameters: parameters.headers, token: token,
                            body: parameters.body, userAgent: userAgent)
 
-        var request = Request(method: connector.method, url: parsedURL.url, headers: headers, body: parameters.body, timeout: connector.timeout, allowsRetry: connector.allowsRetry)
-        if let httpVersion = connector.httpVersion { request.httpVersion = httpVersion }
+        let request = Request(method: connector.method, url: parsedURL.url, headers: headers, body: parameters.body, timeout: connector.timeout,
+                              allowsRetry: connector.allowsRetry, httpVersion: connector.httpVersion)
         try request.validate(urlProblem: parsedURL.problem, checkingHeaders: !usesStandardHeaders)
         if usesStandardHeaders, let standardHeadersProblem { throw .invalidRequest(standardHeadersProblem) }
         return request

@@ -21,15 +21,21 @@ struct Exchange: Sendable {
 
     /// Runs `request` (already validated) and hands the accepted response to `output`.
     func run<Output: Sendable>(_ request: Request, output: @escaping @Sendable (Response) -> Output) -> Future<Output> {
+        guard _fastPath(!client.runsMiddleware && log == nil) else { return runWithMiddlewareOrLog(request, output: output) }
+        let policy = self.policy
+        return policy.redirects.send(request, context: client.context) { response in output(try policy.check(response, of: request)) }
+    }
+
+    /// ``run(_:output:)`` through the middleware, or with `debugResponse` output. Out of line:
+    /// the plain exchange is the one most requests run.
+    @inline(never)
+    private func runWithMiddlewareOrLog<Output: Sendable>(_ request: Request, output: @escaping @Sendable (Response) -> Output) -> Future<Output> {
         let exchange: Future<Response>
         if client.runsMiddleware {
             exchange = runThroughMiddleware(request)
         } else {
             let policy = self.policy
             log?.request(request)
-            if log == nil {
-                return policy.redirects.send(request, context: client.context) { response in output(try policy.check(response, of: request)) }
-            }
             exchange = policy.redirects.send(request, context: client.context) { response in try policy.check(response, of: request) }
         }
         guard let log else { return exchange.map(output) }

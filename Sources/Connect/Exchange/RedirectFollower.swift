@@ -74,14 +74,7 @@ final class RedirectFollower: Sendable {
         _ request: Request, hops: Int, resends: Int, started: ExchangeInstant, deadline: ExchangeInstant?, context: FutureContext?,
         finish: @escaping @Sendable (Response) throws -> Output
     ) -> Future<Output> {
-        var sent: Future<Response>
-        if let tracing {
-            var traced = request
-            let span = tracing.start(&traced, resendCount: resends + hops)
-            sent = transport.send(traced).always { HopTracing.end(span, with: $0) }
-        } else {
-            sent = transport.send(request)
-        }
+        var sent = tracing == nil ? transport.send(request) : sendTraced(request, resendCount: resends + hops)
         if let context { sent = sent.following(context) }
         // Most responses are the final one: their output is handed back as a value, with no
         // completed future to allocate; only a redirect to follow returns a future.
@@ -89,34 +82,55 @@ final class RedirectFollower: Sendable {
             guard let proposed = Self.redirect(for: response, of: request, sensitiveHeaders: sensitiveHeaders) else {
                 return .value(try finish(hops == 0 ? response : Self.counting(response, hops: hops, since: started)))
             }
-            guard hops < maximumRedirects else {
-                if maximumRedirects == 0 { return .value(try finish(response)) }
-                throw ConnectError.transport(TransportFailure(kind: .tooManyRedirects, message: "Maximum (\(maximumRedirects)) redirects followed", requestSent: true))
-            }
-            if Self.isDowngrade(from: request.url, to: proposed.url), handler?.allowsInsecureRedirect(response, of: request, to: proposed) != true {
-                throw ConnectError.transport(TransportFailure(
-                    kind: .insecureRedirect,
-                    message: "Refused a redirect from \(DebugLog.text(of: request.url, redacting: .default)) to \(DebugLog.text(of: proposed.url, redacting: .default)): "
-                        + "it would send the request in cleartext (allow it with RedirectHandler.allowsInsecureRedirect)",
-                    requestSent: true))
-            }
-            let next: Request
-            switch handler?.redirect(response, of: request, to: proposed) ?? .follow {
-            case .follow: next = proposed
-            case .followModified(let modified): next = modified
-            case .refuse: return .value(try finish(Self.counting(response, hops: hops, since: started)))
-            }
-            try next.validate()
-            if next.body?.isSpent == true {
-                throw ConnectError.transport(TransportFailure(
-                    kind: .bodyNotReplayable,
-                    message: "The redirect to \(DebugLog.text(of: next.url, redacting: .default)) must send the body again, and it is a one-time stream that was already read",
-                    requestSent: true))
-            }
-            let deadline = deadline ?? started + (request.timeout ?? timeout)
-            return .future(send(try Self.request(next, within: deadline, budget: nil), hops: hops + 1, resends: resends, started: started, deadline: deadline,
-                                context: context, finish: finish))
+            return try follow(proposed, from: response, of: request, hops: hops, resends: resends, started: started, deadline: deadline,
+                              context: context, finish: finish)
         })
+    }
+
+    /// One hop sent in a span of its own. Out of line: most clients do not trace.
+    @inline(never)
+    private func sendTraced(_ request: Request, resendCount: Int) -> Future<Response> {
+        guard let tracing else { return transport.send(request) }
+        var traced = request
+        let span = tracing.start(&traced, resendCount: resendCount)
+        return transport.send(traced).always { HopTracing.end(span, with: $0) }
+    }
+
+    /// The next hop of an exchange whose `response` to `request` proposes a redirect: refused,
+    /// ended at the limit, or sent. Out of line: most responses are the final one, and the code
+    /// every response runs stays short.
+    @inline(never)
+    private func follow<Output: Sendable>(
+        _ proposed: Request, from response: Response, of request: Request, hops: Int, resends: Int, started: ExchangeInstant,
+        deadline: ExchangeInstant?, context: FutureContext?, finish: @escaping @Sendable (Response) throws -> Output
+    ) throws -> ValueOrFuture<Output> {
+        guard hops < maximumRedirects else {
+            if maximumRedirects == 0 { return .value(try finish(response)) }
+            throw ConnectError.transport(TransportFailure(kind: .tooManyRedirects, message: "Maximum (\(maximumRedirects)) redirects followed", requestSent: true))
+        }
+        if Self.isDowngrade(from: request.url, to: proposed.url), handler?.allowsInsecureRedirect(response, of: request, to: proposed) != true {
+            throw ConnectError.transport(TransportFailure(
+                kind: .insecureRedirect,
+                message: "Refused a redirect from \(DebugLog.text(of: request.url, redacting: .default)) to \(DebugLog.text(of: proposed.url, redacting: .default)): "
+                    + "it would send the request in cleartext (allow it with RedirectHandler.allowsInsecureRedirect)",
+                requestSent: true))
+        }
+        let next: Request
+        switch handler?.redirect(response, of: request, to: proposed) ?? .follow {
+        case .follow: next = proposed
+        case .followModified(let modified): next = modified
+        case .refuse: return .value(try finish(Self.counting(response, hops: hops, since: started)))
+        }
+        try next.validate()
+        if next.body?.isSpent == true {
+            throw ConnectError.transport(TransportFailure(
+                kind: .bodyNotReplayable,
+                message: "The redirect to \(DebugLog.text(of: next.url, redacting: .default)) must send the body again, and it is a one-time stream that was already read",
+                requestSent: true))
+        }
+        let deadline = deadline ?? started + (request.timeout ?? timeout)
+        return .future(send(try Self.request(next, within: deadline, budget: nil), hops: hops + 1, resends: resends, started: started, deadline: deadline,
+                            context: context, finish: finish))
     }
 
     /// `request` with the time left before `deadline` as its timeout, or a timeout failure if

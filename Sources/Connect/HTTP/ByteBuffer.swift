@@ -111,7 +111,10 @@ struct ByteBuffer: ~Copyable {
         return Data(bytes: block, count: count)
     }
 
-    /// The bytes as `Data`, which takes over the block; the buffer is empty afterwards.
+    /// The bytes as `Data`, which takes over the block; the buffer is empty afterwards. Out of
+    /// line: it serves large bodies only, and inlined it would sit between the lines of the
+    /// copy every small body takes.
+    @inline(never)
     mutating func takeData() -> Data {
         guard let block = bytes, count > 0 else { return Data() }
         bytes = nil

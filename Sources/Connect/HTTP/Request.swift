@@ -72,6 +72,14 @@ public struct Request: Sendable, CustomStringConvertible {
         storage = Storage(method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry)
     }
 
+    /// A request with its HTTP version too, as the request builder makes them: set here rather
+    /// than through ``httpVersion``, whose setter checks whether the storage is shared.
+    init(method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?,
+         httpVersion: HTTPVersionPolicy?) {
+        storage = Storage(method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry,
+                          httpVersion: httpVersion)
+    }
+
     /// The storage, copied first if another request shares it.
     private mutating func uniqueStorage() -> Storage {
         if !isKnownUniquelyReferenced(&storage) {
@@ -95,13 +103,15 @@ public struct Request: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var progress: ProgressHandler?
         @exclusivity(unchecked) var streamBuffer: StreamBuffer?
 
-        init(method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?) {
+        init(method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?,
+             httpVersion: HTTPVersionPolicy? = nil) {
             self.method = method
             self.url = url
             self.headers = headers
             self.body = body
             self.timeout = timeout
             self.allowsRetry = allowsRetry
+            self.httpVersion = httpVersion
         }
 
         init(copying other: Storage) {

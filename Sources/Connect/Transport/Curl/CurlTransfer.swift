@@ -150,18 +150,34 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         handle.set(CURLOPT_WRITEDATA, pointer: context)
         handle.set(CURLOPT_HEADERDATA, pointer: context)
         handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map(Self.milliseconds) ?? settings.timeoutMilliseconds)
-        if !handle.holdsPlainSetup {
+        if _slowPath(!handle.holdsPlainSetup) {
             configureCommonOptions(handle)
         }
-
-        if handle.carriesMethodOptions {
+        if _slowPath(handle.carriesMethodOptions) {
             handle.undoMethodOptions()
         }
-        try configureMethodAndBody(handle, again: again)
+        let isPlainGet = isPlainGet
+        if _slowPath(!isPlainGet) {
+            try configureMethodAndBody(handle, again: again)
+        }
         handle.carriesMethodOptions = !isPlainGet
-        if request.body != nil { uploadingHandle = handle }
         // After every option that can fail: an h2c ask is counted until its transfer ends.
         if !again || h2c == nil { configureHTTPVersion(handle, url: url) }
+        if _slowPath(again || request.progress != nil || !isInMemory) {
+            configureDestinationAndProgress(handle, again: again)
+        }
+        handle.setHeaders(request.headers, suppressing: isPlainGet ? [] : suppressedHeaders)
+    }
+
+    /// The response body goes to memory, as most do (not to a file).
+    private var isInMemory: Bool {
+        if case .memory = request.destination { return true } else { return false }
+    }
+
+    /// For ``configure(_:again:)``, a transfer that starts over, writes to a file or reports
+    /// progress: the range it resumes from, its file sink and its progress callback.
+    @inline(never)
+    private func configureDestinationAndProgress(_ handle: CurlEasyHandle, again: Bool) {
         if again {
             if resumeOffset > 0 { handle.set(CURLOPT_RANGE, "\(resumeOffset)-") }
         } else if case .file(let url, let resuming) = request.destination {
@@ -176,16 +192,21 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         if request.progress != nil {
             handle.set(CURLOPT_NOPROGRESS, 0)
             ccurl_easy_setopt_progress_callback(handle.raw, curlReportProgress)
-            handle.set(CURLOPT_XFERINFODATA, pointer: context)
+            handle.set(CURLOPT_XFERINFODATA, pointer: Unmanaged.passUnretained(self).toOpaque())
         }
+    }
 
+    /// The headers of libcurl's own to leave out of a request with a method or body options
+    /// (a plain GET has none to leave out): `Expect` on a body, and the form type libcurl
+    /// claims for a POST that names no type.
+    private var suppressedHeaders: CurlEasyHandle.SuppressedHeaders {
         var suppressed: CurlEasyHandle.SuppressedHeaders = []
         if request.body != nil, !request.headers.contains(name: "Expect") { suppressed.insert(.expect) }
         if request.method == .post || bodyGoesWithHead, !request.headers.contains(name: "Content-Type") {
             // A multipart body names its own type, with the boundary.
             if case .multipart? = request.body?.content {} else { suppressed.insert(.contentType) }
         }
-        handle.setHeaders(request.headers, suppressing: suppressed)
+        return suppressed
     }
 
     /// The options every transfer of this transport sets alike.
@@ -229,12 +250,14 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         }
     }
 
+    @inline(never)
     private func configureMethodAndBody(_ handle: CurlEasyHandle, again: Bool) throws(ConnectError) {
         let method = request.method
         if let body = request.body {
             let setAgain = again ? try setBodyAgain(body, handle) : false
             if !setAgain { try setBody(body, handle) }
             if method != .post { handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue) }
+            uploadingHandle = handle
         } else if method == .head {
             handle.set(CURLOPT_NOBODY, 1)
         } else if method == .post {
@@ -478,11 +501,60 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
 
     /// The response received, or the error, once libcurl reports `code` for this transfer. The
     /// `Response` itself is made on the callback queue (see ``ReceivedResponse``).
+    ///
+    /// Written as the path of a plain exchange that ended well, with everything else (a failure,
+    /// a streamed body, a file, progress reports) in ``settleUnusualEnding(code:handle:requestSent:)``
+    /// out of line: the code every request runs stays a few cache lines long.
     func outcome(code: CURLcode, handle: CurlEasyHandle) -> Result<ReceivedResponse, any Error> {
+        let bytesSent = handle.infoLong(CURLINFO_REQUEST_SIZE)
+        var fileURL: URL?
+        if _slowPath(code != CURLE_OK || !endedCleanly || bodyReader != nil || sink != nil || request.progress != nil) {
+            switch settleUnusualEnding(code: code, handle: handle, requestSent: bytesSent > 0) {
+            case .success(let url): fileURL = url
+            case .failure(let error): return .failure(error)
+            }
+        }
+        let httpVersion = handle.infoLong(CURLINFO_HTTP_VERSION)
+        if let connectionSocket {
+            handle.connections.exchangeFinished(on: connectionSocket, isHTTP1: httpVersion < CURL_HTTP_VERSION_2_0)
+        }
+        guard let received else {  // the loop gives every transfer one before it starts
+            return .failure(ConnectError.transport(TransportFailure(.other, "no response buffers", requestSent: bytesSent > 0)))
+        }
+        self.received = nil
+        received.statusCode = statusCode
+        received.httpVersion = Self.versionName(httpVersion)
+        received.metrics = TransferMetrics(
+            nameLookup: handle.infoDuration(CURLINFO_NAMELOOKUP_TIME_T),
+            connect: handle.infoDuration(CURLINFO_CONNECT_TIME_T),
+            tlsHandshake: handle.infoDuration(CURLINFO_APPCONNECT_TIME_T),
+            firstByte: handle.infoDuration(CURLINFO_STARTTRANSFER_TIME_T),
+            total: handle.infoDuration(CURLINFO_TOTAL_TIME_T),
+            redirectCount: 0,
+            bytesSent: bytesSent,
+            bytesReceived: Int(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
+            reusedConnection: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0
+        )
+        if _slowPath(sink != nil) {
+            received.fileURL = fileURL
+            received.resumed = sink?.resumed ?? false
+        }
+        return .success(received)
+    }
+
+    /// Nothing the callbacks saw calls for ``failure(code:requestSent:)`` once libcurl reports
+    /// success: the common case, checked at once so that a request that ended well skips it.
+    private var endedCleanly: Bool {
+        headProblem == nil && !refusedResend && decodingFailure == nil && decoder == nil && head.isComplete
+    }
+
+    /// For ``outcome(code:handle:)``, every ending but a plain success: the error the transfer
+    /// ends with, or for a success the file its body went to (`nil` for memory). Closes a
+    /// streamed body's reader and the file sink, and reports the final progress.
+    @inline(never)
+    private func settleUnusualEnding(code: CURLcode, handle: CurlEasyHandle, requestSent: Bool) -> Result<URL?, any Error> {
         // Stopped from a callback, complete: see `isAnsweredBeforeBodySent`.
         let code = answeredBeforeBodySent && (code == CURLE_WRITE_ERROR) ? CURLE_OK : code
-        let bytesSent = handle.infoLong(CURLINFO_REQUEST_SIZE)
-        let requestSent = bytesSent > 0
         updateFinalProgress(handle)
         if let pump = bodyReader?.pump {
             pump.close()
@@ -502,37 +574,12 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             if bodyTooLarge { return .failure(ConnectError.responseTooLarge(limit: settings.maximumBodySize)) }
             return .failure(ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent))
         }
-        let httpVersion = handle.infoLong(CURLINFO_HTTP_VERSION)
-        if let connectionSocket {
-            handle.connections.exchangeFinished(on: connectionSocket, isHTTP1: httpVersion < CURL_HTTP_VERSION_2_0)
-        }
-        var fileURL: URL?
         if let sink, (200..<300).contains(statusCode) {
             if let error = sink.finish(succeeded: true) { return .failure(error) }
-            fileURL = sink.destination
-        } else {
-            finishSink(succeeded: false)
+            return .success(sink.destination)
         }
-        guard let received else {  // the loop gives every transfer one before it starts
-            return .failure(ConnectError.transport(TransportFailure(.other, "no response buffers", requestSent: requestSent)))
-        }
-        self.received = nil
-        received.statusCode = statusCode
-        received.httpVersion = Self.versionName(httpVersion)
-        received.metrics = TransferMetrics(
-            nameLookup: handle.infoDuration(CURLINFO_NAMELOOKUP_TIME_T),
-            connect: handle.infoDuration(CURLINFO_CONNECT_TIME_T),
-            tlsHandshake: handle.infoDuration(CURLINFO_APPCONNECT_TIME_T),
-            firstByte: handle.infoDuration(CURLINFO_STARTTRANSFER_TIME_T),
-            total: handle.infoDuration(CURLINFO_TOTAL_TIME_T),
-            redirectCount: 0,
-            bytesSent: bytesSent,
-            bytesReceived: Int(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
-            reusedConnection: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0
-        )
-        received.fileURL = fileURL
-        received.resumed = sink?.resumed ?? false
-        return .success(received)
+        finishSink(succeeded: false)
+        return .success(nil)
     }
 
     /// The failures Connect finds itself, which libcurl 7.88 lets through or reports as
@@ -758,16 +805,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         case .continuation:
             return receiving.headers.appendContinuation(bytes)
         case .contentEncoding:
-            guard receiving.headers.append(line: bytes) else { return false }
-            guard let (_, value) = RawHeaders.split(bytes),
-                let coding = ContentDecoder.Coding(headerValue: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[value]), as: UTF8.self))
-            else { return true }
-            do {
-                decoder = try ContentDecoder(coding: coding)
-            } catch {
-                decodingFailure = error
-                return false
-            }
+            return receiveContentEncoding(bytes)
         case .contentLength:
             guard receiving.headers.append(line: bytes) else { return false }
             guard let length = head.contentLength, sink == nil, request.streamBuffer == nil else { return true }
@@ -776,6 +814,23 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
                 return false
             }
             if receiving.body.isEmpty, decoder == nil { receiving.body.reserveCapacity(min(length, settings.maximumBodySize)) }
+        }
+        return true
+    }
+
+    /// A `Content-Encoding` line: kept, and a decoder made for the coding it names (one
+    /// Connect does not decode leaves the body as it came). Out of line: most responses have none.
+    @inline(never)
+    private func receiveContentEncoding(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard receiving.headers.append(line: bytes) else { return false }
+        guard let (_, value) = RawHeaders.split(bytes),
+            let coding = ContentDecoder.Coding(headerValue: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[value]), as: UTF8.self))
+        else { return true }
+        do {
+            decoder = try ContentDecoder(coding: coding)
+        } catch {
+            decodingFailure = error
+            return false
         }
         return true
     }

@@ -53,6 +53,7 @@ final class ReceivedResponse: @unchecked Sendable {
         headers.removeAll(keepingCapacity: headers.capacity <= Self.largestKeptHeaders)
         body.removeAll(keepingCapacity: body.capacity <= Self.largestCopiedBody)
         fileURL = nil
+        resumed = false
         reasonPhrase = nil
     }
 }

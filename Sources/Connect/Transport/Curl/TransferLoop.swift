@@ -128,14 +128,17 @@ final class TransferLoop: @unchecked Sendable {
             return (inbox.loopIsAsleep, inbox.isUnled)
         }
         if mustWake { curl_multi_wakeup(multi) }
-        if findsItUnled { baton.commandWaits(fromTheCompletingThread: isLoopThread) }
+        if _slowPath(findsItUnled) { baton.commandWaits(fromTheCompletingThread: isLoopThread) }
     }
 
     /// Moves every queued command into `taken`; with `sleepingIfEmpty`, marks the loop asleep when
     /// there are none, so the next `send` wakes it.
     ///
     /// `taken` and the inbox trade buffers, each emptied but keeping its capacity: copying the
-    /// commands out and clearing the inbox's array allocated a new one on every pass.
+    /// commands out and clearing the inbox's array allocated a new one on every pass. Not
+    /// inlined: the loop takes commands at two places in each pass, which then share one copy
+    /// of this code.
+    @inline(never)
     private func takeCommands(into taken: inout [Command], sleepingIfEmpty: Bool = false) {
         taken.removeAll(keepingCapacity: true)
         inbox.withLock { inbox in
@@ -167,15 +170,13 @@ final class TransferLoop: @unchecked Sendable {
         takeCommands(into: &commands)
         while true {
             for command in commands {
-                switch command {
-                case .start(let transfer): start(transfer)
-                case .cancel(let transfer): cancel(transfer)
-                case .resume(let transfer): resume(transfer)
-                case .cancelAll: cancelAll()
-                case .stop: stopping = true
+                if case .start(let transfer) = command {
+                    start(transfer)
+                } else if carryOut(command) {
+                    stopping = true
                 }
             }
-            if stopping {
+            if _slowPath(stopping) {
                 cancelAll()
                 _ = deliverFinished(drainingHere: false)
                 return false
@@ -196,6 +197,20 @@ final class TransferLoop: @unchecked Sendable {
                 takeCommands(into: &commands)
             }
         }
+    }
+
+    /// Carries out a command other than `.start` (the one every request sends, handled in the
+    /// loop itself); `true` for `.stop`.
+    @inline(never)
+    private func carryOut(_ command: Command) -> Bool {
+        switch command {
+        case .start(let transfer): start(transfer)
+        case .cancel(let transfer): cancel(transfer)
+        case .resume(let transfer): resume(transfer)
+        case .cancelAll: cancelAll()
+        case .stop: return true
+        }
+        return false
     }
 
     private func start(_ transfer: CurlTransfer) {
@@ -318,14 +333,7 @@ final class TransferLoop: @unchecked Sendable {
                 let handle = CurlEasyHandle.owner(of: raw), let transfer = handle.transfer
             else { continue }
             let code = message.pointee.data.result
-            if code == CURLE_ABORTED_BY_CALLBACK, transfer.needsFreshConnection {
-                restartOnFreshConnection(handle, transfer, resettingHandle: transfer.rewindsForReset())
-                continue
-            }
-            if code == CURLE_HTTP2, transfer.startsOverAfterFramingError() {  // its body rewound
-                restartOnFreshConnection(handle, transfer, resettingHandle: true)
-                continue
-            }
+            if _slowPath(code != CURLE_OK), restartsAfterFailure(code, handle, transfer) { continue }
             let outcome = transfer.outcome(code: code, handle: handle)
             remove(handle, keepingSetup: ResendDecision.keepsHandleSetup(transferSucceeded: code == CURLE_OK, connectionsChosen: transfer.connectionsChosen))
             deliver(transfer, outcome)
@@ -341,6 +349,22 @@ final class TransferLoop: @unchecked Sendable {
     /// of the times it sent the request again across a remove and add, and refuses a sixth, so a
     /// transfer it resent before this restart would otherwise start over with fewer resends left
     /// than a new one. A body that cannot go out again keeps the handle's options as they are.
+    /// Whether `transfer`, which libcurl ended with `code`, starts over instead of finishing: on
+    /// a fresh connection when the one libcurl chose had unread bytes or spoke the wrong protocol,
+    /// or after a framing error, as ``ResendDecision`` allows.
+    @inline(never)
+    private func restartsAfterFailure(_ code: CURLcode, _ handle: CurlEasyHandle, _ transfer: CurlTransfer) -> Bool {
+        if code == CURLE_ABORTED_BY_CALLBACK, transfer.needsFreshConnection {
+            restartOnFreshConnection(handle, transfer, resettingHandle: transfer.rewindsForReset())
+            return true
+        }
+        if code == CURLE_HTTP2, transfer.startsOverAfterFramingError() {  // its body rewound
+            restartOnFreshConnection(handle, transfer, resettingHandle: true)
+            return true
+        }
+        return false
+    }
+
     private func restartOnFreshConnection(_ handle: CurlEasyHandle, _ transfer: CurlTransfer, resettingHandle: Bool) {
         curl_multi_remove_handle(multi, handle.raw)
         if resettingHandle {
@@ -399,24 +423,31 @@ final class TransferLoop: @unchecked Sendable {
         guard !finished.isEmpty else { return false }
         // Transfers with progress reports complete behind them, on their own queue. Looked for
         // first: taking none out of the list would still rewrite it.
-        if finished.contains(where: { $0.transfer.progressQueue != nil }) {
-            finished.removeAll { entry in
-                let transfer = entry.transfer
-                guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else { return false }
-                let final = transfer.latestProgress
-                progressQueue.async { [handOff] in
-                    handler.report(final)
-                    handOff.complete(entry)
-                }
-                return true
-            }
+        if _slowPath(finished.contains(where: { $0.transfer.progressQueue != nil })) {
+            completeBehindProgressReports()
+            guard !finished.isEmpty else { return false }
         }
-        guard !finished.isEmpty else { return false }
         guard drainingHere else {
             handOff.deliver(&finished)
             return false
         }
         return handOff.startsDrain(with: &finished)
+    }
+
+    /// Takes the finished transfers that report progress out of `finished` and completes each
+    /// on its progress queue, after its final report.
+    @inline(never)
+    private func completeBehindProgressReports() {
+        finished.removeAll { entry in
+            let transfer = entry.transfer
+            guard let progressQueue = transfer.progressQueue, let handler = transfer.request.progress else { return false }
+            let final = transfer.latestProgress
+            progressQueue.async { [handOff] in
+                handler.report(final)
+                handOff.complete(entry)
+            }
+            return true
+        }
     }
 }
 
