@@ -185,6 +185,8 @@ public final class Connect: Sendable {
     }
 
     /// A failed future whose observers run on the callback queue, like every other result's.
+    /// Out of line: it sits on the error path of every request's start.
+    @inline(never)
     func failLater<Output: Sendable>(_ error: any Error) -> Future<Output> {
         Future(result: .failure(error), context: context)
     }

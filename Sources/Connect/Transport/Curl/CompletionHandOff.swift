@@ -39,7 +39,7 @@ final class CompletionHandOff: Sendable {
     func deliver(_ batch: inout [Finished]) {
         guard let queue else {
             complete(batch)
-            batch.removeAll(keepingCapacity: true)
+            batch.removeAllKeepingBuffer()
             return
         }
         if startsDrain(with: &batch) {
@@ -69,7 +69,7 @@ final class CompletionHandOff: Sendable {
             state.draining = true
             return true
         }
-        batch.removeAll(keepingCapacity: true)
+        batch.removeAllKeepingBuffer()
         return mustStart
     }
 
@@ -97,7 +97,7 @@ final class CompletionHandOff: Sendable {
             }
             if batch.isEmpty { return }
             complete(batch)
-            batch.removeAll(keepingCapacity: true)
+            batch.removeAllKeepingBuffer()
         }
     }
 

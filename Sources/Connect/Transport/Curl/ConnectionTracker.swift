@@ -44,7 +44,7 @@ final class ConnectionTracker {
     /// Open sockets, indexed by descriptor (small numbers, so an array).
     @exclusivity(unchecked) private var connections: [Connection?] = []
     /// Descriptors by ports, for the sockets whose ports are known.
-    @exclusivity(unchecked) private var descriptors: [Ports: Int32] = [:]
+    @exclusivity(unchecked) private var descriptors = SocketsByPorts()
 
     /// libcurl created `socket` for a connection.
     func opened(_ socket: Int32) {
@@ -61,7 +61,7 @@ final class ConnectionTracker {
 
     private func forget(_ socket: Int32) {
         guard socket >= 0, Int(socket) < connections.count, let connection = connections[Int(socket)] else { return }
-        if let ports = connection.ports, descriptors[ports] == socket { descriptors[ports] = nil }
+        if let ports = connection.ports { descriptors.remove(socket, for: ports) }
         if let origin = connection.h2cOrigin { priorKnowledge.closed(to: origin) }
         connections[Int(socket)] = nil
     }
@@ -108,7 +108,7 @@ final class ConnectionTracker {
             let socket = Int32(index)
             guard let local = Self.port(of: socket, getsockname), let remote = Self.port(of: socket, getpeername) else { continue }
             connections[index]?.ports = Self.ports(local: local, remote: remote)
-            descriptors[Self.ports(local: local, remote: remote)] = socket
+            descriptors.set(socket, for: Self.ports(local: local, remote: remote))
         }
         return descriptors[ports]
     }

@@ -753,6 +753,24 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// `bytes.count`, `ccurl_writefunc_pause` (a full stream), or less to stop the transfer.
     private func deposit(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard let received else { return 0 }
+        if _slowPath(sink != nil || request.streamBuffer != nil) { return depositElsewhere(bytes, received) }
+        return keepInMemory(bytes, received)
+    }
+
+    /// Appends body bytes to the response in memory, up to the largest body allowed.
+    @inline(__always)
+    private func keepInMemory(_ bytes: UnsafeRawBufferPointer, _ received: ReceivedResponse) -> Int {
+        if received.body.count + bytes.count > settings.maximumBodySize {
+            bodyTooLarge = true
+            return 0
+        }
+        return received.body.append(bytes) ? bytes.count : 0
+    }
+
+    /// ``deposit(_:)`` for a transfer with a stream or a file: a 2xx body goes there, any other
+    /// into memory, for the error handler.
+    @inline(never)
+    private func depositElsewhere(_ bytes: UnsafeRawBufferPointer, _ received: ReceivedResponse) -> Int {
         if let stream = request.streamBuffer, (200..<300).contains(statusCode) {
             let accepted = stream.offer(bytes, head: Response(statusCode: statusCode, rawHeaders: received.headers.copy(), url: request.url))
             // A full buffer pauses the transfer: libcurl keeps these bytes and stops reading
@@ -764,11 +782,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             if contentRange == nil { contentRange = .some(received.headers.value(for: "Content-Range")) }
             return sink.write(bytes, status: statusCode, contentRange: contentRange ?? nil, resumeOffset: resumeOffset) ? bytes.count : 0
         }
-        if received.body.count + bytes.count > settings.maximumBodySize {
-            bodyTooLarge = true
-            return 0
-        }
-        return received.body.append(bytes) ? bytes.count : 0
+        return keepInMemory(bytes, received)
     }
 
     /// `received`, for the header callback, which runs only after checking the transfer has it:

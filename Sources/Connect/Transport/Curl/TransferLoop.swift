@@ -140,7 +140,7 @@ final class TransferLoop: @unchecked Sendable {
     /// of this code.
     @inline(never)
     private func takeCommands(into taken: inout [Command], sleepingIfEmpty: Bool = false) {
-        taken.removeAll(keepingCapacity: true)
+        taken.removeAllKeepingBuffer()
         inbox.withLock { inbox in
             swap(&taken, &inbox.commands)
             inbox.loopIsAsleep = sleepingIfEmpty && taken.isEmpty
