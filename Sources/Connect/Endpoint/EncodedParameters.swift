@@ -7,8 +7,10 @@ import Foundation
 /// The parameters of one request, collected from a connector's `parameters` before the request
 /// is built.
 public struct EncodedParameters {
-    /// Values for the `{key}` templates of the endpoint, unencoded.
-    public private(set) var pathValues: [String: String] = [:]
+    /// Values for the `{key}` templates of the endpoint, unencoded. (`Dictionary()` rather than
+    /// `[:]`: the empty literal goes through `init(dictionaryLiteral:)`, a call on the path of
+    /// every request, where this is the shared empty storage.)
+    public private(set) var pathValues = [String: String]()
     /// Query items in order; repeated names are kept.
     public private(set) var queryItems: [QueryItem] = []
     /// The request body, if a parameter supplied one.

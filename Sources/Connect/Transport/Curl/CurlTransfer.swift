@@ -166,7 +166,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         if _slowPath(again || request.progress != nil || !isInMemory) {
             configureDestinationAndProgress(handle, again: again)
         }
-        handle.setHeaders(request.headers, suppressing: isPlainGet ? [] : suppressedHeaders)
+        handle.setHeaders(request.headers, suppressing: isPlainGet ? [] : suppressedHeaders())
     }
 
     /// The response body goes to memory, as most do (not to a file).
@@ -199,7 +199,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The headers of libcurl's own to leave out of a request with a method or body options
     /// (a plain GET has none to leave out): `Expect` on a body, and the form type libcurl
     /// claims for a POST that names no type.
-    private var suppressedHeaders: CurlEasyHandle.SuppressedHeaders {
+    @inline(never)
+    private func suppressedHeaders() -> CurlEasyHandle.SuppressedHeaders {
         var suppressed: CurlEasyHandle.SuppressedHeaders = []
         if request.body != nil, !request.headers.contains(name: "Expect") { suppressed.insert(.expect) }
         if request.method == .post || bodyGoesWithHead, !request.headers.contains(name: "Content-Type") {

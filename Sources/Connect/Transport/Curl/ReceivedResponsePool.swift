@@ -24,7 +24,9 @@ final class ReceivedResponsePool: @unchecked Sendable {
         return spare.popLast() ?? ReceivedResponse()
     }
 
-    /// One whose transfer failed on the transfer thread. Transfer thread only.
+    /// One whose transfer failed on the transfer thread. Transfer thread only. Out of line: it
+    /// serves failures, and inlined it would sit in the loop that collects every transfer.
+    @inline(never)
     func reclaim(_ received: ReceivedResponse) {
         received.empty()
         if spare.count < limit { spare.append(received) }
