@@ -99,9 +99,16 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         // promise, and every observer and step runs on the queue, never on the transfer thread.
         promise = Promise(context: context)
         // `self.request`: reading the argument after it was stored would copy the whole request.
-        if self.request.progress != nil {
-            progressQueue = DispatchQueue(label: "connect.progress", target: context.callbackQueue)
+        if _slowPath(self.request.progress != nil) {
+            progressQueue = Self.makeProgressQueue(target: context.callbackQueue)
         }
+    }
+
+    /// The serial queue a transfer's progress reports go through, in order, to the callback
+    /// queue. Out of line: few requests report progress.
+    @inline(never)
+    private static func makeProgressQueue(target: DispatchQueue?) -> DispatchQueue {
+        DispatchQueue(label: "connect.progress", target: target)
     }
 
     deinit {
