@@ -74,7 +74,12 @@ final class RedirectFollower: Sendable {
         _ request: Request, hops: Int, resends: Int, started: ExchangeInstant, deadline: ExchangeInstant?, context: FutureContext?,
         finish: @escaping @Sendable (Response) throws -> Output
     ) -> Future<Output> {
-        var sent = tracing == nil ? transport.send(request) : sendTraced(request, resendCount: resends + hops)
+        var sent: Future<Response>
+        if let tracing {
+            sent = send(request, tracedBy: tracing, resendCount: resends + hops)
+        } else {
+            sent = transport.send(request)
+        }
         if let context { sent = sent.following(context) }
         // Most responses are the final one: their output is handed back as a value, with no
         // completed future to allocate; only a redirect to follow returns a future.
@@ -89,8 +94,7 @@ final class RedirectFollower: Sendable {
 
     /// One hop sent in a span of its own. Out of line: most clients do not trace.
     @inline(never)
-    private func sendTraced(_ request: Request, resendCount: Int) -> Future<Response> {
-        guard let tracing else { return transport.send(request) }
+    private func send(_ request: Request, tracedBy tracing: HopTracing, resendCount: Int) -> Future<Response> {
         var traced = request
         let span = tracing.start(&traced, resendCount: resendCount)
         return transport.send(traced).always { HopTracing.end(span, with: $0) }

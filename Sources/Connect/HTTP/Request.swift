@@ -69,7 +69,7 @@ public struct Request: Sendable, CustomStringConvertible {
 
     /// Creates a request.
     public init(method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil, timeout: Duration? = nil, allowsRetry: Bool? = nil) {
-        storage = Storage(method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry)
+        self.init(method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry, httpVersion: nil)
     }
 
     /// A request with its HTTP version too, as the request builder makes them: set here rather
@@ -104,7 +104,7 @@ public struct Request: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var streamBuffer: StreamBuffer?
 
         init(method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?,
-             httpVersion: HTTPVersionPolicy? = nil) {
+             httpVersion: HTTPVersionPolicy?) {
             self.method = method
             self.url = url
             self.headers = headers

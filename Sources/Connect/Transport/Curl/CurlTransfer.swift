@@ -543,9 +543,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             bytesReceived: Int(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
             reusedConnection: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0
         )
-        if _slowPath(sink != nil) {
+        if let sink {
             received.fileURL = fileURL
-            received.resumed = sink?.resumed ?? false
+            received.resumed = sink.resumed
         }
         return .success(received)
     }

@@ -340,15 +340,6 @@ final class TransferLoop: @unchecked Sendable {
         }
     }
 
-    /// Starts `transfer` again on a new connection: the one it was given had unread bytes
-    /// waiting and was shut down before anything was sent on it, or the server refused its
-    /// stream (see ``CurlTransfer/startsOverAfterFramingError()``).
-    ///
-    /// `resettingHandle`: the transfer's body was rewound (``CurlTransfer/rewindsForReset()``),
-    /// so the handle is reset and the transfer's options set again. libcurl 7.88 keeps the count
-    /// of the times it sent the request again across a remove and add, and refuses a sixth, so a
-    /// transfer it resent before this restart would otherwise start over with fewer resends left
-    /// than a new one. A body that cannot go out again keeps the handle's options as they are.
     /// Whether `transfer`, which libcurl ended with `code`, starts over instead of finishing: on
     /// a fresh connection when the one libcurl chose had unread bytes or spoke the wrong protocol,
     /// or after a framing error, as ``ResendDecision`` allows.
@@ -365,6 +356,15 @@ final class TransferLoop: @unchecked Sendable {
         return false
     }
 
+    /// Starts `transfer` again on a new connection: the one it was given had unread bytes
+    /// waiting and was shut down before anything was sent on it, or the server refused its
+    /// stream (see ``CurlTransfer/startsOverAfterFramingError()``).
+    ///
+    /// `resettingHandle`: the transfer's body was rewound (``CurlTransfer/rewindsForReset()``),
+    /// so the handle is reset and the transfer's options set again. libcurl 7.88 keeps the count
+    /// of the times it sent the request again across a remove and add, and refuses a sixth, so a
+    /// transfer it resent before this restart would otherwise start over with fewer resends left
+    /// than a new one. A body that cannot go out again keeps the handle's options as they are.
     private func restartOnFreshConnection(_ handle: CurlEasyHandle, _ transfer: CurlTransfer, resettingHandle: Bool) {
         curl_multi_remove_handle(multi, handle.raw)
         if resettingHandle {
