@@ -112,8 +112,8 @@ struct ByteBuffer: ~Copyable {
     }
 
     /// The bytes as `Data`, which takes over the block; the buffer is empty afterwards. Out of
-    /// line: it serves large bodies only, and inlined it would sit between the lines of the
-    /// copy every small body takes.
+    /// line: with a callback queue it serves large bodies only, and inlined it would sit between
+    /// the lines of the copy every small body takes there.
     @inline(never)
     mutating func takeData() -> Data {
         guard let block = bytes, count > 0 else { return Data() }

@@ -120,7 +120,10 @@ final class CompletionHandOff: Sendable {
     /// Makes the response here, off the transfer thread, and completes the future.
     private func finish(_ finished: Finished) {
         let transfer = finished.transfer
-        transfer.promise.completeOnCallbackQueue(finished.outcome.map { $0.makeResponse(url: transfer.request.url) })
+        let onTransferThread = queue == nil
+        transfer.promise.completeOnCallbackQueue(finished.outcome.map {
+            $0.makeResponse(url: transfer.request.url, onFillingThread: onTransferThread)
+        })
         // May release the last reference to the transport; its deinit only queues a stop.
         transfer.owner = nil
     }

@@ -38,9 +38,14 @@ final class ReceivedResponse: @unchecked Sendable {
     var reasonPhrase: String?
 
     /// The response, in blocks allocated by the calling thread; this is left empty, for its pool.
-    func makeResponse(url: URL) -> Response {
+    ///
+    /// `onFillingThread`: the thread that filled this makes the response too (there is no
+    /// callback queue), so no block crosses threads and the body's block is handed to the `Data`
+    /// as it is, whatever its size: copying a small body would only read it back from memory the
+    /// transfers since have pushed it out to.
+    func makeResponse(url: URL, onFillingThread: Bool) -> Response {
         let copiedHeaders = headers.copy()
-        let data = body.capacity <= Self.largestCopiedBody ? body.copyDataAndEmpty() : body.takeData()
+        let data = body.capacity <= Self.largestCopiedBody && !onFillingThread ? body.copyDataAndEmpty() : body.takeData()
         let response = Response(statusCode: statusCode, rawHeaders: copiedHeaders, body: data, url: url,
                                 httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed,
                                 reasonPhrase: reasonPhrase)
