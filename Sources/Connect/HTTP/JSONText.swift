@@ -30,6 +30,10 @@ enum JSONText {
 
     /// ``appendQuoted(_:to:escapingSlashes:)`` for a string's UTF-8 bytes, with a comma before
     /// and a colon after it as asked.
+    ///
+    /// Most strings need no escape. Their bytes are copied and checked on the way (see
+    /// ``WordScan``), and counted as written only if nothing in them needs an escape; a string
+    /// that does is written again, a byte at a time.
     @inline(__always)
     private static func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer, escapingSlashes: Bool,
                                      afterComma: Bool, beforeColon: Bool) -> Bool? {
@@ -37,29 +41,20 @@ enum JSONText {
         let start = afterComma ? 1 : 0
         let length = start + count + (beforeColon ? 3 : 2)
         guard let room = output.roomAtEnd(for: length) else { return nil }
-        // Most strings need no escape: copied as they are read, and counted as written only if
-        // none came up.
         if afterComma { room[0] = UInt8(ascii: ",") }
         room[start] = UInt8(ascii: "\"")
-        var allBytes: UInt8 = 0
-        var index = 0
-        while index < count {
-            let byte = utf8[index]
-            if needsEscape(byte) {
-                guard !afterComma || output.append(UInt8(ascii: ",")),
-                    let isASCII = appendEscaped(utf8, to: &output, escapingSlashes: escapingSlashes),
-                    !beforeColon || output.append(UInt8(ascii: ":"))
-                else { return nil }
-                return isASCII
-            }
-            allBytes |= byte
-            room[start + index + 1] = byte
-            index += 1
+        let scan = utf8.baseAddress.map { WordScan.copy(count, from: $0, to: room + start + 1) } ?? WordScan()
+        if _slowPath(scan.mayNeedEscape) {
+            guard !afterComma || output.append(UInt8(ascii: ",")),
+                let isASCII = appendEscaped(utf8, to: &output, escapingSlashes: escapingSlashes),
+                !beforeColon || output.append(UInt8(ascii: ":"))
+            else { return nil }
+            return isASCII
         }
         room[start + count + 1] = UInt8(ascii: "\"")
         if beforeColon { room[start + count + 2] = UInt8(ascii: ":") }
         output.didAppend(length)
-        return allBytes < 0x80
+        return scan.isASCII
     }
 
     /// ``appendQuoted(_:to:escapingSlashes:)`` for a string with a character to escape, a byte
