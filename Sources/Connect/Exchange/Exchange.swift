@@ -22,8 +22,7 @@ struct Exchange: Sendable {
     /// Runs `request` (already validated) and hands the accepted response to `output`.
     func run<Output: Sendable>(_ request: Request, output: @escaping @Sendable (Response) -> Output) -> Future<Output> {
         guard _fastPath(!client.runsMiddleware && log == nil) else { return runWithMiddlewareOrLog(request, output: output) }
-        let policy = self.policy
-        return policy.redirects.send(request, context: client.context) { response in output(try policy.check(response, of: request)) }
+        return policy.redirects.send(request, context: client.context, finish: AcceptedResponse(policy: policy, request: request, output: output))
     }
 
     /// ``run(_:output:)`` through the middleware, or with `debugResponse` output. Out of line:
@@ -34,9 +33,8 @@ struct Exchange: Sendable {
         if client.runsMiddleware {
             exchange = runThroughMiddleware(request)
         } else {
-            let policy = self.policy
             log?.request(request)
-            exchange = policy.redirects.send(request, context: client.context) { response in try policy.check(response, of: request) }
+            exchange = policy.redirects.send(request, context: client.context, finish: AcceptedResponse(policy: policy, request: request) { $0 })
         }
         guard let log else { return exchange.map(output) }
         return exchange.always { log.outcome($0, of: request) }.map(output)

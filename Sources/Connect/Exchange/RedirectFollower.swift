@@ -42,24 +42,25 @@ final class RedirectFollower: Sendable {
     ///   - finish: applied to the final response in the same step, e.g. the status validation:
     ///     one step less per request than chaining it after.
     ///   - attempt: the attempt this is, from 1: a retry's hops are traced as resends.
-    func send<Output: Sendable>(
+    func send<Finish: ResponseFinish>(
         _ request: Request,
         started: ExchangeInstant? = nil,
         attempt: Int = 1,
         context: FutureContext?,
-        finish: @escaping @Sendable (Response) throws -> Output
-    ) -> Future<Output> {
+        finish: Finish
+    ) -> Future<Finish.Output> {
         let resends = attempt - 1
         guard let started else {
             // The transport's own timeout for the first hop is the whole budget: no copy of the
             // request to set it, and the deadline is only worked out if a redirect comes.
-            return send(request, hops: 0, resends: resends, started: ExchangeInstant.now, deadline: nil, context: context, finish: finish)
+            return send(RedirectHop(follower: self, request: request, hops: 0, resends: resends, started: ExchangeInstant.now, deadline: nil,
+                                    context: context, finish: finish))
         }
         let budget = request.timeout ?? timeout
         let deadline = started + budget
         do {
-            return send(try Self.request(request, within: deadline, budget: budget), hops: 0, resends: resends, started: started, deadline: deadline,
-                        context: context, finish: finish)
+            return send(RedirectHop(follower: self, request: try Self.request(request, within: deadline, budget: budget), hops: 0, resends: resends,
+                                    started: started, deadline: deadline, context: context, finish: finish))
         } catch {
             return context.map { Future(result: .failure(error), context: $0) } ?? Future(error: error)
         }
@@ -67,29 +68,21 @@ final class RedirectFollower: Sendable {
 
     /// `send(_:started:attempt:context:finish:)` with the final response as it is.
     func send(_ request: Request, started: ExchangeInstant? = nil, attempt: Int = 1) -> Future<Response> {
-        send(request, started: started, attempt: attempt, context: nil) { $0 }
+        send(request, started: started, attempt: attempt, context: nil, finish: FinalResponse())
     }
 
-    private func send<Output: Sendable>(
-        _ request: Request, hops: Int, resends: Int, started: ExchangeInstant, deadline: ExchangeInstant?, context: FutureContext?,
-        finish: @escaping @Sendable (Response) throws -> Output
-    ) -> Future<Output> {
+    /// Sends `hop`'s request; the hop is then the step that handles its response. Most responses
+    /// are the final one: their output is handed back as a value, with no completed future to
+    /// allocate; only a redirect to follow returns a future.
+    func send<Finish: ResponseFinish>(_ hop: RedirectHop<Finish>) -> Future<Finish.Output> {
         var sent: Future<Response>
         if let tracing {
-            sent = send(request, tracedBy: tracing, resendCount: resends + hops)
+            sent = send(hop.request, tracedBy: tracing, resendCount: hop.resends + hop.hops)
         } else {
-            sent = transport.send(request)
+            sent = transport.send(hop.request)
         }
-        if let context { sent = sent.following(context) }
-        // Most responses are the final one: their output is handed back as a value, with no
-        // completed future to allocate; only a redirect to follow returns a future.
-        return sent.flatMap(valueOrFuture: { [self] response -> ValueOrFuture<Output> in
-            guard let proposed = Self.redirect(for: response, of: request, sensitiveHeaders: sensitiveHeaders) else {
-                return .value(try finish(hops == 0 ? response : Self.counting(response, hops: hops, since: started)))
-            }
-            return try follow(proposed, from: response, of: request, hops: hops, resends: resends, started: started, deadline: deadline,
-                              context: context, finish: finish)
-        })
+        if let context = hop.context { sent = sent.following(context) }
+        return sent.then(hop)
     }
 
     /// One hop sent in a span of its own. Out of line: most clients do not trace.
@@ -100,16 +93,14 @@ final class RedirectFollower: Sendable {
         return transport.send(traced).always { HopTracing.end(span, with: $0) }
     }
 
-    /// The next hop of an exchange whose `response` to `request` proposes a redirect: refused,
-    /// ended at the limit, or sent. Out of line: most responses are the final one, and the code
-    /// every response runs stays short.
+    /// The next hop of an exchange whose `response` to `hop`'s request proposes a redirect:
+    /// refused, ended at the limit, or sent. Out of line: most responses are the final one, and
+    /// the code every response runs stays short.
     @inline(never)
-    private func follow<Output: Sendable>(
-        _ proposed: Request, from response: Response, of request: Request, hops: Int, resends: Int, started: ExchangeInstant,
-        deadline: ExchangeInstant?, context: FutureContext?, finish: @escaping @Sendable (Response) throws -> Output
-    ) throws -> ValueOrFuture<Output> {
-        guard hops < maximumRedirects else {
-            if maximumRedirects == 0 { return .value(try finish(response)) }
+    func follow<Finish: ResponseFinish>(_ proposed: Request, from response: Response, of hop: RedirectHop<Finish>) throws -> ValueOrFuture<Finish.Output> {
+        let request = hop.request
+        guard hop.hops < maximumRedirects else {
+            if maximumRedirects == 0 { return .value(try hop.finish.finish(response)) }
             throw ConnectError.transport(TransportFailure(kind: .tooManyRedirects, message: "Maximum (\(maximumRedirects)) redirects followed", requestSent: true))
         }
         if Self.isDowngrade(from: request.url, to: proposed.url), handler?.allowsInsecureRedirect(response, of: request, to: proposed) != true {
@@ -123,7 +114,7 @@ final class RedirectFollower: Sendable {
         switch handler?.redirect(response, of: request, to: proposed) ?? .follow {
         case .follow: next = proposed
         case .followModified(let modified): next = modified
-        case .refuse: return .value(try finish(Self.counting(response, hops: hops, since: started)))
+        case .refuse: return .value(try hop.finish.finish(Self.counting(response, hops: hop.hops, since: hop.started)))
         }
         try next.validate()
         if next.body?.isSpent == true {
@@ -132,9 +123,9 @@ final class RedirectFollower: Sendable {
                 message: "The redirect to \(DebugLog.text(of: next.url, redacting: .default)) must send the body again, and it is a one-time stream that was already read",
                 requestSent: true))
         }
-        let deadline = deadline ?? started + (request.timeout ?? timeout)
-        return .future(send(try Self.request(next, within: deadline, budget: nil), hops: hops + 1, resends: resends, started: started, deadline: deadline,
-                            context: context, finish: finish))
+        let deadline = hop.deadline ?? hop.started + (request.timeout ?? timeout)
+        return .future(send(RedirectHop(follower: self, request: try Self.request(next, within: deadline, budget: nil), hops: hop.hops + 1,
+                                        resends: hop.resends, started: hop.started, deadline: deadline, context: hop.context, finish: hop.finish)))
     }
 
     /// `request` with the time left before `deadline` as its timeout, or a timeout failure if

@@ -1,0 +1,11 @@
+/// The final response checked against the exchange's policy (its accepted status codes and error
+/// handler), then handed to the caller's `output`.
+struct AcceptedResponse<Output: Sendable>: ResponseFinish {
+    let policy: ExchangePolicy
+    let request: Request
+    let output: @Sendable (Response) -> Output
+
+    func finish(_ response: Response) throws -> Output {
+        output(try policy.check(response, of: request))
+    }
+}

@@ -1,0 +1,30 @@
+import ConnectFutures
+
+/// One hop of an exchange: its request, and the step that handles the response to it, the final
+/// one's output made by `finish` or the next hop sent (see ``RedirectFollower``).
+///
+/// A value held in the step itself (``StepTransform``): a closure capturing the same would
+/// allocate a context for every request.
+struct RedirectHop<Finish: ResponseFinish>: StepTransform {
+    let follower: RedirectFollower
+    let request: Request
+    /// Redirects followed before this hop.
+    let hops: Int
+    /// Times the exchange was sent again before this attempt (retries), for tracing.
+    let resends: Int
+    /// When the exchange started: its timeout, and the final response's total time, count from
+    /// then.
+    let started: ExchangeInstant
+    /// When the whole exchange times out; worked out only once a redirect comes.
+    let deadline: ExchangeInstant?
+    /// Where every hop's response is handled, when given.
+    let context: FutureContext?
+    let finish: Finish
+
+    func proceed(with response: Response) throws -> ValueOrFuture<Finish.Output> {
+        guard let proposed = RedirectFollower.redirect(for: response, of: request, sensitiveHeaders: follower.sensitiveHeaders) else {
+            return .value(try finish.finish(hops == 0 ? response : RedirectFollower.counting(response, hops: hops, since: started)))
+        }
+        return try follower.follow(proposed, from: response, of: self)
+    }
+}

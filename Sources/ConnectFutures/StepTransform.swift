@@ -1,0 +1,31 @@
+/// What a step of a future chain does with its source's value, as a value: the state the step
+/// needs is stored in the step (see ``Future/then(_:)``), where a closure would allocate a
+/// context for it. Connect's redirect step is one, run once for every response.
+///
+/// Same package only.
+@usableFromInline
+package protocol StepTransform: Sendable {
+    /// The value of the future the step follows.
+    associatedtype Input: Sendable
+    /// The value of the step's future.
+    associatedtype Output: Sendable
+
+    /// The step's value, at once or as the future of it; a throw fails the step's future.
+    func proceed(with input: Input) throws -> ValueOrFuture<Output>
+}
+
+/// A ``StepTransform`` that runs a closure: ``Future/flatMap(valueOrFuture:)``.
+@usableFromInline
+struct ClosureTransform<Input: Sendable, Output: Sendable>: StepTransform {
+    @usableFromInline let body: @Sendable (Input) throws -> ValueOrFuture<Output>
+
+    @inlinable
+    init(_ body: @escaping @Sendable (Input) throws -> ValueOrFuture<Output>) {
+        self.body = body
+    }
+
+    @inlinable
+    func proceed(with input: Input) throws -> ValueOrFuture<Output> {
+        try body(input)
+    }
+}
