@@ -15,7 +15,8 @@ import Dispatch
 /// ``FutureError/promiseAbandoned``, so observers never wait forever for a result that cannot come,
 /// and nothing they captured is kept alive past that point.
 public final class Promise<Value: Sendable>: Sendable {
-    @usableFromInline let storage: Future<Value>.Storage
+    @usableFromInline let pending: PendingFuture<Value>
+    @inlinable var storage: Future<Value>.Storage { pending.storage }
 
     /// Creates a pending promise.
     ///
@@ -37,19 +38,11 @@ public final class Promise<Value: Sendable>: Sendable {
     /// `context`; share one context between many promises to save an allocation each.
     @inlinable
     public init(context: FutureContext?) {
-        storage = Future<Value>.Storage(pendingWith: context)
+        pending = PendingFuture(context: context)
     }
 
     deinit {
-        // Checked first, and the failure built out of line: a deinit is not specialized, and
-        // building the failure needs `Result`'s generic metadata, a hash-table lookup that a
-        // completed future (almost every one) should not pay for.
-        if !storage.isCompleted { failAbandoned() }
-    }
-
-    @inline(never)
-    private func failAbandoned() {
-        storage.completeAndRun(.failure(FutureError.promiseAbandoned))
+        pending.abandonIfPending()
     }
 
     /// The future this promise completes.
@@ -81,17 +74,6 @@ public final class Promise<Value: Sendable>: Sendable {
         storage.completeAndRun(result)
     }
 
-    /// Completes the future and runs its observers right here, even when the future has a
-    /// callback queue: for producers that are already running on that queue (Connect's transfer
-    /// loop hands completed transfers to the queue in batches). Same package only; inlinable so
-    /// that it is specialized for the caller's value type, whose generic metadata an unspecialized
-    /// call would look up on every completion.
-    @inlinable
-    @discardableResult
-    package func completeOnCallbackQueue(_ result: Result<Value, any Error>) -> Bool {
-        storage.completeAndRunHere(result)
-    }
-
     /// Completes this promise with whatever `other` completes with; cancelling this promise's
     /// future cancels `other`.
     public func complete(with other: Future<Value>) {
@@ -114,15 +96,10 @@ public final class Promise<Value: Sendable>: Sendable {
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
         storage.setCancellationHandler(ClosureCancellation(handler))
     }
-
-    /// `onCancel` for a producer that is an object already: it is told, and no closure is
-    /// allocated per promise (Connect's transfers use it). Same package only.
-    package func onCancel(notifying observer: some PromiseCancellationObserver) {
-        storage.setCancellationHandler(observer)
-    }
 }
 
-/// Told when the future of a promise it watches is cancelled; see ``Promise/onCancel(notifying:)``.
+/// Told when the future of a promise it watches is cancelled; see
+/// ``PendingFuture/onCancel(notifying:)``.
 ///
 /// To the future it is the top of the chain's cancellation path, so it is kept in the same field
 /// as a step's upstream, and cancelling it tells the observer.

@@ -20,7 +20,8 @@ import Darwin
 /// thread (options, callbacks, completion); the promise is itself thread-safe.
 final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     let request: Request
-    let promise: Promise<Response>
+    /// The future of the response: completed once, by the transfer loop (see ``CompletionHandOff``).
+    let promise: PendingFuture<Response>
     let settings: CurlTransport.Settings
     /// Where a cancellation of the promise is sent.
     let loop: TransferLoop
@@ -97,7 +98,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         self.loop = loop
         // The context binds the future to the callback queue: the transfer thread completes the
         // promise, and every observer and step runs on the queue, never on the transfer thread.
-        promise = Promise(context: context)
+        promise = PendingFuture(context: context)
         // `self.request`: reading the argument after it was stored would copy the whole request.
         if _slowPath(self.request.progress != nil) {
             progressQueue = Self.makeProgressQueue(target: context.callbackQueue)
@@ -113,6 +114,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
 
     deinit {
         curl_mime_free(mime)
+        promise.abandonIfPending()
     }
 
     /// The future was cancelled: stop the transfer (on the transfer thread).
