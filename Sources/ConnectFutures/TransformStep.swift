@@ -7,7 +7,7 @@ final class TransformStep<Transform: StepTransform>: FutureStorage<FutureSlot<Tr
     @usableFromInline let transform: Transform
 
     @inlinable
-    init(following source: __shared Future<Transform.Input>.Storage, transform: Transform) {
+    init(following source: __shared Future<Transform.Input>.Storage, transform: consuming Transform) {
         self.transform = transform
         super.init(following: source)
     }

@@ -47,7 +47,7 @@ final class RedirectFollower: Sendable {
         started: ExchangeInstant? = nil,
         attempt: Int = 1,
         context: FutureContext?,
-        finish: Finish
+        finish: consuming Finish
     ) -> Future<Finish.Output> {
         let resends = attempt - 1
         guard let started else {
@@ -74,7 +74,7 @@ final class RedirectFollower: Sendable {
     /// Sends `hop`'s request; the hop is then the step that handles its response. Most responses
     /// are the final one: their output is handed back as a value, with no completed future to
     /// allocate; only a redirect to follow returns a future.
-    func send<Finish: ResponseFinish>(_ hop: RedirectHop<Finish>) -> Future<Finish.Output> {
+    func send<Finish: ResponseFinish>(_ hop: consuming RedirectHop<Finish>) -> Future<Finish.Output> {
         var sent: Future<Response>
         if let tracing {
             sent = send(hop.request, tracedBy: tracing, resendCount: hop.resends + hop.hops)
