@@ -14,9 +14,11 @@ then, for the client's own code, the bytes of the instructions run (their length
 Lines move by up to 15 between builds of the same code, as functions shift across 64-byte
 boundaries; the bytes run do not, which makes them the steadier measure of a change to the code.
 
-Why it matters: between two requests the kernel's network stack and the server run, and a
-request's code is read back from farther caches each time. Every line and every page a request
-touches costs time that instruction counts do not show (`make bench` measures how much).
+What it is worth: between two requests the kernel's network stack and the server run, and a
+request's code is read back from farther caches each time. On this VM that costs less than it
+seemed: Connect built with its hot functions laid out together (65 pages of its own code to 17)
+ran no faster (Benchmarks/README, "Atomic operations per request"). The counts describe how much
+code a request runs; `atomic_operations.py` counts what costs more.
 """
 import collections
 import re

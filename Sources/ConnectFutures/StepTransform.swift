@@ -13,19 +13,3 @@ package protocol StepTransform: Sendable {
     /// The step's value, at once or as the future of it; a throw fails the step's future.
     func proceed(with input: Input) throws -> ValueOrFuture<Output>
 }
-
-/// A ``StepTransform`` that runs a closure: ``Future/flatMap(valueOrFuture:)``.
-@usableFromInline
-struct ClosureTransform<Input: Sendable, Output: Sendable>: StepTransform {
-    @usableFromInline let body: @Sendable (Input) throws -> ValueOrFuture<Output>
-
-    @inlinable
-    init(_ body: @escaping @Sendable (Input) throws -> ValueOrFuture<Output>) {
-        self.body = body
-    }
-
-    @inlinable
-    func proceed(with input: Input) throws -> ValueOrFuture<Output> {
-        try body(input)
-    }
-}

@@ -5,7 +5,7 @@ struct AcceptedResponse<Output: Sendable>: ResponseFinish {
     let request: Request
     let output: @Sendable (Response) -> Output
 
-    func finish(_ response: Response) throws -> Output {
+    func make(from response: Response) throws -> Output {
         output(try policy.check(response, of: request))
     }
 }

@@ -74,7 +74,7 @@ final class RedirectFollower: Sendable {
     /// Sends `hop`'s request; the hop is then the step that handles its response. Most responses
     /// are the final one: their output is handed back as a value, with no completed future to
     /// allocate; only a redirect to follow returns a future.
-    func send<Finish: ResponseFinish>(_ hop: consuming RedirectHop<Finish>) -> Future<Finish.Output> {
+    private func send<Finish: ResponseFinish>(_ hop: consuming RedirectHop<Finish>) -> Future<Finish.Output> {
         var sent: Future<Response>
         if let tracing {
             sent = send(hop.request, tracedBy: tracing, resendCount: hop.resends + hop.hops)
@@ -100,7 +100,7 @@ final class RedirectFollower: Sendable {
     func follow<Finish: ResponseFinish>(_ proposed: Request, from response: Response, of hop: RedirectHop<Finish>) throws -> ValueOrFuture<Finish.Output> {
         let request = hop.request
         guard hop.hops < maximumRedirects else {
-            if maximumRedirects == 0 { return .value(try hop.finish.finish(response)) }
+            if maximumRedirects == 0 { return .value(try hop.finish.make(from: response)) }
             throw ConnectError.transport(TransportFailure(kind: .tooManyRedirects, message: "Maximum (\(maximumRedirects)) redirects followed", requestSent: true))
         }
         if Self.isDowngrade(from: request.url, to: proposed.url), handler?.allowsInsecureRedirect(response, of: request, to: proposed) != true {
@@ -114,7 +114,7 @@ final class RedirectFollower: Sendable {
         switch handler?.redirect(response, of: request, to: proposed) ?? .follow {
         case .follow: next = proposed
         case .followModified(let modified): next = modified
-        case .refuse: return .value(try hop.finish.finish(Self.counting(response, hops: hop.hops, since: hop.started)))
+        case .refuse: return .value(try hop.finish.make(from: Self.counting(response, hops: hop.hops, since: hop.started)))
         }
         try next.validate()
         if next.body?.isSpent == true {

@@ -23,7 +23,7 @@ struct RedirectHop<Finish: ResponseFinish>: StepTransform {
 
     func proceed(with response: Response) throws -> ValueOrFuture<Finish.Output> {
         guard let proposed = RedirectFollower.redirect(for: response, of: request, sensitiveHeaders: follower.sensitiveHeaders) else {
-            return .value(try finish.finish(hops == 0 ? response : RedirectFollower.counting(response, hops: hops, since: started)))
+            return .value(try finish.make(from: hops == 0 ? response : RedirectFollower.counting(response, hops: hops, since: started)))
         }
         return try follower.follow(proposed, from: response, of: self)
     }

@@ -5,10 +5,5 @@ protocol ResponseFinish: Sendable {
     associatedtype Output: Sendable
 
     /// The exchange's output for its final `response`; a throw fails the exchange.
-    func finish(_ response: Response) throws -> Output
-}
-
-/// The final response as it is: the middleware path, which validates it later.
-struct FinalResponse: ResponseFinish {
-    func finish(_ response: Response) -> Response { response }
+    func make(from response: Response) throws -> Output
 }
