@@ -47,7 +47,7 @@ public final class Promise<Value: Sendable>: Sendable {
 
     /// The future this promise completes.
     @inlinable
-    public var future: Future<Value> { Future(storage: storage) }
+    public var future: Future<Value> { pending.future }
 
     /// Completes the future with a value.
     /// - Returns: `false` if the future had already completed.
@@ -71,7 +71,7 @@ public final class Promise<Value: Sendable>: Sendable {
     @inlinable
     @discardableResult
     public func complete(_ result: Result<Value, any Error>) -> Bool {
-        storage.completeAndRun(result)
+        pending.complete(result)
     }
 
     /// Completes this promise with whatever `other` completes with; cancelling this promise's
@@ -84,7 +84,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// `true` once the future has completed, by any means.
-    public var isCompleted: Bool { storage.completedResult != nil }
+    public var isCompleted: Bool { pending.isCompleted }
 
     /// `true` if the future was cancelled before the promise completed it.
     public var isCancelled: Bool { storage.isCancelled }
