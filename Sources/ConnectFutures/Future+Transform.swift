@@ -45,6 +45,7 @@ extension Future {
     @inlinable
     package func then<Transform: StepTransform>(_ transform: consuming Transform) -> Future<Transform.Output> where Transform.Input == Value {
         if let result = storage.resultForInlineStep {
+            // Written out, as in `TransformStep`: a closure over the transform would copy it.
             switch result {
             case .success(let input):
                 do {

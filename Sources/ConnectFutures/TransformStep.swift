@@ -18,6 +18,8 @@ final class TransformStep<Transform: StepTransform>: FutureStorage<FutureSlot<Tr
         source.append(FutureContinuation(target: self) { step, source in
             let step = unsafeDowncast(step.unsafelyUnwrapped, to: TransformStep.self)
             let source = unsafeDowncast(source, to: Future<Transform.Input>.Storage.self)
+            // Written out rather than through `flatMapThrowing`: a closure over the transform
+            // would copy it, a retain and a release of each reference it holds, on every run.
             switch source.resultOfCompleted {
             case .success(let input):
                 do {
