@@ -51,15 +51,11 @@ def main():
     objects = {obj for obj, _ in large if obj}
     # The program is the one object that is not a shared library.
     program = next((obj for obj in objects if obj.startswith("/") and ".so" not in obj.rsplit("/", 1)[-1]), None)
+    atomic = {obj: atomic_addresses(obj) for obj in objects if obj.startswith("/")}
     totals = {"swift": 0, "libc": 0, "own": 0, "other": 0}
-    for obj in objects:
-        if not obj.startswith("/"):
-            continue
-        addresses = atomic_addresses(obj)
-        if not addresses:
-            continue
-        runs = sum(count - small.get((obj, address), 0) for (o, address), count in large.items() if o == obj and address in addresses)
-        totals[group(obj, program)] += runs
+    for (obj, address), count in large.items():
+        if address in atomic.get(obj, ()):
+            totals[group(obj, program)] += count - small.get((obj, address), 0)
     per = {key: round(value / requests) for key, value in totals.items()}
     print(sum(per.values()), per["swift"], per["libc"], per["own"], per["other"])
 
