@@ -15,7 +15,8 @@ import ObjectiveC
 /// queueing blocks of their own: under load the callback thread then works through everything
 /// that finished in one go, without a dispatch and a thread wakeup per loop pass. Order is kept:
 /// batches are completed in the order they were handed over.
-final class CompletionHandOff: Sendable {
+final class CompletionHandOff: @unchecked Sendable {
+    // @unchecked: `emptied` is touched by the one drain running at a time (see `draining`).
     /// A finished transfer and what it came to. A struct of this module rather than a tuple:
     /// emptying an array of tuples has the runtime walk each element's tuple metadata, where a
     /// struct has value witnesses compiled here.
@@ -28,6 +29,9 @@ final class CompletionHandOff: Sendable {
     private let state = Locked<(waiting: [Finished], draining: Bool)>(([], false))
     /// Where received responses go back to once their `Response` is made.
     private let receivedResponses: ReceivedResponsePool
+    /// The received responses of the batch being completed off the transfer thread, given back
+    /// to the pool together: one lock per batch rather than one per transfer.
+    @exclusivity(unchecked) private var emptied: [ReceivedResponse] = []
 
     init(queue: DispatchQueue?, receivedResponses: ReceivedResponsePool) {
         self.queue = queue
@@ -38,8 +42,7 @@ final class CompletionHandOff: Sendable {
     /// Called by the transfer thread.
     func deliver(_ batch: inout [Finished]) {
         guard let queue else {
-            complete(batch)
-            batch.removeAllKeepingBuffer()
+            complete(&batch)
             return
         }
         if startsDrain(with: &batch) {
@@ -96,36 +99,48 @@ final class CompletionHandOff: Sendable {
                 if batch.isEmpty { state.draining = false }
             }
             if batch.isEmpty { return }
-            complete(batch)
-            batch.removeAllKeepingBuffer()
+            complete(&batch)
         }
     }
 
-    private func complete(_ batch: [Finished]) {
-        for finished in batch { finish(finished) }
+    /// Completes the batch's transfers in order and leaves it empty, keeping its capacity.
+    ///
+    /// Each entry is moved out of the batch (reversed first, then popped from the end) rather
+    /// than copied: a copy retains the transfer and its received response, and emptying the
+    /// batch afterwards releases them again, all atomic operations.
+    private func complete(_ batch: inout [Finished]) {
+        batch.reverse()
         // Without a callback queue this is the transfer thread, whose own list needs no lock.
         if queue == nil {
-            receivedResponses.keep(emptiedIn: batch)
+            while let finished = batch.popLast() {
+                if let received = finish(finished) { receivedResponses.keep(received) }
+            }
         } else {
-            receivedResponses.giveBack(emptiedIn: batch)
+            while let finished = batch.popLast() {
+                if let received = finish(finished) { emptied.append(received) }
+            }
+            receivedResponses.giveBack(&emptied)
         }
     }
 
     /// Completes one transfer's future off the callback queue's drain (behind its progress reports).
     func complete(_ finished: Finished) {
-        finish(finished)
-        receivedResponses.giveBack(emptiedIn: CollectionOfOne(finished))
+        if let received = finish(finished) { receivedResponses.giveBack(received) }
     }
 
-    /// Makes the response here, off the transfer thread, and completes the future.
-    private func finish(_ finished: Finished) {
+    /// Makes the response here, off the transfer thread, and completes the future; returns the
+    /// received response of a success, emptied, for the pool.
+    private func finish(_ finished: consuming Finished) -> ReceivedResponse? {
         let transfer = finished.transfer
-        let onTransferThread = queue == nil
-        transfer.promise.completeOnCallbackQueue(finished.outcome.map {
-            $0.makeResponse(url: transfer.request.url, onFillingThread: onTransferThread)
-        })
-        // May release the last reference to the transport; its deinit only queues a stop.
-        transfer.owner = nil
+        switch finished.outcome {
+        case .success(let received):
+            let response = received.makeResponse(url: transfer.request.url, onFillingThread: queue == nil)
+            transfer.promise.completeOnCallbackQueue(.success(response))
+            return received
+        case .failure(let error):
+            transfer.promise.completeOnCallbackQueue(.failure(error))
+            return nil
+        }
     }
 }
 

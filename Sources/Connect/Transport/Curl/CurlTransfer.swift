@@ -22,9 +22,14 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     let request: Request
     /// The future of the response: completed once, by the transfer loop (see ``CompletionHandOff``).
     let promise: PendingFuture<Response>
-    let settings: CurlTransport.Settings
-    /// Where a cancellation of the promise is sent.
-    let loop: TransferLoop
+    /// The transport that sent it, held while the transfer lives: its settings and loop are
+    /// reached through it, and releasing the last reference to a `Connect` never cancels the
+    /// requests it started (the transport, and so its thread, outlives them).
+    let transport: CurlTransport
+    /// What the transfer takes from the configuration: limits, cookies, proxy, TLS.
+    var settings: CurlTransport.Settings { transport.settings }
+    /// The loop that runs the transfer; cancellations of the promise are sent to it.
+    var loop: TransferLoop { transport.loop }
 
     // `@exclusivity(unchecked)` on the state below: see the type's comment; the transfer thread
     // touches it one access at a time, so the runtime's dynamic checks (a thread-local lookup
@@ -88,28 +93,26 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var progressQueue: DispatchQueue?
     @exclusivity(unchecked) var lastProgressReport: UInt64 = 0
     @exclusivity(unchecked) var latestProgress = TransferProgress()
-    /// Keeps the transport (and so its thread) alive while this transfer is in flight, so that
-    /// releasing the last reference to a `Connect` never cancels the requests it started.
-    @exclusivity(unchecked) var owner: CurlTransport?
 
-    init(request: Request, settings: CurlTransport.Settings, context: FutureContext, loop: TransferLoop) {
+    init(request: Request, transport: CurlTransport) {
         self.request = request
-        self.settings = settings
-        self.loop = loop
+        self.transport = transport
         // The context binds the future to the callback queue: the transfer thread completes the
         // promise, and every observer and step runs on the queue, never on the transfer thread.
-        promise = PendingFuture(context: context)
-        // `self.request`: reading the argument after it was stored would copy the whole request.
-        if _slowPath(self.request.progress != nil) {
-            progressQueue = Self.makeProgressQueue(target: context.callbackQueue)
-        }
+        promise = PendingFuture(context: transport.context)
     }
 
-    /// The serial queue a transfer's progress reports go through, in order, to the callback
-    /// queue. Out of line: few requests report progress.
+    /// Makes the serial queue the transfer's progress reports go through, in order, to the
+    /// callback queue, if its request has a progress handler. Called by the sender before the
+    /// transfer starts: checked in `init`, the branch kept the arguments retained across it.
+    func prepareProgressReports() {
+        if _slowPath(request.progress != nil) { makeProgressQueue() }
+    }
+
+    /// Out of line: few requests report progress.
     @inline(never)
-    private static func makeProgressQueue(target: DispatchQueue?) -> DispatchQueue {
-        DispatchQueue(label: "connect.progress", target: target)
+    private func makeProgressQueue() {
+        progressQueue = DispatchQueue(label: "connect.progress", target: transport.context.callbackQueue)
     }
 
     deinit {

@@ -49,7 +49,7 @@ public final class CurlTransport: Transport {
     /// Whether the calling thread is one of the loop's, which drive libcurl, for tests that
     /// check where callbacks run.
     var isOnTransferThread: Bool { loop.isLoopThread }
-    private let settings: Settings
+    let settings: Settings
     let context: FutureContext
 
     /// Creates a transport with its own transfer thread.
@@ -78,16 +78,19 @@ public final class CurlTransport: Transport {
 
     /// Sends `request` once; the future's callbacks run on the configuration's callback queue.
     public func send(_ request: Request) -> Future<Response> {
-        let transfer = CurlTransfer(request: request, settings: settings, context: context, loop: loop)
-        let loop = self.loop
-        transfer.owner = self
+        let transfer = CurlTransfer(request: request, transport: self)
+        transfer.prepareProgressReports()
         transfer.promise.onCancel(notifying: transfer)
-        // Weak: the buffer outlives the transfer in the consumer's hands.
-        request.streamBuffer?.setResumer { [weak transfer] in
-            if let transfer { loop.send(.resume(transfer)) }
+        if let streamBuffer = request.streamBuffer {
+            // Weak: the buffer outlives the transfer in the consumer's hands.
+            streamBuffer.setResumer { [weak transfer, loop] in
+                if let transfer { loop.send(.resume(transfer)) }
+            }
         }
-        loop.send(.start(transfer))
-        return transfer.promise.future
+        let future = transfer.promise.future
+        // The transfer's last use here: its reference moves into the command.
+        loop.send(.start(consume transfer))
+        return future
     }
 
     /// Stops every transfer in flight; each fails with ``ConnectError/cancelled``.

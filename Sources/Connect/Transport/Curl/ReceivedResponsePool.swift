@@ -32,17 +32,27 @@ final class ReceivedResponsePool: @unchecked Sendable {
         if spare.count < limit { spare.append(received) }
     }
 
-    /// The responses of `finished`'s successes, emptied by ``ReceivedResponse/makeResponse(url:)``.
-    /// Any thread. Appended one by one under the lock, to the buffer the transfer thread last
-    /// traded for its own, which has the capacity: no array is made to carry them over.
-    func giveBack<Finished: Sequence<CompletionHandOff.Finished>>(emptiedIn finished: Finished) {
+    /// Responses emptied by ``ReceivedResponse/makeResponse(url:onFillingThread:)``, from any
+    /// thread; `emptied` is left empty, with its capacity. They are moved under the lock to the
+    /// buffer the transfer thread last traded for its own, which has the capacity, or the two
+    /// buffers trade when that one is empty: no array is made and no response copied.
+    func giveBack(_ emptied: inout [ReceivedResponse]) {
         returned.withLock { returned in
-            for case .success(let received) in finished.lazy.map(\.outcome) { returned.append(received) }
+            if returned.isEmpty {
+                swap(&returned, &emptied)
+            } else {
+                while let received = emptied.popLast() { returned.append(received) }
+            }
         }
     }
 
-    /// `giveBack(emptiedIn:)` from the transfer thread: straight to its own list, without the lock.
-    func keep(emptiedIn finished: [CompletionHandOff.Finished]) {
-        for case .success(let received) in finished.lazy.map(\.outcome) where spare.count < limit { spare.append(received) }
+    /// One emptied response, from any thread.
+    func giveBack(_ received: ReceivedResponse) {
+        returned.withLock { $0.append(received) }
+    }
+
+    /// `giveBack(_:)` from the transfer thread: straight to its own list, without the lock.
+    func keep(_ received: consuming ReceivedResponse) {
+        if spare.count < limit { spare.append(received) }
     }
 }

@@ -121,9 +121,11 @@ final class TransferLoop: @unchecked Sendable {
     ///
     /// Only the command that finds the loop asleep wakes it (a syscall): the loop drains the
     /// whole inbox when it wakes, so later commands ride on the wakeup already pending.
-    func send(_ command: Command) {
+    func send(_ command: consuming Command) {
+        // Moved into the inbox, not copied: a copy would retain the command's transfer.
+        var command = Optional(command)
         let (mustWake, findsItUnled) = inbox.withLock { inbox -> (Bool, Bool) in
-            inbox.commands.append(command)
+            inbox.commands.append(command.take().unsafelyUnwrapped)
             defer { inbox.loopIsAsleep = false }
             return (inbox.loopIsAsleep, inbox.isUnled)
         }
@@ -169,11 +171,14 @@ final class TransferLoop: @unchecked Sendable {
         var commands: [Command] = []
         takeCommands(into: &commands)
         while true {
-            for command in commands {
-                if case .start(let transfer) = command {
-                    start(transfer)
-                } else if carryOut(command) {
-                    stopping = true
+            // Each command is moved out of the list (reversed, then popped from the end) rather
+            // than copied, which would retain its transfer only to release it again when the list
+            // is emptied.
+            commands.reverse()
+            while let command = commands.popLast() {
+                switch consume command {
+                case .start(let transfer): start(transfer)
+                case let other: if carryOut(other) { stopping = true }
                 }
             }
             if _slowPath(stopping) {
@@ -215,10 +220,7 @@ final class TransferLoop: @unchecked Sendable {
 
     private func start(_ transfer: CurlTransfer) {
         // Cancelled while it waited in the inbox: never start it.
-        guard !transfer.promise.isCompleted else {
-            transfer.owner = nil
-            return
-        }
+        guard !transfer.promise.isCompleted else { return }
         guard let handle = idleHandles.popLast() ?? CurlEasyHandle(connections: connections) else {
             deliver(transfer, .failure(ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false))))
             return
