@@ -116,41 +116,65 @@ struct HTTPBenchmark {
     @discardableResult
     static func run(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int, folder: URL? = nil,
                     direct: (transport: CurlTransport, request: Request)? = nil) -> Int {
+        let driver = Driver(connect: connect, endpoint: endpoint, total: total, folder: folder, direct: direct)
+        for _ in 0..<min(inflight, total) { driver.startNext() }
+        driver.done.wait()
+        return driver.state.withLock { $0.failures }
+    }
+
+    /// The state of one `run`: each request's callback holds the driver alone, as an application
+    /// holds the one object it answers to, so that what the benchmark measures is Connect rather
+    /// than a closure context that copies every setting of the run for each request.
+    final class Driver: Sendable {
+        let connect: Connect
+        let endpoint: Endpoint
+        let total: Int
+        let folder: URL?
+        let direct: (transport: CurlTransport, request: Request)?
         let state = Guarded((started: 0, finished: 0, failures: 0))
         let done = DispatchSemaphore(value: 0)
-        @Sendable func startNext() {
+
+        init(connect: Connect, endpoint: Endpoint, total: Int, folder: URL?, direct: (transport: CurlTransport, request: Request)?) {
+            self.connect = connect
+            self.endpoint = endpoint
+            self.total = total
+            self.folder = folder
+            self.direct = direct
+        }
+
+        /// Starts the next request, unless `total` have been started.
+        func startNext() {
             let shouldStart = state.withLock { state -> Bool in
                 guard state.started < total else { return false }
                 state.started += 1
                 return true
             }
             guard shouldStart else { return }
-            @Sendable func finish(failed: Bool) {
-                let finishedAll = state.withLock { state -> Bool in
-                    state.finished += 1
-                    if failed { state.failures += 1 }
-                    return state.finished == total
-                }
-                if finishedAll { done.signal() } else { startNext() }
-            }
             if let folder {
-                download(connect, endpoint, into: folder).observe { result in
+                download(connect, endpoint, into: folder).observe { [self] result in
                     if case .success(let file) = result { try? FileManager.default.removeItem(at: file.location) }
                     finish(failed: isFailure(result))
                 }
             } else if let direct {
-                direct.transport.send(direct.request).observe { result in
+                direct.transport.send(direct.request).observe { [self] result in
                     finish(failed: isFailure(result))
                 }
             } else {
-                connect.request(endpoint).observe { result in
+                connect.request(endpoint).observe { [self] result in
                     finish(failed: isFailure(result))
                 }
             }
         }
-        for _ in 0..<min(inflight, total) { startNext() }
-        done.wait()
-        return state.withLock { $0.failures }
+
+        /// Counts a finished request, then starts the next, or signals `done` after the last.
+        func finish(failed: Bool) {
+            let finishedAll = state.withLock { state -> Bool in
+                state.finished += 1
+                if failed { state.failures += 1 }
+                return state.finished == total
+            }
+            if finishedAll { done.signal() } else { startNext() }
+        }
     }
 
     /// Whether a request's result is a failure, for the counts `run` keeps.
