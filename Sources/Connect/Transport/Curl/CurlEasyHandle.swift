@@ -205,6 +205,15 @@ final class CurlEasyHandle {
         return pointer.map { Unmanaged<CurlEasyHandle>.fromOpaque($0).takeUnretainedValue() }
     }
 
+    /// Runs `body` with the transfer running on this handle, without retaining it; `nil` when
+    /// none runs. `body` must not end the transfer's time on the handle (set `transfer`), which
+    /// may release it: the handle's reference is what keeps it alive for the call.
+    @inline(__always)
+    func withTransfer<Result>(_ body: (CurlTransfer) -> Result) -> Result? {
+        guard let running = transfer.map(Unmanaged.passUnretained) else { return nil }
+        return running._withUnsafeGuaranteedRef(body)
+    }
+
     /// Unretained: the transfer loop keeps the handle alive while libcurl knows it.
     private func pointPrivateAtSelf() {
         set(CURLOPT_PRIVATE, pointer: Unmanaged.passUnretained(self).toOpaque())

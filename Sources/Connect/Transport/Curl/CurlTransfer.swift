@@ -765,9 +765,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// Hands body bytes to where the response goes: a stream, a file or memory. Returns
     /// `bytes.count`, `ccurl_writefunc_pause` (a full stream), or less to stop the transfer.
     private func deposit(_ bytes: UnsafeRawBufferPointer) -> Int {
-        guard let received else { return 0 }
-        if _slowPath(sink != nil || request.streamBuffer != nil) { return depositElsewhere(bytes, received) }
-        return keepInMemory(bytes, received)
+        guard let received = received.map(Unmanaged.passUnretained) else { return 0 }
+        if _slowPath(sink != nil || request.streamBuffer != nil) { return depositElsewhere(bytes, received.takeUnretainedValue()) }
+        // Not retained, as for the header lines (see `withReceiving(_:)`): this runs for every body chunk.
+        return received._withUnsafeGuaranteedRef { keepInMemory(bytes, $0) }
     }
 
     /// Appends body bytes to the response in memory, up to the largest body allowed.
@@ -798,11 +799,12 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         return keepInMemory(bytes, received)
     }
 
-    /// `received`, for the header callback, which runs only after checking the transfer has it:
-    /// read where it is used rather than bound to a local, which the compiler retained and
-    /// released for every header line.
-    private var receiving: ReceivedResponse {
-        @inline(__always) get { received.unsafelyUnwrapped }
+    /// Runs `body` with `received`, for the header callback, which runs only after checking the
+    /// transfer has it (as does ``deposit(_:)``). Not retained: the transfer holds it until it ends, after its last
+    /// callback; a local or a getter would retain and release it for every header line.
+    @inline(__always)
+    private func withReceiving<Result>(_ body: (ReceivedResponse) -> Result) -> Result {
+        Unmanaged.passUnretained(received.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
     }
 
     /// One header line from libcurl, checked by the head parser and kept as bytes (see
@@ -820,27 +822,33 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         case .status:
             // A new head: an interim 1xx or a proxy's answer to CONNECT came before; start over.
             responseIsHTTP2 = ResponseHeadParser.isHTTP2StatusLine(bytes)
-            receiving.headers.removeAll()
-            receiving.reasonPhrase = ResponseHeadParser.unusualReasonPhrase(ofStatusLine: bytes, statusCode: head.statusCode)
+            let reasonPhrase = ResponseHeadParser.unusualReasonPhrase(ofStatusLine: bytes, statusCode: head.statusCode)
+            withReceiving {
+                $0.headers.removeAll()
+                $0.reasonPhrase = reasonPhrase
+            }
             contentRange = nil
             decoder = nil
         case .end:
             // A body-less answer (204, `Content-Length: 0`) can be complete here.
             if uploadingHandle != nil, isAnsweredBeforeBodySent() { return false }
         case .field:
-            return receiving.headers.append(line: bytes)
+            return withReceiving { $0.headers.append(line: bytes) }
         case .continuation:
-            return receiving.headers.appendContinuation(bytes)
+            return withReceiving { $0.headers.appendContinuation(bytes) }
         case .contentEncoding:
             return receiveContentEncoding(bytes)
         case .contentLength:
-            guard receiving.headers.append(line: bytes) else { return false }
+            guard withReceiving({ $0.headers.append(line: bytes) }) else { return false }
             guard let length = head.contentLength, sink == nil, request.streamBuffer == nil else { return true }
             if length > settings.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode), decoder == nil {
                 bodyTooLarge = true
                 return false
             }
-            if receiving.body.isEmpty, decoder == nil { receiving.body.reserveCapacity(min(length, settings.maximumBodySize)) }
+            if decoder == nil {
+                let capacity = min(length, settings.maximumBodySize)
+                withReceiving { if $0.body.isEmpty { $0.body.reserveCapacity(capacity) } }
+            }
         }
         return true
     }
@@ -849,7 +857,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// Connect does not decode leaves the body as it came). Out of line: most responses have none.
     @inline(never)
     private func receiveContentEncoding(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard receiving.headers.append(line: bytes) else { return false }
+        guard withReceiving({ $0.headers.append(line: bytes) }) else { return false }
         guard let (_, value) = RawHeaders.split(bytes),
             let coding = ContentDecoder.Coding(headerValue: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[value]), as: UTF8.self))
         else { return true }
@@ -936,10 +944,13 @@ private let curlReceiveHeader: ccurl_data_callback = { buffer, size, count, cont
 /// libcurl's pre-request callback, with the easy handle as its context: the transfer running on
 /// it decides whether the request may go out on the chosen connection.
 private let curlConnectionChosen: ccurl_prereq_callback = { context, _, _, remotePort, localPort in
-    let handle = Unmanaged<CurlEasyHandle>.fromOpaque(context!).takeUnretainedValue()
-    guard let transfer = handle.transfer else { return ccurl_prereq_ok }
     let ports = ConnectionTracker.ports(local: Int(localPort), remote: Int(remotePort))
-    return transfer.connectionChosen(ports: ports, connections: handle.connections) ? ccurl_prereq_ok : ccurl_prereq_abort
+    // Neither retained: the loop's list of active handles holds the handle, and the handle its
+    // transfer, for as long as libcurl runs it.
+    let proceeds = Unmanaged<CurlEasyHandle>.fromOpaque(context!)._withUnsafeGuaranteedRef { handle in
+        handle.withTransfer { $0.connectionChosen(ports: ports, connections: handle.connections) }
+    }
+    return proceeds != false ? ccurl_prereq_ok : ccurl_prereq_abort
 }
 
 private let curlReportProgress: ccurl_progress_callback = { context, downloadTotal, downloaded, uploadTotal, uploaded in

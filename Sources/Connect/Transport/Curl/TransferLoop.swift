@@ -302,7 +302,7 @@ final class TransferLoop: @unchecked Sendable {
     /// transfer leaves its handle here, whether it finished, was cancelled or never started, so
     /// an h2c transfer that was opening a connection stops holding the others back here too.
     private func removeActive(_ handle: CurlEasyHandle) {
-        handle.transfer?.settlePriorKnowledgeAsk(handle.connections)
+        handle.withTransfer { $0.settlePriorKnowledgeAsk(handle.connections) }
         let index = handle.activeIndex
         guard active.indices.contains(index), active[index] === handle else { return }
         let last = active.removeLast()
@@ -331,15 +331,20 @@ final class TransferLoop: @unchecked Sendable {
     private func collectFinished() {
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE, let raw = message.pointee.easy_handle,
-                let handle = CurlEasyHandle.owner(of: raw), let transfer = handle.transfer
-            else { continue }
-            let code = message.pointee.data.result
-            if _slowPath(code != CURLE_OK), restartsAfterFailure(code, handle, transfer) { continue }
-            let outcome = transfer.outcome(code: code, handle: handle)
-            remove(handle, keepingSetup: ResendDecision.keepsHandleSetup(transferSucceeded: code == CURLE_OK, connectionsChosen: transfer.connectionsChosen))
-            deliver(transfer, outcome)
+            guard message.pointee.msg == CURLMSG_DONE, let raw = message.pointee.easy_handle else { continue }
+            // Retained: removing it from the active handles may drop the loop's other reference
+            // before it is kept for another transfer.
+            guard let handle = CurlEasyHandle.owner(of: raw), let transfer = handle.transfer else { continue }
+            collect(transfer, endedWith: message.pointee.data.result, on: handle)
         }
+    }
+
+    /// Delivers `transfer`, which libcurl ended with `code` on `handle`, or starts it over.
+    private func collect(_ transfer: consuming CurlTransfer, endedWith code: CURLcode, on handle: CurlEasyHandle) {
+        if _slowPath(code != CURLE_OK), restartsAfterFailure(code, handle, transfer) { return }
+        let outcome = transfer.outcome(code: code, handle: handle)
+        remove(handle, keepingSetup: ResendDecision.keepsHandleSetup(transferSucceeded: code == CURLE_OK, connectionsChosen: transfer.connectionsChosen))
+        deliver(transfer, outcome)
     }
 
     /// Whether `transfer`, which libcurl ended with `code`, starts over instead of finishing: on
@@ -409,7 +414,7 @@ final class TransferLoop: @unchecked Sendable {
         idleHandles.append(handle)
     }
 
-    private func deliver(_ transfer: CurlTransfer, _ outcome: Result<ReceivedResponse, any Error>) {
+    private func deliver(_ transfer: consuming CurlTransfer, _ outcome: consuming Result<ReceivedResponse, any Error>) {
         if let received = transfer.received {
             // Failed: what it received never leaves this thread.
             transfer.received = nil
