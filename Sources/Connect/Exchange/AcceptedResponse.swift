@@ -6,6 +6,7 @@ struct AcceptedResponse<Output: Sendable>: ResponseFinish {
     let output: @Sendable (Response) -> Output
 
     func make(from response: Response) throws -> Output {
-        output(try policy.check(response, of: request))
+        try policy.check(response, of: request)
+        return output(response)
     }
 }

@@ -45,7 +45,10 @@ extension Exchange {
                     let received = try await policy.redirects.send(request, started: attemptStarted, attempt: number).value
                     response = received
                     for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }
-                    result = Result { try policy.check(received, of: request) }
+                    result = Result {
+                        try policy.check(received, of: request)
+                        return received
+                    }
                 } catch {
                     result = .failure(error)
                 }

@@ -15,12 +15,12 @@ final class ExchangePolicy: Sendable {
         self.redirects = redirects
     }
 
-    /// The response if its status is accepted, else the error handler's verdict.
-    func check(_ response: Response, of request: Request) throws -> Response {
-        if acceptedStatusCodes.contains(response.statusCode) { return response }
+    /// Passes if the response's status is accepted, else throws the error handler's verdict,
+    /// if it gives one. Returns nothing: handing the response back would copy it.
+    func check(_ response: Response, of request: Request) throws {
+        if acceptedStatusCodes.contains(response.statusCode) { return }
         if let error = errorHandler.handle(failure: FailedResponse(request: request, response: response)) {
             throw error
         }
-        return response
     }
 }

@@ -22,7 +22,11 @@ struct RedirectHop<Finish: ResponseFinish>: StepTransform {
     let finish: Finish
 
     func proceed(with response: Response) throws -> ValueOrFuture<Finish.Output> {
-        guard let proposed = RedirectFollower.redirect(for: response, of: request, sensitiveHeaders: follower.sensitiveHeaders) else {
+        // The status first: most responses are not redirects, and reading the follower's
+        // sensitive headers for the call retains them.
+        guard RedirectFollower.isRedirect(response.statusCode),
+            let proposed = RedirectFollower.redirect(for: response, of: request, sensitiveHeaders: follower.sensitiveHeaders)
+        else {
             return .value(try finish.make(from: hops == 0 ? response : RedirectFollower.counting(response, hops: hops, since: started)))
         }
         return try follower.follow(proposed, from: response, of: self)

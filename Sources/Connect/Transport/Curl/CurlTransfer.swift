@@ -117,6 +117,13 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
 
     deinit {
         curl_mime_free(mime)
+        // Checked here, then out of line: the inlined check alone kept the promise's storage
+        // retained across the call that fails it, for every transfer.
+        if _slowPath(!promise.isCompleted) { abandonPromise() }
+    }
+
+    @inline(never)
+    private func abandonPromise() {
         promise.abandonIfPending()
     }
 
@@ -283,9 +290,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
 
     /// `url`: the request's URL as text, http or https (so its fifth letter tells which).
     private func configureHTTPVersion(_ handle: CurlEasyHandle, url: String) {
-        // Read from the contiguous bytes: slicing the UTF-8 view costs more than the rest.
-        var text = url
-        let isHTTPS = text.withUTF8 { $0.count > 4 && $0[4] | 0x20 == UInt8(ascii: "s") }
+        // Read from the contiguous bytes: slicing the UTF-8 view costs more than the rest, and
+        // `withUTF8` on a copy retains the string.
+        let isHTTPS = url.utf8.withContiguousStorageIfAvailable { $0.count > 4 && $0[4] | 0x20 == UInt8(ascii: "s") }
+            ?? (url.utf8.dropFirst(4).first.map { $0 | 0x20 == UInt8(ascii: "s") } ?? false)
         switch (request.httpVersion ?? settings.httpVersion).choice {
         case .automatic:
             // On https, requests started together wait for the first connection's handshake to
