@@ -147,16 +147,6 @@ class FutureStorage<Slot: ResultSlot>: FutureCore, UpstreamCancellable, @uncheck
         return true
     }
 
-    /// Completes and runs the waiting continuations on this thread, whatever the callback queue:
-    /// for a producer already running on it.
-    @inlinable
-    @discardableResult
-    final func completeAndRunHere(_ newResult: consuming Outcome) -> Bool {
-        guard store(newResult) else { return false }
-        runWaiting()
-        return true
-    }
-
     /// Completes from a continuation of `source`, which runs on `source`'s queue (or thread): the
     /// waiting continuations are handed back to run inline when that is where they belong, and
     /// dispatched to this future's own callback queue otherwise.

@@ -1,6 +1,6 @@
-/// The producer side of a future for a producer that is an object already: a ``Promise``
-/// without an object of its own, kept in one of the producer's stored properties. Connect's
-/// transfers use it, one allocation a request fewer than a promise.
+/// The producer side of a future, as a value: what a ``Promise`` keeps, and what a producer that
+/// is an object already could keep in one of its stored properties instead of a promise object.
+/// (Connect's transfers keep a ``PendingStep``, which runs the request's step as well.)
 ///
 /// The producer completes it once, and calls ``abandonIfPending()`` from its `deinit`, as a
 /// promise does from its own: a future nobody can complete any more then fails with
@@ -25,26 +25,12 @@ package struct PendingFuture<Value: Sendable>: Sendable {
     @inlinable
     package var isCompleted: Bool { storage.isCompleted }
 
-    /// Completes the future and runs its observers right here, even when the future has a
-    /// callback queue: for a producer already running on that queue (see
-    /// ``Promise/complete(_:)`` for the usual way). `false` if it had already completed.
-    @inlinable
-    @discardableResult
-    package func completeOnCallbackQueue(_ result: Result<Value, any Error>) -> Bool {
-        storage.completeAndRunHere(result)
-    }
-
     /// Completes the future, running its observers where they belong (on its callback queue, if
     /// it has one); `false` if it had already completed.
     @inlinable
     @discardableResult
     package func complete(_ result: Result<Value, any Error>) -> Bool {
         storage.completeAndRun(result)
-    }
-
-    /// Tells `observer` when the future is cancelled: no closure is allocated for it.
-    package func onCancel(notifying observer: some PromiseCancellationObserver) {
-        storage.setCancellationHandler(observer)
     }
 
     /// For the producer's `deinit`: fails the future with ``FutureError/promiseAbandoned`` if

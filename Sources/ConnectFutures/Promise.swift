@@ -99,7 +99,7 @@ public final class Promise<Value: Sendable>: Sendable {
 }
 
 /// Told when the future of a promise it watches is cancelled; see
-/// ``PendingFuture/onCancel(notifying:)``.
+/// ``PendingStep/onCancel(notifying:)``.
 ///
 /// To the future it is the top of the chain's cancellation path, so it is kept in the same field
 /// as a step's upstream, and cancelling it tells the observer.

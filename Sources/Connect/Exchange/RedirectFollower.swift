@@ -11,6 +11,10 @@ import Foundation
 /// retain.
 final class RedirectFollower: Sendable {
     let transport: any Transport
+    /// `transport` when it is Connect's own: a hop's step then runs where its transfer completes
+    /// (``CurlTransport/send(_:then:)``), one future a hop fewer. The concrete class, not a
+    /// protocol: a generic call through an existential would run unspecialized.
+    private let curlTransport: CurlTransport?
     let maximumRedirects: Int
     let handler: (any RedirectHandler)?
     /// Withheld from another origin.
@@ -25,6 +29,7 @@ final class RedirectFollower: Sendable {
         sensitiveHeaders: SensitiveHeaders, timeout: Duration, tracing: HopTracing?
     ) {
         self.transport = transport
+        curlTransport = transport as? CurlTransport
         self.maximumRedirects = maximumRedirects
         self.handler = handler
         self.sensitiveHeaders = sensitiveHeaders
@@ -75,6 +80,10 @@ final class RedirectFollower: Sendable {
     /// are the final one: their output is handed back as a value, with no completed future to
     /// allocate; only a redirect to follow returns a future.
     private func send<Finish: ResponseFinish>(_ hop: consuming RedirectHop<Finish>) -> Future<Finish.Output> {
+        if let curlTransport, tracing == nil, hop.context == nil || hop.context === curlTransport.context {
+            let request = hop.request
+            return curlTransport.send(request, then: hop)
+        }
         var sent: Future<Response>
         if let tracing {
             sent = send(hop.request, tracedBy: tracing, resendCount: hop.resends + hop.hops)

@@ -135,10 +135,10 @@ final class CompletionHandOff: @unchecked Sendable {
         switch finished.outcome {
         case .success(let received):
             let response = received.makeResponse(url: transfer.request.url, onFillingThread: queue == nil)
-            transfer.promise.completeOnCallbackQueue(.success(response))
+            transfer.promise.receive(.success(response))
             return received
         case .failure(let error):
-            transfer.promise.completeOnCallbackQueue(.failure(error))
+            transfer.promise.receive(.failure(error))
             return nil
         }
     }

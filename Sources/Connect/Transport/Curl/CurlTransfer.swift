@@ -20,8 +20,9 @@ import Darwin
 /// thread (options, callbacks, completion); the promise is itself thread-safe.
 final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     let request: Request
-    /// The future of the response: completed once, by the transfer loop (see ``CompletionHandOff``).
-    let promise: PendingFuture<Response>
+    /// Where the response goes: the request's step (its redirects, status check and output, or
+    /// nothing for a plain `send`), completed once, by the transfer loop (see ``CompletionHandOff``).
+    let promise: PendingStep<Response>
     /// The transport that sent it, held while the transfer lives: its settings and loop are
     /// reached through it, and releasing the last reference to a `Connect` never cancels the
     /// requests it started (the transport, and so its thread, outlives them).
@@ -94,12 +95,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var lastProgressReport: UInt64 = 0
     @exclusivity(unchecked) var latestProgress = TransferProgress()
 
-    init(request: Request, transport: CurlTransport) {
+    init(request: Request, transport: CurlTransport, promise: PendingStep<Response>) {
         self.request = request
         self.transport = transport
-        // The context binds the future to the callback queue: the transfer thread completes the
-        // promise, and every observer and step runs on the queue, never on the transfer thread.
-        promise = PendingFuture(context: transport.context)
+        self.promise = promise
     }
 
     /// Makes the serial queue the transfer's progress reports go through, in order, to the
@@ -117,13 +116,6 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
 
     deinit {
         curl_mime_free(mime)
-        // Checked here, then out of line: the inlined check alone kept the promise's storage
-        // retained across the call that fails it, for every transfer.
-        if _slowPath(!promise.isCompleted) { abandonPromise() }
-    }
-
-    @inline(never)
-    private func abandonPromise() {
         promise.abandonIfPending()
     }
 

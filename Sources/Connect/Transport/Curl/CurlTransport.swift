@@ -78,16 +78,25 @@ public final class CurlTransport: Transport {
 
     /// Sends `request` once; the future's callbacks run on the configuration's callback queue.
     public func send(_ request: Request) -> Future<Response> {
-        let transfer = CurlTransfer(request: request, transport: self)
+        send(request, then: PassThrough())
+    }
+
+    /// Sends `request` once, and runs `step` on its response where the transfer completes, on
+    /// the callback queue: the future gives the step's value. One future a request, where
+    /// `send(_:)` followed by `then(_:)` makes two. The context binds the future to the
+    /// callback queue: the transfer thread completes it, and every observer and step runs on
+    /// the queue, never on the transfer thread.
+    func send<Step: StepTransform>(_ request: Request, then step: consuming Step) -> Future<Step.Output> where Step.Input == Response {
+        let (promise, future) = PendingStep.making(context: context, transform: step)
+        let transfer = CurlTransfer(request: request, transport: self, promise: promise)
         transfer.prepareProgressReports()
-        transfer.promise.onCancel(notifying: transfer)
+        promise.onCancel(notifying: transfer)
         if let streamBuffer = request.streamBuffer {
             // Weak: the buffer outlives the transfer in the consumer's hands.
             streamBuffer.setResumer { [weak transfer, loop] in
                 if let transfer { loop.send(.resume(transfer)) }
             }
         }
-        let future = transfer.promise.future
         // The transfer's last use here: its reference moves into the command.
         loop.send(.start(consume transfer))
         return future

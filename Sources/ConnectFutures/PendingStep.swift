@@ -1,0 +1,99 @@
+/// The producer side of a step's future whose producer hands the step its input directly,
+/// rather than through a future of its own that the step would follow: a transport that
+/// completes a request with a response, run through the request's own step (its redirects,
+/// status check and output) where it completes.
+///
+/// Compared with a ``PendingFuture`` followed by ``Future/then(_:)``, the input never sits in a
+/// future: one future fewer to allocate, lock, complete and release for every request.
+///
+/// Not generic over the step: the producer (a transfer) is one type for every request. The step
+/// is reached through a function made where its type is known, so that its work runs
+/// specialized; a protocol's witnesses for a generic class would run it unspecialized, looking
+/// up type metadata on every call.
+///
+/// The producer completes it once, with ``receive(_:)``, and calls ``abandonIfPending()`` from
+/// its `deinit`, as for a ``PendingFuture``. Same package only.
+@usableFromInline
+package struct PendingStep<Input: Sendable>: Sendable {
+    /// The step's future.
+    @usableFromInline let step: FutureCore
+    /// Runs the step on an input; `true`: its continuations run on this thread, `false`: where
+    /// they belong. Captures nothing: specialized, it is a plain function.
+    @usableFromInline let feed: @Sendable (FutureCore, Result<Input, any Error>, Bool) -> Void
+
+    @inlinable
+    init(step: FutureCore, feed: @escaping @Sendable (FutureCore, Result<Input, any Error>, Bool) -> Void) {
+        self.step = step
+        self.feed = feed
+    }
+
+    /// A pending step that runs `transform` on the input, and the future of its value.
+    @inlinable
+    package static func making<Transform: StepTransform>(
+        context: FutureContext?, transform: consuming Transform
+    ) -> (producer: PendingStep<Input>, future: Future<Transform.Output>) where Transform.Input == Input {
+        let step = TransformStep(pendingWith: context, transform: transform)
+        let producer = PendingStep(step: step) { step, input, here in
+            unsafeDowncast(step, to: TransformStep<Transform>.self).receive(input, runningContinuationsHere: here)
+        }
+        return (producer, Future(storage: step))
+    }
+
+    /// Whether the step's future has completed, e.g. because it was cancelled.
+    @inlinable
+    package var isCompleted: Bool { step.isCompleted }
+
+    /// Runs the step on `input` (a failure passes through) and completes its future; the
+    /// waiting continuations run on this thread, whatever the callback queue: for a producer
+    /// that calls it on that queue already. Ignored once the future has completed.
+    @inlinable
+    package func receive(_ input: Result<Input, any Error>) {
+        feed(step, input, true)
+    }
+
+    /// Sends a cancellation of the future to `observer`.
+    package func onCancel(notifying observer: some PromiseCancellationObserver) {
+        step.setCancellationHandler(observer)
+    }
+
+    /// For the producer's `deinit`: fails the future with ``FutureError/promiseAbandoned`` if
+    /// nothing completed it; its continuations run where they belong.
+    @inlinable
+    package func abandonIfPending() {
+        if !step.isCompleted { failAbandoned() }
+    }
+
+    @usableFromInline
+    @inline(never)
+    func failAbandoned() {
+        feed(step, .failure(FutureError.promiseAbandoned), false)
+    }
+}
+
+extension TransformStep {
+    /// Completes the step from its producer's input (see ``PendingStep``).
+    /// Nothing runs once the future has completed (cancelled, say): the transform would do its
+    /// work, a redirect's request even, only for the result to be dropped.
+    @inlinable
+    func receive(_ input: Result<Transform.Input, any Error>, runningContinuationsHere: Bool) {
+        guard !isCompleted, let completed = proceed(from: input) else { return }
+        if runningContinuationsHere {
+            completed._withUnsafeGuaranteedRef { $0.runWaiting() }
+        } else {
+            completed._withUnsafeGuaranteedRef { $0.runWaitingWhereTheyBelong() }
+        }
+    }
+}
+
+/// The identity step: its future gives the input as it came. What a producer of
+/// ``PendingStep``s uses when nothing is to be done with the input.
+@usableFromInline
+package struct PassThrough<Value: Sendable>: StepTransform {
+    @inlinable
+    package init() {}
+
+    @inlinable
+    package func proceed(with input: Value) -> ValueOrFuture<Value> {
+        .value(input)
+    }
+}
