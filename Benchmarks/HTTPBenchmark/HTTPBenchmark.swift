@@ -16,7 +16,9 @@ import Synchronization
 
 /// The same GETs as `Benchmarks/C/raw_multi.c`, through Connect; with `post`, POSTs of a 1 KiB
 /// JSON body from `Parameter.jsonObject`, the way users send them; with `post-writable`, the same
-/// POSTs from values that write their own JSON (`JSONWritable`); with `file`, downloads to
+/// POSTs from values that write their own JSON (`JSONWritable`); with `post-bytes`, the same
+/// bytes encoded once, sent as a built `Request` through `connect.send(_:)` (a POST without
+/// its encoding, what the C clients send); with `file`, downloads to
 /// files in BENCH_DIR (each removed once it is complete); with `h2c`, HTTP/2 with prior knowledge;
 /// with `https`, trusting the CA file in BENCH_CA; with `await`, the same GETs from INFLIGHT tasks
 /// that each await one response after another (`try await connect.request(...).value`); with
@@ -25,7 +27,7 @@ import Synchronization
 /// `CurlTransport` (no request building, no exchange: what Connect's transport costs alone).
 /// With BENCH_CALLBACKS=transfer-thread in the environment, the client runs its callbacks on
 /// the transfer thread (`runsCallbacksOnTransferThread`).
-/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await|await-executor|transport]
+/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|post-bytes|file|h2c|https|await|await-executor|transport]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 ///
 /// It imports FoundationEssentials rather than Foundation where it can, as Connect does, so that
@@ -83,7 +85,7 @@ struct HTTPBenchmark {
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count >= 4, let url = URL(string: arguments[1]), let total = Int(arguments[2]), let inflight = Int(arguments[3]) else {
-            let usage = "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|file|h2c|https|await|await-executor|transport]\n"
+            let usage = "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|post-bytes|file|h2c|https|await|await-executor|transport]\n"
             _ = write(2, usage, usage.utf8.count)
             exit(2)
         }
@@ -101,22 +103,25 @@ struct HTTPBenchmark {
         let endpoint = Endpoint(baseURL: url, body: mode == "post" ? .encodable : mode == "post-writable" ? .writable : .none)
         let folder = mode == "file" ? (ProcessInfo.processInfo.environment["BENCH_DIR"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory) : nil
         // The bytes Connect's own GETs put on the wire: its User-Agent, the transport's Accept-Encoding.
+        let prebuilt = mode == "post-bytes"
+            ? Request(method: .post, url: url, body: try? RequestBody.json(Endpoint.writableDocument)) : nil
         let direct = mode == "transport"
             ? (transport: CurlTransport(configuration: configuration), request: Request(url: url, headers: [.userAgent("Connect/0.1")])) : nil
 
         let requests = mode.hasPrefix("await")
             ? { (total: Int) in runAwaiting(connect, endpoint, total: total, inflight: inflight, onCallbackQueue: mode == "await-executor") }
-            : { (total: Int) in run(connect, endpoint, total: total, inflight: inflight, folder: folder, direct: direct) }
+            : { (total: Int) in run(connect, endpoint, total: total, inflight: inflight, folder: folder, direct: direct, prebuilt: prebuilt) }
         BenchmarkReport.measure(total: total, warmUp: min(total, inflight * 4), requests)
     }
 
     /// Keeps `inflight` requests going until `total` have finished; returns the failures. With a
     /// `folder`, each body is downloaded to a file there (removed once complete); with `direct`,
-    /// its request is sent through its transport instead.
+    /// its request is sent through its transport instead; with `prebuilt`, that request is sent
+    /// through `connect.send(_:)`.
     @discardableResult
     static func run(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int, folder: URL? = nil,
-                    direct: (transport: CurlTransport, request: Request)? = nil) -> Int {
-        let driver = Driver(connect: connect, endpoint: endpoint, total: total, folder: folder, direct: direct)
+                    direct: (transport: CurlTransport, request: Request)? = nil, prebuilt: Request? = nil) -> Int {
+        let driver = Driver(connect: connect, endpoint: endpoint, total: total, folder: folder, direct: direct, prebuilt: prebuilt)
         for _ in 0..<min(inflight, total) { driver.startNext() }
         driver.done.wait()
         return driver.state.withLock { $0.failures }
@@ -131,15 +136,18 @@ struct HTTPBenchmark {
         let total: Int
         let folder: URL?
         let direct: (transport: CurlTransport, request: Request)?
+        /// A request built once, sent through `connect.send(_:)`.
+        let prebuilt: Request?
         let state = Guarded((started: 0, finished: 0, failures: 0))
         let done = DispatchSemaphore(value: 0)
 
-        init(connect: Connect, endpoint: Endpoint, total: Int, folder: URL?, direct: (transport: CurlTransport, request: Request)?) {
+        init(connect: Connect, endpoint: Endpoint, total: Int, folder: URL?, direct: (transport: CurlTransport, request: Request)?, prebuilt: Request?) {
             self.connect = connect
             self.endpoint = endpoint
             self.total = total
             self.folder = folder
             self.direct = direct
+            self.prebuilt = prebuilt
         }
 
         /// Starts the next request, unless `total` have been started.
@@ -153,6 +161,10 @@ struct HTTPBenchmark {
             if let folder {
                 download(connect, endpoint, into: folder).observe { [self] result in
                     if case .success(let file) = result { try? FileManager.default.removeItem(at: file.location) }
+                    finish(failed: isFailure(result))
+                }
+            } else if let prebuilt {
+                connect.send(prebuilt).observe { [self] result in
                     finish(failed: isFailure(result))
                 }
             } else if let direct {
