@@ -17,6 +17,7 @@ typedef struct Buffer {
     size_t length, capacity;
     CURLcode result;  // for clients that finish a transfer on another thread than they read it
     FILE *file;       // in "file" mode, where the body goes instead
+    char *request_body;  // in "post-encode" mode, this handle's POST body, encoded for each request
 } Buffer;
 
 static size_t write_body(char *bytes, size_t size, size_t count, void *context) {
@@ -57,6 +58,48 @@ static int files_opened = 0;
 static char *post_body = NULL;
 static struct curl_slist *post_headers = NULL;
 
+/// "post-encode": the same POSTs, each body encoded again for its request from the items'
+/// values, as an HTTP client encodes what its caller hands it (Connect's `JSONWritable`), with
+/// each string checked for characters JSON must escape.
+static int encodes_per_request = 0;
+typedef struct Item {
+    int id;
+    char title[16];
+    int done;
+} Item;
+static Item items[22];
+
+/// Writes `text` as a JSON string at `out`; returns the bytes written.
+static size_t write_json_string(char *out, const char *text) {
+    char *start = out;
+    *out++ = '"';
+    for (const unsigned char *c = (const unsigned char *)text; *c; c++) {
+        if (*c == '"' || *c == '\\') {
+            *out++ = '\\';
+            *out++ = (char)*c;
+        } else if (*c < 0x20) {
+            out += sprintf(out, "\\u%04x", *c);
+        } else {
+            *out++ = (char)*c;
+        }
+    }
+    *out++ = '"';
+    return (size_t)(out - start);
+}
+
+/// Encodes the items as the POST body at `out` (2048 bytes): the same bytes as `post_body`.
+static void encode_items(char *out) {
+    *out++ = '[';
+    for (int i = 0; i < 22; i++) {
+        if (i) *out++ = ',';
+        out += sprintf(out, "{\"id\":%d,\"title\":", items[i].id);
+        out += write_json_string(out, items[i].title);
+        out += sprintf(out, ",\"done\":%s}", items[i].done ? "true" : "false");
+    }
+    *out++ = ']';
+    *out = 0;
+}
+
 /// "h2c": HTTP/2 with prior knowledge on cleartext. libcurl 7.88 breaks a connection it
 /// reuses with prior knowledge (curl issue 10634), so only the first request asks for it and
 /// the others ask for HTTP/2 on the connection it opened, as Connect does; nginx never closes
@@ -65,7 +108,8 @@ static int h2c = 0, h2c_opened = 0;
 /// "https": the CA file in BENCH_CA is trusted.
 static const char *trusted_ca = NULL;
 
-/// Makes the clients send POSTs when `mode` is "post", write each body to a file in BENCH_DIR
+/// Makes the clients send POSTs when `mode` is "post" (each body encoded again for its request
+/// when it is "post-encode"), write each body to a file in BENCH_DIR
 /// when it is "file", speak h2c when it is "h2c", and trust BENCH_CA when it is "https".
 static void choose_method(const char *mode) {
     if (mode != NULL && strcmp(mode, "h2c") == 0) {
@@ -80,7 +124,16 @@ static void choose_method(const char *mode) {
         file_folder = getenv("BENCH_DIR") ? getenv("BENCH_DIR") : "/tmp";
         return;
     }
-    if (mode == NULL || strcmp(mode, "post") != 0) return;
+    if (mode != NULL && strcmp(mode, "post-encode") == 0) {
+        encodes_per_request = 1;
+        for (int i = 0; i < 22; i++) {
+            items[i].id = i;
+            snprintf(items[i].title, sizeof items[i].title, "todo %03d", i);
+            items[i].done = i % 2 == 0;
+        }
+    } else if (mode == NULL || strcmp(mode, "post") != 0) {
+        return;
+    }
     post_body = malloc(2048);
     size_t length = 0;
     length += sprintf(post_body + length, "[");
@@ -104,7 +157,12 @@ static void prepare_request(CURL *easy, const char *url, Buffer *buffer) {
     }
     curl_easy_reset(easy);
     curl_easy_setopt(easy, CURLOPT_URL, url);
-    if (post_body) {
+    if (encodes_per_request) {
+        if (buffer->request_body == NULL) buffer->request_body = malloc(2048);
+        encode_items(buffer->request_body);
+        curl_easy_setopt(easy, CURLOPT_POSTFIELDS, buffer->request_body);
+        curl_easy_setopt(easy, CURLOPT_HTTPHEADER, post_headers);
+    } else if (post_body) {
         curl_easy_setopt(easy, CURLOPT_POSTFIELDS, post_body);
         curl_easy_setopt(easy, CURLOPT_HTTPHEADER, post_headers);
     }
