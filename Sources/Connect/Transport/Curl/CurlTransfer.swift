@@ -25,7 +25,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     let promise: PendingStep<Response>
     /// The transport that sent it, held while the transfer lives: its settings and loop are
     /// reached through it, and releasing the last reference to a `Connect` never cancels the
-    /// requests it started (the transport, and so its thread, outlives them).
+    /// requests it started (the transport, and so its thread, outlives them). The transport's
+    /// last reference may go with a finished transfer's, on whichever thread that is: its
+    /// `deinit` only queues a stop.
     let transport: CurlTransport
     /// What the transfer takes from the configuration: limits, cookies, proxy, TLS.
     var settings: CurlTransport.Settings { transport.settings }
@@ -800,8 +802,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     }
 
     /// Runs `body` with `received`, for the header callback, which runs only after checking the
-    /// transfer has it (as does ``deposit(_:)``). Not retained: the transfer holds it until it ends, after its last
-    /// callback; a local or a getter would retain and release it for every header line.
+    /// transfer has it (as ``deposit(_:)`` does). Not retained: the transfer holds it until it
+    /// ends, after its last callback; a local or a getter would retain and release it for every
+    /// header line.
     @inline(__always)
     private func withReceiving<Result>(_ body: (ReceivedResponse) -> Result) -> Result {
         Unmanaged.passUnretained(received.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
