@@ -200,7 +200,10 @@ struct StreamedBodyTests {
         let listener = try SilentListener()
         defer { listener.stop() }
         let bytes = GeneratedBytes(chunkSize: 64 << 10, chunks: nil)
-        let request = Request(method: .post, url: URL(string: "http://127.0.0.1:\(listener.port)/sink")!, body: .stream(bytes), timeout: .seconds(30))
+        // A timeout past anything the wait below can take, a sanitizer's load included (under
+        // ThreadSanitizer, beside the whole suite, it has taken 35–43 s): only the cancel may end
+        // the request.
+        let request = Request(method: .post, url: URL(string: "http://127.0.0.1:\(listener.port)/sink")!, body: .stream(bytes), timeout: .seconds(180))
         let future = sharedConnect.send(request)
         // Let the socket buffers fill, then see that the production stays put.
         var settled = 0
