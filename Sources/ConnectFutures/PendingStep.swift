@@ -3,8 +3,9 @@
 /// completes a request with a response, run through the request's own step (its redirects,
 /// status check and output) where it completes.
 ///
-/// Compared with a ``PendingFuture`` followed by ``Future/then(_:)``, the input never sits in a
-/// future: one future fewer to allocate, lock, complete and release for every request.
+/// Compared with a ``Promise``'s future followed by ``Future/then(_:)``, the input never sits in
+/// a future: one future fewer to allocate, lock, complete and release for every request, and no
+/// promise object either: the producer keeps this value in one of its stored properties.
 ///
 /// Not generic over the step: the producer (a transfer) is one type for every request. The step
 /// is reached through a function made where its type is known, so that its work runs
@@ -12,7 +13,7 @@
 /// up type metadata on every call.
 ///
 /// The producer completes it once, with ``receive(_:)``, and calls ``abandonIfPending()`` from
-/// its `deinit`, as for a ``PendingFuture``. Same package only.
+/// its `deinit`, as a promise does from its own. Same package only.
 @usableFromInline
 package struct PendingStep<Input: Sendable>: Sendable {
     /// The step's future.

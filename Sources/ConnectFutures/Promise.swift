@@ -15,8 +15,7 @@ import Dispatch
 /// ``FutureError/promiseAbandoned``, so observers never wait forever for a result that cannot come,
 /// and nothing they captured is kept alive past that point.
 public final class Promise<Value: Sendable>: Sendable {
-    @usableFromInline let pending: PendingFuture<Value>
-    @inlinable var storage: Future<Value>.Storage { pending.storage }
+    @usableFromInline let storage: Future<Value>.Storage
 
     /// Creates a pending promise.
     ///
@@ -38,16 +37,27 @@ public final class Promise<Value: Sendable>: Sendable {
     /// `context`; share one context between many promises to save an allocation each.
     @inlinable
     public init(context: FutureContext?) {
-        pending = PendingFuture(context: context)
+        storage = Future<Value>.Storage(pendingWith: context)
     }
 
     deinit {
-        pending.abandonIfPending()
+        // Checked first, and the failure built out of line: a deinit is not specialized, and
+        // building the failure needs `Result`'s generic metadata, a hash-table lookup that a
+        // completed future (almost every one) should not pay for.
+        if !storage.isCompleted { failAbandoned() }
+    }
+
+    /// Not `private`: declared so, it made freeing every promise cost more, for reasons of the
+    /// optimizer's (`FutureBenchmark --profile map-pending`).
+    @usableFromInline
+    @inline(never)
+    func failAbandoned() {
+        storage.completeAndRun(.failure(FutureError.promiseAbandoned))
     }
 
     /// The future this promise completes.
     @inlinable
-    public var future: Future<Value> { pending.future }
+    public var future: Future<Value> { Future(storage: storage) }
 
     /// Completes the future with a value.
     /// - Returns: `false` if the future had already completed.
@@ -71,7 +81,7 @@ public final class Promise<Value: Sendable>: Sendable {
     @inlinable
     @discardableResult
     public func complete(_ result: Result<Value, any Error>) -> Bool {
-        pending.complete(result)
+        storage.completeAndRun(result)
     }
 
     /// Completes this promise with whatever `other` completes with; cancelling this promise's
@@ -84,7 +94,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     /// `true` once the future has completed, by any means.
-    public var isCompleted: Bool { pending.isCompleted }
+    public var isCompleted: Bool { storage.isCompleted }
 
     /// `true` if the future was cancelled before the promise completed it.
     public var isCancelled: Bool { storage.isCancelled }
