@@ -115,4 +115,36 @@ static inline void ccurl_name_current_thread(const char *name) {
 }
 #endif
 
+
+// The version of the libcurl the process runs on (0xXXYYZZ), which may be newer than the headers
+// it was built with.
+static inline unsigned int ccurl_running_version(void) {
+    return curl_version_info(CURLVERSION_NOW)->version_num;
+}
+
+#if LIBCURL_VERSION_NUM >= 0x075300
+// Weak: a libcurl older than 7.83 under an app built with newer headers lacks it.
+#if defined(__APPLE__)
+extern CURLHcode curl_easy_header(CURL *easy, const char *name, size_t index, unsigned int origin, int request,
+                                  struct curl_header **hout) __attribute__((weak_import));
+#else
+#pragma weak curl_easy_header
+#endif
+#endif
+
+// Whether the response head `handle` is reading came with an HTTP/2 (or HTTP/3) `:status`
+// pseudo-header: libcurl stores one only for a head it decoded from HTTP/2 frames, so a status
+// line that says "HTTP/2" without one was read from an HTTP/1 connection. 1 or 0; -1 when this
+// libcurl has no headers API (before 7.83) to tell.
+static inline int ccurl_head_has_pseudo_status(CURL *handle) {
+#if LIBCURL_VERSION_NUM >= 0x075300
+    if (!curl_easy_header) return -1;
+    struct curl_header *header = NULL;
+    return curl_easy_header(handle, ":status", 0, CURLH_PSEUDO, -1, &header) == CURLHE_OK ? 1 : 0;
+#else
+    (void)handle;
+    return -1;
+#endif
+}
+
 #endif

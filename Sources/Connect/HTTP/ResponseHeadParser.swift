@@ -25,6 +25,8 @@ struct ResponseHeadParser {
         case continuationBeforeAnyField
         case conflictingContentLengths
         case unreadableContentLength
+        /// Found by the transport, not by ``read(_:)``: see ``ConnectionSharing``.
+        case http2StatusOnHTTP1Connection
 
         var description: String {
             switch self {
@@ -33,6 +35,7 @@ struct ResponseHeadParser {
             case .continuationBeforeAnyField: return "a folded header line comes before any header"
             case .conflictingContentLengths: return "the response has Content-Length values that disagree"
             case .unreadableContentLength: return "the response's Content-Length is not a number that fits"
+            case .http2StatusOnHTTP1Connection: return "the status line says HTTP/2 on a connection that speaks HTTP/1"
             }
         }
     }

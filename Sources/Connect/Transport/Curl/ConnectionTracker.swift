@@ -29,8 +29,14 @@ final class ConnectionTracker {
     static func ports(local: Int, remote: Int) -> Ports { local << 16 | remote }
 
     private struct Connection {
+        /// Tells this connection apart from a later one on the same descriptor.
+        let serial: UInt32
         var ports: Ports?
         var lastExchangeWasHTTP1 = false
+        /// Transfers that went out on it and have not ended.
+        var exchangesInFlight = 0
+        /// A response head on it came from HTTP/2 frames (see ``provedMultiplexing(_:)``).
+        var multiplexingProven = false
         /// A transfer went out on it already.
         var wasChosen = false
         /// The origin it speaks HTTP/2 with prior knowledge to, once a transfer opened it so.
@@ -45,13 +51,20 @@ final class ConnectionTracker {
     @exclusivity(unchecked) private var connections: [Connection?] = []
     /// Descriptors by ports, for the sockets whose ports are known.
     @exclusivity(unchecked) private var descriptors = SocketsByPorts()
+    @exclusivity(unchecked) private var nextSerial: UInt32 = 0
+    /// A response head claimed HTTP/2 on a connection that speaks HTTP/1 (and was refused):
+    /// libcurl 7.88 believed it and may now share HTTP/1 connections to that origin as if they
+    /// multiplexed, so from here on a connection must prove it multiplexes before it carries a
+    /// second exchange (see ``ConnectionSharing``).
+    @exclusivity(unchecked) var sawHTTP2Claim = false
 
     /// libcurl created `socket` for a connection.
     func opened(_ socket: Int32) {
         guard socket >= 0 else { return }
         forget(socket)
         if connections.count <= Int(socket) { connections += Array(repeating: nil, count: Int(socket) + 1 - connections.count) }
-        connections[Int(socket)] = Connection()
+        nextSerial &+= 1
+        connections[Int(socket)] = Connection(serial: nextSerial)
     }
 
     /// libcurl is closing `socket`.
@@ -79,6 +92,37 @@ final class ConnectionTracker {
         guard Int(socket) < connections.count, connections[Int(socket)] != nil, connections[Int(socket)]?.h2cOrigin == nil else { return }
         connections[Int(socket)]?.h2cOrigin = origin
         priorKnowledge.opened(to: origin)
+    }
+
+    /// Whether a transfer may go out on the connection of `socket` now, by
+    /// ``ConnectionSharing/allowsAnotherExchange(inFlight:multiplexingProven:sawHTTP2Claim:)``.
+    func allowsAnotherExchange(on socket: Int32) -> Bool {
+        guard sawHTTP2Claim, Int(socket) < connections.count, let connection = connections[Int(socket)] else { return true }
+        return ConnectionSharing.allowsAnotherExchange(
+            inFlight: connection.exchangesInFlight, multiplexingProven: connection.multiplexingProven || connection.h2cOrigin != nil,
+            sawHTTP2Claim: sawHTTP2Claim)
+    }
+
+    /// A transfer goes out on the connection of `socket`; returns the connection's serial, to
+    /// hand back to ``exchangeLeft(_:serial:)`` when the transfer ends or leaves it.
+    func exchangeStarted(on socket: Int32) -> UInt32? {
+        guard Int(socket) < connections.count, connections[Int(socket)] != nil else { return nil }
+        connections[Int(socket)]!.exchangesInFlight += 1
+        return connections[Int(socket)]!.serial
+    }
+
+    /// A transfer that went out on the connection of `socket` with `serial` ended or left it.
+    /// Nothing, if that connection closed meanwhile (its descriptor may carry another).
+    func exchangeLeft(_ socket: Int32, serial: UInt32) {
+        guard Int(socket) < connections.count, connections[Int(socket)]?.serial == serial else { return }
+        connections[Int(socket)]!.exchangesInFlight -= 1
+    }
+
+    /// A response head on the connection of `socket` was decoded from HTTP/2 frames: the
+    /// connection multiplexes.
+    func provedMultiplexing(_ socket: Int32) {
+        guard Int(socket) < connections.count, connections[Int(socket)] != nil else { return }
+        connections[Int(socket)]!.multiplexingProven = true
     }
 
     /// An exchange finished on the connection of `socket`.

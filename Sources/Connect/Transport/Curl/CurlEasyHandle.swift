@@ -3,7 +3,9 @@ import CCurl
 /// A libcurl easy handle and its error buffer; reused across transfers by the transfer loop.
 /// Used by the transfer thread only.
 final class CurlEasyHandle {
-    let raw: UnsafeMutableRawPointer
+    /// The easy handle; replaced by a fresh one only by ``renew()``. `@exclusivity(unchecked)`:
+    /// the transfer thread alone touches it, and every option and info call reads it.
+    @exclusivity(unchecked) private(set) var raw: UnsafeMutableRawPointer
     /// libcurl writes a readable message here when a transfer fails.
     let errorBuffer: UnsafeMutablePointer<CChar>
     /// Holds the options of plain transfers (see ``CurlTransfer/isPlain``) and nothing else, so
@@ -129,6 +131,23 @@ final class CurlEasyHandle {
         carriesMethodOptions = false
         httpVersionOption = CURL_HTTP_VERSION_2TLS
         waitsForMultiplexing = false
+    }
+
+    /// Replaces the easy handle with a fresh one, with no options set, for a libcurl that keeps
+    /// state across a handle's transfers which a reset does not clear (see
+    /// ``LibcurlDefects/keepsFreedHeaderAcrossTransfers``). Open connections stay with the multi
+    /// handle. False when libcurl could not make a handle; this one is then unusable.
+    func renew() -> Bool {
+        guard let fresh = curl_easy_init() else { return false }
+        curl_easy_cleanup(raw)
+        raw = fresh
+        pointPrivateAtSelf()
+        errorBuffer[0] = 0
+        holdsPlainSetup = false
+        carriesMethodOptions = false
+        httpVersionOption = CURL_HTTP_VERSION_2TLS
+        waitsForMultiplexing = false
+        return true
     }
 
     /// Asks for the HTTP version `option` (a `CURL_HTTP_VERSION_*`), and whether to wait for a

@@ -67,6 +67,12 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var needsFreshConnection = false
     /// The socket of the connection the request went out on, once libcurl chose it.
     @exclusivity(unchecked) var connectionSocket: Int32?
+    /// That connection's serial, while this transfer counts among its exchanges in flight (see
+    /// ``ConnectionTracker/exchangeStarted(on:)``).
+    @exclusivity(unchecked) var connectionSerial: UInt32?
+    /// The handle the transfer runs on, set with its options. Unowned: the handle holds the
+    /// transfer while it runs, and callbacks come only then.
+    @exclusivity(unchecked) unowned(unsafe) var runningHandle: CurlEasyHandle?
     /// For a request that wants HTTP/2 with prior knowledge on an `http://` URL: its origin and
     /// what it asked libcurl for (see ``PriorKnowledgeConnections``).
     @exclusivity(unchecked) var h2c: (origin: String, ask: PriorKnowledgeConnections.Ask)?
@@ -159,6 +165,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     func configure(_ handle: CurlEasyHandle, again: Bool = false) throws(ConnectError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
         let url = request.url.absoluteString
+        runningHandle = handle
         handle.setURL(url)
         handle.set(CURLOPT_WRITEDATA, pointer: context)
         handle.set(CURLOPT_HEADERDATA, pointer: context)
@@ -616,6 +623,12 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             return TransportFailure(
                 .bodyNotReplayable, "libcurl had to send the request body again, and it is a one-time stream that was already read", requestSent: requestSent)
         }
+        if code == CURLE_BAD_FUNCTION_ARGUMENT, statusCode != 0 {
+            // libcurl's header store refuses a line it cannot split into a name and a value (a
+            // trailer without a colon, a folded line with no field before it) before Connect's
+            // callback sees it.
+            return TransportFailure(.malformedResponse, "Malformed response: a header or trailer line is not a field")
+        }
         if code == CURLE_UNSUPPORTED_PROTOCOL, requestSent {
             return TransportFailure(.malformedResponse, "Malformed response: the reply is not HTTP")
         }
@@ -657,6 +670,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     func prepareForRestart(on handle: CurlEasyHandle) {
         needsFreshConnection = false
         connectionsChosen = 0
+        leaveConnection(handle.connections)
         connectionSocket = nil
         head = ResponseHeadParser()
         received?.empty()
@@ -676,8 +690,13 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             refusedResend = true
             return false
         }
+        leaveConnection(connections)  // a resend leaves the connection that died
         connectionSocket = connections.socket(for: ports)
         if let connectionSocket, connections.hasUnreadBytes(on: connectionSocket) {
+            needsFreshConnection = true
+            return false
+        }
+        if let connectionSocket, !connections.allowsAnotherExchange(on: connectionSocket) {
             needsFreshConnection = true
             return false
         }
@@ -692,7 +711,16 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
                 return false
             }
         }
+        if let connectionSocket { connectionSerial = connections.exchangeStarted(on: connectionSocket) }
         return true
+    }
+
+    /// The transfer no longer counts among the exchanges in flight on its connection: it ended,
+    /// or starts over on another.
+    func leaveConnection(_ connections: ConnectionTracker) {
+        guard let connectionSerial, let connectionSocket else { return }
+        connections.exchangeLeft(connectionSocket, serial: connectionSerial)
+        self.connectionSerial = nil
     }
 
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
@@ -825,6 +853,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         case .status:
             // A new head: an interim 1xx or a proxy's answer to CONNECT came before; start over.
             responseIsHTTP2 = ResponseHeadParser.isHTTP2StatusLine(bytes)
+            if _slowPath(responseIsHTTP2), !headCameFromHTTP2Frames() {
+                headProblem = .http2StatusOnHTTP1Connection
+                return false
+            }
             let reasonPhrase = ResponseHeadParser.unusualReasonPhrase(ofStatusLine: bytes, statusCode: head.statusCode)
             withReceiving {
                 $0.headers.removeAll()
@@ -854,6 +886,30 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             }
         }
         return true
+    }
+
+    /// Whether the head whose status line says HTTP/2 was decoded from HTTP/2 frames, as libcurl
+    /// writes such heads, rather than read as text from an HTTP/1 connection: a lie about the
+    /// connection that libcurl 7.88 acts on (see ``ConnectionSharing``). A head from frames
+    /// comes with a `:status` pseudo-header in libcurl's header store; a libcurl without the
+    /// headers API leaves the URL's scheme and the connection to tell. Proves the connection
+    /// multiplexes when it was.
+    @inline(never)
+    private func headCameFromHTTP2Frames() -> Bool {
+        guard let runningHandle else { return true }
+        let connections = runningHandle.connections
+        let fromFrames: Bool
+        switch ccurl_head_has_pseudo_status(runningHandle.raw) {
+        case 1: fromFrames = true
+        case 0: fromFrames = false
+        default: fromFrames = h2c != nil || request.url.scheme == "https"
+        }
+        if fromFrames {
+            if let connectionSocket { connections.provedMultiplexing(connectionSocket) }
+        } else {
+            connections.sawHTTP2Claim = true
+        }
+        return fromFrames
     }
 
     /// A `Content-Encoding` line: kept, and a decoder made for the coding it names (one

@@ -78,6 +78,10 @@ final class TransferLoop: @unchecked Sendable {
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
     @exclusivity(unchecked) private var finished: [CompletionHandOff.Finished] = []
     private static let maximumIdleHandles = 256
+    /// Every transfer gets an easy handle that ran no transfer before: the running libcurl keeps
+    /// state across a handle's transfers that can crash it (see
+    /// ``LibcurlDefects/keepsFreedHeaderAcrossTransfers``).
+    private let renewsHandles = LibcurlDefects.running.keepsFreedHeaderAcrossTransfers
     /// The loop's threads: one, or two with a callback queue (see ``LoopBaton``).
     private let threads = Locked<[pthread_t]>([])
     /// Whether a loop thread may complete a lone finished transfer itself on the callback queue,
@@ -302,7 +306,10 @@ final class TransferLoop: @unchecked Sendable {
     /// transfer leaves its handle here, whether it finished, was cancelled or never started, so
     /// an h2c transfer that was opening a connection stops holding the others back here too.
     private func removeActive(_ handle: CurlEasyHandle) {
-        handle.withTransfer { $0.settlePriorKnowledgeAsk(handle.connections) }
+        handle.withTransfer {
+            $0.settlePriorKnowledgeAsk(handle.connections)
+            $0.leaveConnection(handle.connections)
+        }
         let index = handle.activeIndex
         guard active.indices.contains(index), active[index] === handle else { return }
         let last = active.removeLast()
@@ -375,7 +382,11 @@ final class TransferLoop: @unchecked Sendable {
     private func restartOnFreshConnection(_ handle: CurlEasyHandle, _ transfer: CurlTransfer, resettingHandle: Bool) {
         curl_multi_remove_handle(multi, handle.raw)
         if resettingHandle {
-            handle.reset()
+            guard clear(handle) else {
+                removeActive(handle)
+                failSetup(of: transfer, on: handle, ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false)))
+                return
+            }
             do {
                 try transfer.configure(handle, again: true)
             } catch {
@@ -406,12 +417,22 @@ final class TransferLoop: @unchecked Sendable {
     /// (see ``CurlTransfer/isPlain``), which the next plain transfer reuses.
     private func recycle(_ handle: CurlEasyHandle) {
         guard idleHandles.count < Self.maximumIdleHandles else { return }
-        if handle.holdsPlainSetup {
+        if handle.holdsPlainSetup, !renewsHandles {
             handle.errorBuffer[0] = 0
         } else {
-            handle.reset()
+            guard clear(handle) else { return }
         }
         idleHandles.append(handle)
+    }
+
+    /// Clears every option of `handle`: a reset, or a fresh easy handle where the running libcurl
+    /// needs one (``renewsHandles``). False when no handle could be made.
+    private func clear(_ handle: CurlEasyHandle) -> Bool {
+        guard renewsHandles else {
+            handle.reset()
+            return true
+        }
+        return handle.renew()
     }
 
     private func deliver(_ transfer: consuming CurlTransfer, _ outcome: consuming Result<ReceivedResponse, any Error>) {

@@ -1,0 +1,30 @@
+import CCurl
+
+/// The known defects of the libcurl Connect runs on that Connect works around, read from the
+/// version the library reports (not the headers it was built with: a system libcurl is updated
+/// under a built app).
+///
+/// Each defect is a plain question of the version, so the workaround it selects is tested on
+/// every version at once (`LibcurlDefectsTests`) while the transport runs on the one installed.
+struct LibcurlDefects: Equatable {
+    /// libcurl's version as `0xXXYYZZ` (major, minor, patch).
+    let version: UInt32
+
+    /// The libcurl this process runs on.
+    static let running = LibcurlDefects(version: UInt32(ccurl_running_version()))
+
+    /// libcurl 7.83.0 (the headers API) to 8.0.x keep a pointer to the last response header a
+    /// handle stored after freeing the stored headers at the next transfer's start (curl
+    /// #11101, fixed in 8.1.0). A response whose first header line is a folded one (starting
+    /// with a space or tab) then makes libcurl extend that freed header: a double free, inside
+    /// libcurl, before any callback of Connect's runs. Only a handle that never ran a transfer
+    /// is safe, so on these versions every transfer gets a fresh easy handle.
+    var keepsFreedHeaderAcrossTransfers: Bool {
+        version >= 0x07_53_00 && version < 0x08_01_00
+    }
+
+    /// The version as text, "7.88.1".
+    var versionText: String {
+        "\(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)"
+    }
+}
