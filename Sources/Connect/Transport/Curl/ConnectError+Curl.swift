@@ -26,11 +26,13 @@ extension ConnectError {
 extension TransportFailure.Kind {
     /// The kind of a libcurl failure. libcurl 7.88 reports some malformed responses with codes
     /// of other failures: a bad chunk as a receive error, a head over its size limit as out of
-    /// memory.
+    /// memory (libcurl 8.6 and later as `CURLE_TOO_LARGE`).
     init(curlCode code: CURLcode, message: String, requestSent: Bool) {
         switch code {
         case CURLE_RECV_ERROR where message.contains("chunk"): self = .malformedResponse
         case CURLE_OUT_OF_MEMORY where requestSent: self = .malformedResponse
+        // libcurl 8.6's CURLE_TOO_LARGE: a head over its size limit.
+        case CURLcode(rawValue: 100) where requestSent: self = .malformedResponse
         case CURLE_COULDNT_CONNECT: self = .connectionRefused
         case CURLE_COULDNT_RESOLVE_HOST: self = .nameResolution
         case CURLE_COULDNT_RESOLVE_PROXY, CURLE_PROXY: self = .proxy

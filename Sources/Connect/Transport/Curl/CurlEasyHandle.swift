@@ -27,6 +27,8 @@ final class CurlEasyHandle {
     /// The URL of the last transfer, parsed by libcurl (see ``setURL(_:)``), and its text.
     private var parsedURL: OpaquePointer?
     private var parsedURLText = ""
+    /// That text as it goes out, without its literal dot-segments.
+    private var sentURLText = ""
     private var headerListSource: (headers: [HTTPHeader], suppressed: SuppressedHeaders) = ([], [])
     /// The transport's record of its connections, which libcurl's socket callbacks fill in.
     let connections: ConnectionTracker
@@ -70,12 +72,16 @@ final class CurlEasyHandle {
     /// the flags it gives itself, so the request it sends is the same; the handle keeps its last
     /// parse for a transfer to the same URL, the common case. A URL libcurl cannot parse is left
     /// to libcurl, which then fails the transfer as it would have.
+    ///
+    /// The path goes out as it is (`CURLU_PATH_AS_IS`, and `CURLOPT_PATH_AS_IS` among the common
+    /// options) once its literal dot-segments are removed: see ``DotSegments``.
     func setURL(_ text: String) {
-        set(CURLOPT_URL, text)
         if parsedURL == nil || text != parsedURLText {
+            let url = DotSegments.removing(fromURL: text)
+            set(CURLOPT_URL, url)
             let parsed = curl_url()
-            let flags = UInt32(CURLU_GUESS_SCHEME) | UInt32(CURLU_NON_SUPPORT_SCHEME)
-            guard let parsed, curl_url_set(parsed, CURLUPART_URL, text, flags) == CURLUE_OK else {
+            let flags = UInt32(CURLU_GUESS_SCHEME) | UInt32(CURLU_NON_SUPPORT_SCHEME) | UInt32(CURLU_PATH_AS_IS)
+            guard let parsed, curl_url_set(parsed, CURLUPART_URL, url, flags) == CURLUE_OK else {
                 curl_url_cleanup(parsed)
                 set(CURLOPT_CURLU, pointer: nil)
                 return
@@ -85,8 +91,10 @@ final class CurlEasyHandle {
             curl_url_cleanup(parsedURL)
             parsedURL = parsed
             parsedURLText = text
+            sentURLText = url
             return
         }
+        set(CURLOPT_URL, sentURLText)
         set(CURLOPT_CURLU, pointer: UnsafeMutableRawPointer(parsedURL))
     }
 

@@ -255,6 +255,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         // every hop gets the same checks, TLS pins included; libcurl must not follow them itself.
         handle.set(CURLOPT_FOLLOWLOCATION, 0)
         handle.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        // Literal dot-segments are removed before the URL is handed over; encoded ones are data
+        // (see DotSegments).
+        handle.set(CURLOPT_PATH_AS_IS, 1)
         configureTLS(handle, settings.tls)
         // Only the configured proxy, or none: left unset, libcurl reads http_proxy, all_proxy and
         // no_proxy from the environment, and on every transfer. Without a proxy the bypass list
