@@ -63,9 +63,36 @@ struct ErrorHandlingTests {
         (#"["Name is required","Email is invalid"]"#, "Name is required; Email is invalid"),
         (#"[{"message":"In an array"}]"#, "In an array"),
         (#""A bare JSON string""#, "A bare JSON string"),
+        // Validation errors name where they apply: FastAPI and pydantic (v1 and v2).
+        (#"{"detail":[{"loc":["body","name"],"msg":"Field required","type":"missing","input":{}}]}"#, "body.name: Field required"),
+        (#"{"detail":[{"loc":["body","items",0,"qty"],"msg":"Input should be greater than 0"},{"loc":["query","page"],"msg":"Field required"}]}"#,
+         "body.items.0.qty: Input should be greater than 0; query.page: Field required"),
+        (#"{"detail":"Not authenticated"}"#, "Not authenticated"),
+        // Other conventions: a field, a GraphQL path, a JSON pointer, JSON:API's source.
+        (#"{"errors":[{"field":"email","message":"is invalid"}]}"#, "email: is invalid"),
+        (#"{"errors":[{"message":"Cannot query field","path":["user","nickname"]}]}"#, "user.nickname: Cannot query field"),
+        (#"{"errors":[{"detail":"must be positive","source":{"pointer":"/data/attributes/age"}}]}"#, "data/attributes/age: must be positive"),
+        // A location beside a nested message belongs to the nesting, not to it.
+        (#"{"field":"ignored","error":{"message":"Inner"}}"#, "Inner"),
     ])
     func defaultHandlerFindsNestedForms(body: String, expected: String) async throws {
         let failure = try await httpFailure(body: Data(body.utf8))
+        #expect(failure?.message == expected)
+    }
+
+    @Test(arguments: [
+        // RFC 9457's own examples and a validation problem.
+        (#"{"type":"https://example.com/probs/out-of-credit","title":"You do not have enough credit.","detail":"Your current balance is 30, but that costs 50.","instance":"/account/12345/msgs/abc"}"#,
+         "You do not have enough credit. Your current balance is 30, but that costs 50."),
+        (##"{"type":"https://example.net/validation-error","title":"Your request is not valid.","errors":[{"detail":"must be a positive integer","pointer":"#/age"},{"detail":"must be 'green', 'red' or 'blue'","pointer":"#/profile/color"}]}"##,
+         "Your request is not valid. (age: must be a positive integer; profile/color: must be 'green', 'red' or 'blue')"),
+        (#"{"title":"Not Found"}"#, "Not Found"),
+        (#"{"title":"Invalid order","detail":"The quantity is zero"}"#, "Invalid order: The quantity is zero"),
+        (#"{"detail":"Only a detail"}"#, "Only a detail"),
+        (#"{"type":"about:blank","status":500}"#, nil),
+    ])
+    func problemDetailsReadAsTitleDetailAndErrors(body: String, expected: String?) async throws {
+        let failure = try await httpFailure(status: 422, body: Data(body.utf8), contentType: "application/problem+json")
         #expect(failure?.message == expected)
     }
 
