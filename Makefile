@@ -5,7 +5,7 @@ SWIFT ?= swift
 ## Sendable (a warning otherwise, which `make check` fails on).
 DEBUG_FLAGS := -Xswiftc -require-explicit-sendable
 
-.PHONY: all deps demo openapi test test-fast test-tsan test-asan check docs bench bench-instructions bench-memory bench-transfers bench-events clean
+.PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 check docs bench bench-instructions bench-memory bench-transfers bench-events clean
 
 all: test
 
@@ -30,6 +30,12 @@ test-fast: deps
 ## the macro runs inside the compiler, never in a sanitized program, and swift-syntax is slow to build.
 test-tsan: deps
 	CONNECT_WITHOUT_MACROS=1 TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+
+## Runs every test again on libcurl 8 (Debian's backports, fetched into .build-curl8 beside the
+## system's libcurl, which stays): Connect's workarounds for libcurl 7.88 must hold on both.
+test-curl8: deps
+	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
+	LD_LIBRARY_PATH="$$(./.ci/libcurl8)" CONNECT_EXPECTED_LIBCURL_MAJOR=8 $(SWIFT) test $(DEBUG_FLAGS) --skip-build
 
 ## Runs every test under AddressSanitizer (use after free, overflows, double frees). CI runs it too.
 ## LeakSanitizer stays off: it cannot follow Swift's references into Foundation's storage and
@@ -73,4 +79,4 @@ bench-events:
 	./Benchmarks/events
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-check Benchmarks/.build Benchmarks/AsyncHTTPClientMemory/.build
+	rm -rf .build .build-tsan .build-asan .build-check .build-curl8 Benchmarks/.build Benchmarks/AsyncHTTPClientMemory/.build

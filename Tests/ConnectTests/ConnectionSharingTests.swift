@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import Connect
@@ -54,5 +55,12 @@ struct ConnectionSharingTests {
     @Test func versionText() {
         #expect(LibcurlDefects(version: 0x07_58_01).versionText == "7.88.1")
         #expect(LibcurlDefects(version: 0x08_0E_01).versionText == "8.14.1")
+    }
+
+    /// `make test-curl8` runs the suite on a second libcurl; this says it really did.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["CONNECT_EXPECTED_LIBCURL_MAJOR"] != nil))
+    func theRunningLibcurlIsTheOneTheRunAskedFor() throws {
+        let expected = try #require(ProcessInfo.processInfo.environment["CONNECT_EXPECTED_LIBCURL_MAJOR"].flatMap { UInt32($0) })
+        #expect(LibcurlDefects.running.version >> 16 == expected, "running libcurl \(LibcurlDefects.running.versionText)")
     }
 }
