@@ -87,6 +87,29 @@ extension FaultScenario {
                       steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-Checksum: 1\r\n\r\n")]),
         FaultScenario("Transfer-Encoding and Content-Length both", .body("hello"),
                       steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 99\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"), .close]),
+        FaultScenario("chunk size with 0x", .transport(malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0x5\r\nhello\r\n0\r\n\r\n")]),
+        FaultScenario("chunk one byte longer than its data", .transport(malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello\r\n0\r\n\r\n")]),
+        FaultScenario("chunk size with a sign", .transport(malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n+5\r\nhello\r\n0\r\n\r\n")]),
+        FaultScenario("chunk data without its CRLF", .transport(malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloX0\r\n\r\n")]),
+        FaultScenario("chunk extension", .body("hello"),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;name=value\r\nhello\r\n0\r\n\r\n")]),
+        FaultScenario("trailer line without a colon", .transport(malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nno colon here\r\n\r\n")]),
+        FaultScenario("gzip then chunked transfer codings", .transport(malformed),
+                      steps: [.send(Data("HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n\(String(gzipped.count, radix: 16))\r\n".utf8) + gzipped
+                                    + Data("\r\n0\r\n\r\n".utf8))]),
+        FaultScenario("unknown transfer coding read to the close", .transport(malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: x-custom\r\n\r\nstill coded"), .close]),
+        FaultScenario("chunked twice", .transport(malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")]),
+        FaultScenario("folded Content-Length", .transport(malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n 0\r\n\r\n0123456789")]),
+        FaultScenario("folded first header line", warmsUp: true, .transport(malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\n X: y\r\nContent-Length: 2\r\n\r\nok")]),
         FaultScenario("keep-alive connection closed after the answer", .body("kept?"), steps: [ok("kept?"), .close]),
         FaultScenario("keep-alive connection reset after the answer", .body("kept?"), steps: [ok("kept?"), .pause(.milliseconds(20)), .reset]),
 
@@ -146,6 +169,20 @@ extension FaultScenario {
                       steps: [.send(Data((gzipHead + "\(gzipped.count / 2)\r\n\r\n").utf8) + gzipped.prefix(gzipped.count / 2))]),
         FaultScenario("corrupt gzip body", .transport(malformed),
                       steps: [.send(gzipHead + "11\r\n\r\nnot gzipped")]),
+        FaultScenario("content codings on two lines", .body(WireTests.plain), answer: { _ in
+            let twice = gzippedThenDeflated
+            return [.send(Data("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Encoding: deflate\r\nContent-Length: \(twice.count)\r\n\r\n".utf8) + twice)]
+        }),
+        FaultScenario("content codings in one list, chunked", .body(WireTests.plain), answer: { _ in
+            let twice = gzippedThenDeflated
+            return [.send(Data("HTTP/1.1 200 OK\r\nContent-Encoding: gzip, deflate\r\nTransfer-Encoding: chunked\r\n\r\n\(String(twice.count, radix: 16))\r\n".utf8)
+                          + twice + Data("\r\n0\r\n\r\n".utf8))]
+        }),
+        FaultScenario("truncated gzip in a chunked body", .transport(truncated), answer: { _ in
+            let half = gzipped.prefix(gzipped.count / 2)
+            return [.send(Data("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nTransfer-Encoding: chunked\r\n\r\n\(String(half.count, radix: 16))\r\n".utf8)
+                          + half + Data("\r\n0\r\n\r\n".utf8))]
+        }),
         FaultScenario("unknown content coding", .body("as sent"),
                       steps: [.send("HTTP/1.1 200 OK\r\nContent-Encoding: x-custom\r\nContent-Length: 7\r\n\r\nas sent")]),
 
@@ -167,6 +204,9 @@ extension FaultScenario {
             request.connectionID == 1 ? [.close] : [ok("second try")]
         }),
     ]
+
+    /// The gzipped body deflated again: `Content-Encoding: gzip, deflate`.
+    static let gzippedThenDeflated = CompressedBodyTests.deflated(gzipped)
 
     /// A head, then `body` a byte every 5 ms.
     static func trickled(_ body: String) -> [RawServer.Step] {

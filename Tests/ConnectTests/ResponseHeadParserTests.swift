@@ -114,7 +114,7 @@ struct ResponseHeadParserTests {
         var parser = ResponseHeadParser()
         func kind(_ text: String) throws -> ResponseHeadParser.Line { try Self.readLine(&parser, text) }
         #expect(try kind("HTTP/1.1 200 OK\r\n") == .status)
-        #expect(try kind("Content-Encoding: gzip\r\n") == .contentEncoding)
+        #expect(try kind("Content-Encoding: gzip\r\n") == .field)
         #expect(try kind("X-Folded: a\r\n") == .field)
         #expect(try kind("  b\r\n") == .continuation)
         #expect(try kind("\tc\n") == .continuation)
@@ -128,6 +128,50 @@ struct ResponseHeadParserTests {
     @Test func aFoldedLineBeforeAnyFieldOrALineWithoutAColonIsRefused() {
         #expect(throws: ResponseHeadParser.Problem.continuationBeforeAnyField) { try Self.read(["HTTP/1.1 200 OK", " folded"]).get() }
         #expect(throws: ResponseHeadParser.Problem.fieldWithoutColon) { try Self.read(["HTTP/1.1 200 OK", "no colon here"]).get() }
+    }
+
+    @Test(arguments: [
+        // How the body is framed and coded: chunked or not, content codings in order.
+        (["Transfer-Encoding: chunked"], true, [], false),
+        (["Transfer-Encoding: Chunked "], true, [], false),
+        (["Content-Encoding: gzip"], false, [.gzip], false),
+        (["Content-Encoding: gzip, br"], false, [.gzip, .brotli], false),
+        (["Content-Encoding: gzip", "X-Between: 1", "Content-Encoding: br"], false, [.gzip, .brotli], false),
+        (["Content-Encoding: , identity ,deflate,"], false, [.deflate], false),
+        (["Content-Encoding: x-custom, gzip", "Transfer-Encoding: chunked"], true, [.gzip], true),
+        (["Content-Encoding: zstd", "Content-Length: 5"], false, [.zstd], false),
+    ] as [([String], Bool, [ContentDecoder.Coding], Bool)])
+    func bodyFramingAndCodings(lines: [String], chunked: Bool, codings: [ContentDecoder.Coding], unknown: Bool) throws {
+        let parser = try Self.read(["HTTP/1.1 200 OK"] + lines + [""]).get()
+        #expect(parser.isChunked == chunked)
+        #expect(parser.contentCodings == codings)
+        #expect(parser.hasUnknownContentCoding == unknown)
+    }
+
+    @Test(arguments: [
+        // Connect asks for no transfer coding but chunked, which comes once and last.
+        (["Transfer-Encoding: gzip, chunked"], .unsupportedTransferCoding),
+        (["Transfer-Encoding: x-custom"], .unsupportedTransferCoding),
+        (["Transfer-Encoding: chunked, gzip"], .unsupportedTransferCoding),
+        (["Transfer-Encoding: chunked", "Transfer-Encoding: chunked"], .unsupportedTransferCoding),
+        (["Transfer-Encoding: chunked, chunked"], .unsupportedTransferCoding),
+        (["Transfer-Encoding: identity"], .unsupportedTransferCoding),
+        // A framing field continued on the next line means two things.
+        (["Content-Length: 1", " 0"], .foldedFramingField),
+        (["Transfer-Encoding: chunked", "\tgzip"], .foldedFramingField),
+        (["Content-Encoding: gzip", " br"], .foldedFramingField),
+        (["Content-Encoding: gzip, gzip, gzip, gzip, gzip"], .tooManyContentCodings),
+    ] as [([String], ResponseHeadParser.Problem)])
+    func framingThatIsRefused(lines: [String], problem: ResponseHeadParser.Problem) {
+        #expect(throws: problem) { try Self.read(["HTTP/1.1 200 OK"] + lines).get() }
+    }
+
+    @Test func eachHeadHasItsOwnFraming() throws {
+        let parser = try Self.read([
+            "HTTP/1.1 103 Early Hints", "Content-Encoding: gzip", "Transfer-Encoding: chunked", "", "HTTP/1.1 200 OK", "Content-Length: 2", "",
+        ]).get()
+        #expect(!parser.isChunked)
+        #expect(parser.contentCodings.isEmpty)
     }
 
     /// The reason phrase kept for a response: the server's own, or `nil` where the standard one

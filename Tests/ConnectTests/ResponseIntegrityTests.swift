@@ -62,4 +62,18 @@ struct ResponseIntegrityTests {
             }
         }
     }
+
+    /// Trailer fields come after the body and are not the head's (RFC 9110 §6.5.1): a trailer
+    /// must not pass for a header a client acts on.
+    @Test func trailersAreNotMergedIntoTheHeaders() async throws {
+        let server = try RawServer { _, _ in
+            [.send("HTTP/1.1 200 OK\r\nX-Head: 1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-Checksum: 9\r\nContent-Type: text/evil\r\n\r\n")]
+        }
+        defer { server.shutdown() }
+        let response = try await Connect().send(Request(url: server.baseURL.appendingPathComponent("trailers"))).value
+        #expect(response.body == Data("hello".utf8))
+        #expect(response.header("X-Head") == "1")
+        #expect(response.header("X-Checksum") == nil)
+        #expect(response.header("Content-Type") == nil)
+    }
 }

@@ -11,9 +11,11 @@ import Darwin
 
 /// Reads a response head one line at a time, as the transport receives it, and refuses what
 /// RFC 9112 calls malformed: a status line that is not `HTTP/<version> <3 digits>`, a field line
-/// without a colon, `Content-Length` values that disagree or cannot be read. It also knows when
-/// the head has ended, so a connection that closes inside the head is told apart from a
-/// response with an empty body.
+/// without a colon, `Content-Length` values that disagree or cannot be read or that are folded,
+/// a transfer coding other than a final `chunked` (Connect asks for none, RFC 9112 §6.1). It
+/// also knows when the head has ended, so a connection that closes inside the head is told
+/// apart from a response with an empty body, and how the body is framed and coded: chunked or
+/// not, and the content codings of every `Content-Encoding` line, in order.
 ///
 /// A plain value: it holds no bytes, only what it has learnt. Interim (1xx) responses and a
 /// proxy's answer to `CONNECT` come before the final head; each status line starts over.
@@ -25,6 +27,14 @@ struct ResponseHeadParser {
         case continuationBeforeAnyField
         case conflictingContentLengths
         case unreadableContentLength
+        /// A `Transfer-Encoding` other than `chunked` (or `chunked` not last), which Connect
+        /// never asks for.
+        case unsupportedTransferCoding
+        /// More content codings than ``BodyDecoder/maximumCodings``.
+        case tooManyContentCodings
+        /// A `Content-Length`, `Content-Encoding` or `Transfer-Encoding` line continued on the
+        /// next (obs-fold).
+        case foldedFramingField
         /// Found by the transport, not by ``read(_:)``: see ``ConnectionSharing``.
         case http2StatusOnHTTP1Connection
 
@@ -35,6 +45,9 @@ struct ResponseHeadParser {
             case .continuationBeforeAnyField: return "a folded header line comes before any header"
             case .conflictingContentLengths: return "the response has Content-Length values that disagree"
             case .unreadableContentLength: return "the response's Content-Length is not a number that fits"
+            case .unsupportedTransferCoding: return "the response has a transfer coding other than a final chunked, which was not asked for"
+            case .tooManyContentCodings: return "the response names more content codings than a body has reason to have"
+            case .foldedFramingField: return "a Content-Length, Content-Encoding or Transfer-Encoding line is folded onto the next"
             case .http2StatusOnHTTP1Connection: return "the status line says HTTP/2 on a connection that speaks HTTP/1"
             }
         }
@@ -48,8 +61,6 @@ struct ResponseHeadParser {
         case field
         /// A `Content-Length` field, read.
         case contentLength
-        /// A `Content-Encoding` field.
-        case contentEncoding
         /// An obs-fold line (starting with a space or tab) that continues the field before it:
         /// RFC 9112 §5.2 has a user agent join it to that field with a space.
         case continuation
@@ -63,7 +74,17 @@ struct ResponseHeadParser {
     private(set) var contentLength: Int?
     /// The blank line after a final (non-1xx) status line has come: the head is whole.
     private(set) var isComplete = false
+    /// The body is in the chunked transfer coding.
+    private(set) var isChunked = false
+    /// The content codings of the `Content-Encoding` lines, in the order they were applied.
+    private(set) var contentCodings: [ContentDecoder.Coding] = []
+    /// A `Content-Encoding` names a coding Connect does not decode: the body is handed on as it
+    /// came.
+    private(set) var hasUnknownContentCoding = false
     private var hasField = false
+    /// The last field was `Content-Length`, `Content-Encoding` or `Transfer-Encoding`: a folded
+    /// line after it would change how the body is read.
+    private var lastFieldFramesBody = false
 
     /// Reads one line, its line ending included.
     mutating func read(_ line: UnsafeRawBufferPointer) throws(Problem) -> Line {
@@ -76,29 +97,85 @@ struct ResponseHeadParser {
             statusCode = try Self.statusCode(ofStatusLine: content)
             contentLength = nil
             isComplete = false
+            isChunked = false
+            contentCodings = []
+            hasUnknownContentCoding = false
             hasField = false
+            lastFieldFramesBody = false
             return .status
         }
         guard statusCode != 0 else { throw .malformedStatusLine }
         let first = content[0]
         if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
             guard hasField else { throw .continuationBeforeAnyField }
+            // The framing fields are read line by line; one continued on the next line would
+            // mean one thing to Connect and another to whoever joins the lines.
+            guard !lastFieldFramesBody else { throw .foldedFramingField }
             return .continuation
         }
         guard let found = memchr(content.baseAddress!, Int32(UInt8(ascii: ":")), content.count) else { throw .fieldWithoutColon }
         let colon = UnsafeRawPointer(found) - content.baseAddress!
         hasField = true
-        // Only the two fields the transport acts on are looked into; both start with "content-".
-        guard first | 0x20 == UInt8(ascii: "c"), !isComplete else { return .field }
+        lastFieldFramesBody = false
+        // Only the fields the transport acts on are looked into: those naming the body's length
+        // and codings.
+        let folded = first | 0x20
+        guard folded == UInt8(ascii: "c") || folded == UInt8(ascii: "t"), !isComplete else { return .field }
         let name = UnsafeRawBufferPointer(rebasing: content[..<colon])
+        let value = UnsafeRawBufferPointer(rebasing: content[(colon + 1)...])
         if Self.equalsIgnoringCase(name, "content-length") {
-            let length = try Self.contentLength(UnsafeRawBufferPointer(rebasing: content[(colon + 1)...]))
+            let length = try Self.contentLength(value)
             if let contentLength, contentLength != length { throw .conflictingContentLengths }
             contentLength = length
+            lastFieldFramesBody = true
             return .contentLength
         }
-        if Self.equalsIgnoringCase(name, "content-encoding") { return .contentEncoding }
+        if Self.equalsIgnoringCase(name, "content-encoding") {
+            try readContentCodings(value)
+            lastFieldFramesBody = true
+        } else if Self.equalsIgnoringCase(name, "transfer-encoding") {
+            try readTransferCodings(value)
+            lastFieldFramesBody = true
+        }
         return .field
+    }
+
+    /// A `Content-Encoding` value: each coding is appended, in order; `identity` names none.
+    private mutating func readContentCodings(_ value: UnsafeRawBufferPointer) throws(Problem) {
+        for element in Self.listElements(value) {
+            let name = String(decoding: element, as: UTF8.self)
+            if let coding = ContentDecoder.Coding(headerValue: name) {
+                guard contentCodings.count < BodyDecoder.maximumCodings else { throw .tooManyContentCodings }
+                contentCodings.append(coding)
+            } else if name.lowercased() != "identity" {
+                hasUnknownContentCoding = true
+            }
+        }
+    }
+
+    /// A `Transfer-Encoding` value: `chunked`, once and last of all the lines. A response may
+    /// carry only the codings its request accepted (RFC 9112 §6.1, §10.1), and Connect accepts
+    /// none but chunked.
+    private mutating func readTransferCodings(_ value: UnsafeRawBufferPointer) throws(Problem) {
+        for element in Self.listElements(value) {
+            guard !isChunked, Self.equalsIgnoringCase(element, "chunked") else { throw .unsupportedTransferCoding }
+            isChunked = true
+        }
+    }
+
+    /// The elements of a comma-separated field value, without the blanks around them, empty
+    /// ones left out (RFC 9110 §5.6.1).
+    static func listElements(_ value: UnsafeRawBufferPointer) -> [UnsafeRawBufferPointer] {
+        var elements: [UnsafeRawBufferPointer] = []
+        var start = 0
+        for index in 0...value.count where index == value.count || value[index] == UInt8(ascii: ",") {
+            var first = start, end = index
+            while first < end, value[first] == UInt8(ascii: " ") || value[first] == UInt8(ascii: "\t") { first += 1 }
+            while end > first, value[end - 1] == UInt8(ascii: " ") || value[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+            if first < end { elements.append(UnsafeRawBufferPointer(rebasing: value[first..<end])) }
+            start = index + 1
+        }
+        return elements
     }
 
     /// `line` without its line ending.

@@ -48,9 +48,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The status of the last head (0 before any): an interim 1xx until the final one comes.
     var statusCode: Int { head.statusCode }
     @exclusivity(unchecked) var headProblem: ResponseHeadParser.Problem?
-    /// Decodes a compressed body (gzip, deflate, br, zstd); see ``ContentDecoder``.
-    @exclusivity(unchecked) var decoder: ContentDecoder?
-    @exclusivity(unchecked) var decodingFailure: ContentDecoder.Failure?
+    /// Decodes a chunked or compressed body (gzip, deflate, br, zstd); see ``BodyDecoder``.
+    @exclusivity(unchecked) var decoder: BodyDecoder?
+    @exclusivity(unchecked) var decodingFailure: BodyDecoder.Failure?
     /// Decoded bytes a paused stream did not take yet, and how many bytes of the input libcurl
     /// will hand over again when it resumes were already decoded into them.
     @exclusivity(unchecked) var pendingDecoded: [UInt8] = []
@@ -240,6 +240,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         // `CurlEasyHandle.setHeaders`) and decodes them itself (see ContentDecoder): libcurl
         // must hand them over as they came.
         handle.set(CURLOPT_HTTP_CONTENT_DECODING, 0)
+        // Chunked bodies too: libcurl still finds where one ends, and Connect checks its framing
+        // strictly (see ChunkedDecoder) before libcurl reads the same bytes leniently.
+        handle.set(CURLOPT_HTTP_TRANSFER_DECODING, 0)
         // Each connection's socket is known, so that an idle one with unread bytes is never
         // reused (see ConnectionTracker), and each is chosen through `connectionChosen`.
         let tracker = Unmanaged.passUnretained(handle.connections).toOpaque()
@@ -640,7 +643,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             return TransportFailure(.truncatedResponse, "Truncated response: the connection closed inside the response head")
         }
         if let decoder, decoder.hasInput, !decoder.isComplete {
-            return TransportFailure(.truncatedResponse, "Truncated response: \(ContentDecoder.Failure.truncated)")
+            return TransportFailure(.truncatedResponse, "Truncated response: the body ends before its chunked framing or compressed stream does")
         }
         return nil
     }
@@ -868,25 +871,44 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             contentRange = nil
             decoder = nil
         case .end:
+            if head.isComplete, !prepareForBody() { return false }
             // A body-less answer (204, `Content-Length: 0`) can be complete here.
             if uploadingHandle != nil, isAnsweredBeforeBodySent() { return false }
         case .field:
             return withReceiving { $0.headers.append(line: bytes) }
         case .continuation:
             return withReceiving { $0.headers.appendContinuation(bytes) }
-        case .contentEncoding:
-            return receiveContentEncoding(bytes)
         case .contentLength:
-            guard withReceiving({ $0.headers.append(line: bytes) }) else { return false }
-            guard let length = head.contentLength, sink == nil, request.streamBuffer == nil else { return true }
-            if length > settings.maximumBodySize, statusCode >= 200, !(300..<400).contains(statusCode), decoder == nil {
-                bodyTooLarge = true
-                return false
-            }
-            if decoder == nil {
-                let capacity = min(length, settings.maximumBodySize)
-                withReceiving { if $0.body.isEmpty { $0.body.reserveCapacity(capacity) } }
-            }
+            return withReceiving { $0.headers.append(line: bytes) }
+        }
+        return true
+    }
+
+    /// The final head ended: a decoder for a chunked or compressed body, or for a body in memory
+    /// of known length, room for it (or a refusal, over the limit). False stops the transfer.
+    @inline(__always)
+    private func prepareForBody() -> Bool {
+        if _slowPath(head.isChunked || !head.contentCodings.isEmpty) { return makeDecoder() }
+        guard let length = head.contentLength, sink == nil, request.streamBuffer == nil else { return true }
+        if length > settings.maximumBodySize, statusCode != 204, !(300..<400).contains(statusCode), request.method != .head {
+            bodyTooLarge = true
+            return false
+        }
+        let capacity = min(length, settings.maximumBodySize)
+        withReceiving { if $0.body.isEmpty { $0.body.reserveCapacity(capacity) } }
+        return true
+    }
+
+    /// The decoder for the body the head announced: chunked (libcurl hands it over as it came,
+    /// see ``ChunkedDecoder``), compressed, or both. A coding Connect does not decode leaves
+    /// the content as it came. Out of line: most responses are neither.
+    @inline(never)
+    private func makeDecoder() -> Bool {
+        do {
+            decoder = try BodyDecoder(chunked: head.isChunked, codings: head.hasUnknownContentCoding ? [] : head.contentCodings)
+        } catch {
+            decodingFailure = error
+            return false
         }
         return true
     }
@@ -913,23 +935,6 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             connections.sawHTTP2Claim = true
         }
         return fromFrames
-    }
-
-    /// A `Content-Encoding` line: kept, and a decoder made for the coding it names (one
-    /// Connect does not decode leaves the body as it came). Out of line: most responses have none.
-    @inline(never)
-    private func receiveContentEncoding(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard withReceiving({ $0.headers.append(line: bytes) }) else { return false }
-        guard let (_, value) = RawHeaders.split(bytes),
-            let coding = ContentDecoder.Coding(headerValue: String(decoding: UnsafeRawBufferPointer(rebasing: bytes[value]), as: UTF8.self))
-        else { return true }
-        do {
-            decoder = try ContentDecoder(coding: coding)
-        } catch {
-            decodingFailure = error
-            return false
-        }
-        return true
     }
 
     /// Closes the file and, unless the download succeeded, removes what it wrote (or keeps it
