@@ -151,6 +151,13 @@ extension FaultScenario {
                       steps: [.send("HTTP/1.1 200 OK\r\nX-Bad: a\u{0}b\r\nContent-Length: 2\r\n\r\nok")]),
         FaultScenario("huge header line", .transport(malformed),
                       steps: [.send("HTTP/1.1 200 OK\r\nX-Huge: " + String(repeating: "h", count: 300_000) + "\r\nContent-Length: 2\r\n\r\nok")]),
+        FaultScenario("300 KB of headers", .transport(malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\n" + (0..<3000).map { "X-Header-\($0): " + String(repeating: "v", count: 90) + "\r\n" }.joined()
+                                    + "Content-Length: 2\r\n\r\nok")]),
+        FaultScenario("CR inside a header value", .transport(malformed),
+                      steps: [.send("HTTP/1.1 200 OK\r\nX-Bad: a\rb\r\nContent-Length: 2\r\n\r\nok")]),
+        FaultScenario("status 999", .status(999), steps: [.send("HTTP/1.1 999 Weird\r\nContent-Length: 2\r\n\r\nok")]),
+        FaultScenario("status 299 of an unknown kind of success", .body("ok"), steps: [.send("HTTP/1.1 299 Whatever\r\nContent-Length: 2\r\n\r\nok")]),
         FaultScenario("a thousand headers", .body("ok"),
                       steps: [.send("HTTP/1.1 200 OK\r\n" + (0..<1000).map { "X-Header-\($0): \($0)\r\n" }.joined() + "Content-Length: 2\r\n\r\nok")]),
         FaultScenario("interim 100 before the answer", .body("ok"), steps: [.send("HTTP/1.1 100 Continue\r\n\r\n"), ok("ok")]),

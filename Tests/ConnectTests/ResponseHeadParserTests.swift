@@ -35,6 +35,9 @@ struct ResponseHeadParserTests {
         ("HTTP/2.0 301 Moved", 301),
         ("HTTP/3 503", 503),
         ("HTTP/1.1 599 Custom", 599),
+        // Invalid, and read as a server error (RFC 9110 §15).
+        ("HTTP/1.1 600 High", 600),
+        ("HTTP/1.1 999 Weird", 999),
         ("HTTP/1.1 100 Continue", 100),
         ("HTTP/3.0 200 OK", 200),
         ("HTTP/1.0 100", 100),
@@ -47,7 +50,7 @@ struct ResponseHeadParserTests {
 
     @Test(arguments: [
         "HTTP/1.1 20 OK", "HTTP/1.1 2000 OK", "HTTP/1.1 abc OK", "HTTP/1.1200 OK", "HTTP/9 200 OK",
-        "HTTP/1.2 200 OK", "HTTP/1 200 OK", "HTTP/1.1  200 OK", "HTTP/1.1 099 Low", "HTTP/1.1 600 High", "HTTP/2.1 200",
+        "HTTP/1.2 200 OK", "HTTP/1 200 OK", "HTTP/1.1  200 OK", "HTTP/1.1 099 Low", "HTTP/1.1 1000 Four", "HTTP/2.1 200",
         "HTTP/", "HTTP/1.1", "HTTP/1.1 2x0 OK", "HTTP/1.1 200OK", "HTTP/3.1 200", "HTTP/1.1 20", "HTTP/2", "HTTP/1.", "HTTP/1.1 ",
     ])
     func statusLinesThatAreRefused(line: String) {
