@@ -5,7 +5,7 @@ SWIFT ?= swift
 ## Sendable (a warning otherwise, which `make check` fails on).
 DEBUG_FLAGS := -Xswiftc -require-explicit-sendable
 
-.PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 check docs bench bench-instructions bench-memory bench-transfers bench-events clean
+.PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check docs bench bench-instructions bench-memory bench-transfers bench-events clean
 
 all: test
 
@@ -36,6 +36,16 @@ test-tsan: deps
 test-curl8: deps
 	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
 	LD_LIBRARY_PATH="$$(./.ci/libcurl8)" CONNECT_EXPECTED_LIBCURL_MAJOR=8 $(SWIFT) test $(DEBUG_FLAGS) --skip-build
+
+## Runs every libFuzzer harness (Fuzz/: the response head, chunked framing, the content decoders,
+## event streams, lines, JSON, HTTP dates) for FUZZ_SECONDS each (default 60): `make fuzz FUZZ_SECONDS=3600`.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	./Fuzz/run $(FUZZ_SECONDS)
+
+## Every harness for 15 seconds from its seed corpus, as CI runs them.
+fuzz-smoke: deps
+	./Fuzz/run 15
 
 ## Runs every test under AddressSanitizer (use after free, overflows, double frees). CI runs it too.
 ## LeakSanitizer stays off: it cannot follow Swift's references into Foundation's storage and
@@ -79,4 +89,4 @@ bench-events:
 	./Benchmarks/events
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-check .build-curl8 Benchmarks/.build Benchmarks/AsyncHTTPClientMemory/.build
+	rm -rf .build .build-tsan .build-asan .build-check .build-curl8 .build-fuzz Fuzz/.build Benchmarks/.build Benchmarks/AsyncHTTPClientMemory/.build

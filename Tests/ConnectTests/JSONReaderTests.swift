@@ -66,6 +66,8 @@ struct JSONReaderTests {
         #""abc"#, "\"tab\there\"", "\"line\nbreak\"", #""\x""#, #""\u12""#, #""\u12G4""#,
         #""\ud800""#, #""\udc00""#, #""\ud800\u0041""#, #""\ud800x""#,
         "[1] x", "1 2", "{}{}", "// comment\n1",
+        // Too large for a Double.
+        "1e400", "-1e400", "[1e999]",
     ])
     func refusesInvalidText(text: String) {
         #expect(JSONReader.value(from: Data(text.utf8)) == nil, "\(text.debugDescription) was read")

@@ -14,7 +14,8 @@ import Foundation
 /// - Any value may stand alone at the top (`"text"`, `42`).
 ///
 /// The reader is strict: invalid UTF-8, an unescaped control character, a lone UTF-16
-/// surrogate, a leading zero, a trailing comma, anything after the value but whitespace, or
+/// surrogate, a leading zero, a trailing comma, a number too large for a `Double`, anything
+/// after the value but whitespace, or
 /// nesting deeper than ``maximumDepth`` makes the whole text invalid (`nil`), never a partial value.
 struct JSONReader {
     /// Objects and arrays nested deeper than this are refused rather than read by recursion
@@ -199,7 +200,10 @@ struct JSONReader {
         }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
         if isIntegral, let integer = Int(text) { return integer }
-        return Double(text)
+        // A number too large for a Double (1e400) is refused rather than read as infinity, as
+        // JSONSerialization does.
+        guard let double = Double(text), double.isFinite else { return nil }
+        return double
     }
 
     /// Skips one or more digits; `false` if there is none.
