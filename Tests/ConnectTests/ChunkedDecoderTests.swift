@@ -33,7 +33,7 @@ struct ChunkedDecoderTests {
     static func feed(_ decoder: inout ChunkedDecoder, _ piece: [UInt8], into body: inout Data, accepting: Bool = true) -> ChunkedDecoder.Problem? {
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: piece.count, alignment: 1)
         defer { input.deallocate() }
-        input.copyMemory(from: UnsafeRawBufferPointer(start: piece, count: piece.count))
+        input.copyBytes(from: piece)
         do {
             _ = try decoder.decode(UnsafeRawBufferPointer(input)) { chunk in
                 body.append(contentsOf: chunk)

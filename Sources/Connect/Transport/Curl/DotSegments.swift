@@ -28,10 +28,10 @@ enum DotSegments {
 
     /// An absolute path (starting with `/`) without its literal dot-segments, or `nil` when it
     /// has none.
-    static func removing<Path: Collection<UInt8>>(fromPath path: Path) -> [UInt8]? {
+    static func removing(fromPath path: ArraySlice<UInt8>) -> [UInt8]? {
         let segments = path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).dropFirst()
-        guard segments.contains(where: isDotSegment) else { return nil }
-        var kept: [Path.SubSequence] = []
+        guard segments.contains(where: { isDotSegment($0) }) else { return nil }
+        var kept: [ArraySlice<UInt8>] = []
         for (index, segment) in zip(1..., segments) {
             let isLast = index == segments.count
             if segment.elementsEqual([UInt8(ascii: ".")]) {
@@ -51,7 +51,7 @@ enum DotSegments {
         return result.isEmpty ? [UInt8(ascii: "/")] : result
     }
 
-    private static func isDotSegment<Segment: Collection<UInt8>>(_ segment: Segment) -> Bool {
+    private static func isDotSegment(_ segment: ArraySlice<UInt8>) -> Bool {
         segment.elementsEqual([UInt8(ascii: ".")]) || segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
     }
 
