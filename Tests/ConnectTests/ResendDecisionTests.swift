@@ -1,3 +1,4 @@
+import CCurl
 import Testing
 
 @testable import Connect
@@ -83,6 +84,44 @@ struct ResendDecisionTests {
         let startsOver = ResendDecision.startsOverAfterFramingError(
             responseStarted: row.responseStarted, isRepeatable: row.isRepeatable, restartsSoFar: row.restartsSoFar)
         #expect(startsOver == row.startsOver)
+    }
+
+    struct DeadConnectionCase: Sendable, CustomStringConvertible {
+        var reused: Bool
+        var responseStarted = false
+        var isRepeatable = true
+        var restartsSoFar = 0
+        var startsOver: Bool
+        var description: String {
+            "reused \(reused), response started \(responseStarted), repeatable \(isRepeatable), \(restartsSoFar) restarts → \(startsOver)"
+        }
+    }
+
+    @Test(arguments: [
+        // A reused connection that died before any answer: an idle close raced the request.
+        DeadConnectionCase(reused: true, startsOver: true),
+        // Once only.
+        DeadConnectionCase(reused: true, restartsSoFar: 1, startsOver: false),
+        // A connection opened for the request that dies is the server's answer.
+        DeadConnectionCase(reused: false, startsOver: false),
+        // Part of the answer came: the server read the request.
+        DeadConnectionCase(reused: true, responseStarted: true, startsOver: false),
+        // A request that may not be repeated fails, and the retrier decides.
+        DeadConnectionCase(reused: true, isRepeatable: false, startsOver: false),
+    ])
+    func startsOverOnDeadConnection(_ row: DeadConnectionCase) {
+        let startsOver = ResendDecision.startsOverOnDeadConnection(
+            connectionWasReused: row.reused, responseStarted: row.responseStarted, isRepeatable: row.isRepeatable, restartsSoFar: row.restartsSoFar)
+        #expect(startsOver == row.startsOver)
+    }
+
+    @Test func theCodesOfADeadConnection() {
+        for code in [CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2_STREAM] {
+            #expect(ResendDecision.endsWithDeadConnection(code), "\(code)")
+        }
+        for code in [CURLE_OK, CURLE_OPERATION_TIMEDOUT, CURLE_HTTP2, CURLE_WRITE_ERROR, CURLE_COULDNT_CONNECT, CURLE_PEER_FAILED_VERIFICATION] {
+            #expect(!ResendDecision.endsWithDeadConnection(code), "\(code)")
+        }
     }
 
     struct SetupCase: Sendable, CustomStringConvertible {

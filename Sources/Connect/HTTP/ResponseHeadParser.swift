@@ -76,6 +76,9 @@ struct ResponseHeadParser {
 
     /// The last status line's code.
     private(set) var statusCode = 0
+    /// The last status line's HTTP version, as ``Response/httpVersion`` names it: "1.0", "1.1",
+    /// "2" or "3".
+    private(set) var httpVersion = "1.1"
     /// The final head's length of the body, if it gave one.
     private(set) var contentLength: Int?
     /// The blank line after a final (non-1xx) status line has come: the head is whole.
@@ -110,6 +113,7 @@ struct ResponseHeadParser {
         }
         if Self.startsWithHTTPVersion(content) {
             statusCode = try Self.statusCode(ofStatusLine: content)
+            httpVersion = Self.versionName(ofStatusLine: content)
             contentLength = nil
             isComplete = false
             isChunked = false
@@ -255,6 +259,16 @@ struct ResponseHeadParser {
         let code = Int(hundreds) * 100 + Int(tens) * 10 + Int(ones)
         guard code >= 100 else { throw .malformedStatusLine }
         return code
+    }
+
+    /// The version of a status line ``statusCode(ofStatusLine:)`` accepted: "1.0", "1.1", "2"
+    /// ("HTTP/2" and "HTTP/2.0") or "3".
+    static func versionName(ofStatusLine line: UnsafeRawBufferPointer) -> String {
+        switch line[5] {
+        case UInt8(ascii: "2"): return "2"
+        case UInt8(ascii: "3"): return "3"
+        default: return line[7] == UInt8(ascii: "0") ? "1.0" : "1.1"
+        }
     }
 
     /// Where the version of a line starting "HTTP/" ends: after "HTTP/x.y" when a dot follows

@@ -29,7 +29,7 @@ final class CurlEasyHandle {
     private var parsedURLText = ""
     /// That text as it goes out, without its literal dot-segments.
     private var sentURLText = ""
-    private var headerListSource: (headers: [HTTPHeader], suppressed: SuppressedHeaders) = ([], [])
+    private var headerListSource: (headers: [HTTPHeader], suppressed: HeaderAdjustments) = ([], [])
     /// The transport's record of its connections, which libcurl's socket callbacks fill in.
     let connections: ConnectionTracker
     /// The `CURLOPT_HTTP_VERSION` and `CURLOPT_PIPEWAIT` last set (libcurl's defaults after a
@@ -37,14 +37,20 @@ final class CurlEasyHandle {
     private var httpVersionOption = CURL_HTTP_VERSION_2TLS
     private var waitsForMultiplexing = false
 
-    /// Headers libcurl adds by itself that a request may need left out.
-    struct SuppressedHeaders: OptionSet, Equatable {
+    /// Headers libcurl adds by itself that a request may need left out, and one it leaves out
+    /// that a request may need.
+    struct HeaderAdjustments: OptionSet, Equatable {
         let rawValue: UInt8
         /// `Expect: 100-continue`, which costs a round trip on uploads to servers that never answer it.
-        static let expect = SuppressedHeaders(rawValue: 1)
+        static let expect = HeaderAdjustments(rawValue: 1)
         /// The `Content-Type: application/x-www-form-urlencoded` libcurl claims for every POST
         /// that did not name a type, a body or not.
-        static let contentType = SuppressedHeaders(rawValue: 2)
+        static let contentType = HeaderAdjustments(rawValue: 2)
+        /// `Content-Length: 0`, added: a POST without a body goes out as a custom method with no
+        /// body options, so that HTTP/2 ends its stream with the headers (as `curl -X POST`
+        /// does; libcurl would otherwise send an empty DATA frame after them, which some servers
+        /// mishandle), and libcurl then sends no length of its own.
+        static let emptyBodyLength = HeaderAdjustments(rawValue: 4)
     }
 
     init?(connections: ConnectionTracker) {
@@ -105,7 +111,7 @@ final class CurlEasyHandle {
     /// formats a request head one byte at a time through its `printf`, about 65 instructions a
     /// byte, and formats the header that option makes twice, once on its own and once into the
     /// head, where a header of this list is formatted once.
-    func setHeaders(_ headers: [HTTPHeader], suppressing suppressed: SuppressedHeaders) {
+    func setHeaders(_ headers: [HTTPHeader], suppressing suppressed: HeaderAdjustments) {
         if headerList == nil || headerListSource.suppressed != suppressed || headerListSource.headers != headers {
             curl_slist_free_all(headerList)
             var list: UnsafeMutablePointer<curl_slist>?
@@ -120,6 +126,7 @@ final class CurlEasyHandle {
             // "Name:" with no value tells libcurl to leave out a header it would add.
             if suppressed.contains(.expect) { list = curl_slist_append(list, "Expect:") }
             if suppressed.contains(.contentType) { list = curl_slist_append(list, "Content-Type:") }
+            if suppressed.contains(.emptyBodyLength) { list = curl_slist_append(list, "Content-Length: 0") }
             headerList = list
             headerListSource = (headers, suppressed)
         }

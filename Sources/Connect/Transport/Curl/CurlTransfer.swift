@@ -61,6 +61,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// Times the transport started this transfer over after a framing error (see
     /// ``startsOverAfterFramingError()``).
     @exclusivity(unchecked) var restartsAfterFramingError = 0
+    /// Times the transport started this transfer over after its reused connection died before
+    /// any of the answer came (see ``startsOverOnDeadConnection(_:on:)``).
+    @exclusivity(unchecked) var restartsOnDeadConnection = 0
     /// libcurl was stopped from sending a request again that may not be repeated.
     @exclusivity(unchecked) var refusedResend = false
     /// The connection libcurl chose had unread bytes waiting: start over on a new one.
@@ -218,10 +221,13 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
 
     /// The headers of libcurl's own to leave out of a request with a method or body options
     /// (a plain GET has none to leave out): `Expect` on a body, and the form type libcurl
-    /// claims for a POST that names no type.
+    /// claims for a POST that names no type; and the empty length of a POST without a body.
     @inline(never)
-    private func suppressedHeaders() -> CurlEasyHandle.SuppressedHeaders {
-        var suppressed: CurlEasyHandle.SuppressedHeaders = []
+    private func suppressedHeaders() -> CurlEasyHandle.HeaderAdjustments {
+        var suppressed: CurlEasyHandle.HeaderAdjustments = []
+        if request.method == .post, request.body == nil, !request.headers.contains(name: "Content-Length") {
+            suppressed.insert(.emptyBodyLength)
+        }
         if request.body != nil, !request.headers.contains(name: "Expect") { suppressed.insert(.expect) }
         if request.method == .post || bodyGoesWithHead, !request.headers.contains(name: "Content-Type") {
             // A multipart body names its own type, with the boundary.
@@ -287,10 +293,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             uploadingHandle = handle
         } else if method == .head {
             handle.set(CURLOPT_NOBODY, 1)
-        } else if method == .post {
-            handle.set(CURLOPT_POST, 1)
-            handle.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: 0)
         } else if method != .get {
+            // A POST without a body too: see `CurlEasyHandle.HeaderAdjustments.emptyBodyLength`.
             handle.set(CURLOPT_CUSTOMREQUEST, method.rawValue)
         }
     }
@@ -591,7 +595,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
                 return .failure(bodyFailure)
             }
         }
-        if let failure = failure(code: code, requestSent: requestSent) {
+        if let failure = failure(code: code, requestSent: requestSent, connectionWasReused: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0) {
             finishSink(succeeded: false)
             return .failure(ConnectError.transport(failure))
         }
@@ -613,7 +617,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The failures Connect finds itself, which libcurl 7.88 lets through or reports as
     /// something else: a response it refused, a resend it stopped, a compressed body that is cut
     /// off or corrupt, a head that never ended, a reply that is not HTTP.
-    private func failure(code: CURLcode, requestSent: Bool) -> TransportFailure? {
+    private func failure(code: CURLcode, requestSent: Bool, connectionWasReused: Bool) -> TransportFailure? {
         if let headProblem {
             return TransportFailure(.malformedResponse, "Malformed response: \(headProblem)")
         }
@@ -624,6 +628,11 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         }
         if let decodingFailure {
             return TransportFailure(.malformedResponse, "Malformed response: \(decodingFailure)")
+        }
+        if ResendDecision.endsWithDeadConnection(code), connectionWasReused, !responseStarted, requestSent {
+            return TransportFailure(
+                .connectionClosed,
+                "The reused connection closed before any answer; the request may have reached the server, and a \(request.method.rawValue) is not sent again unless it allows retries")
         }
         if code == CURLE_SEND_FAIL_REWIND, request.body?.isReplayable == false {
             return TransportFailure(
@@ -651,6 +660,24 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The request may go out more than once (see ``ResendDecision/mayRepeat(methodIsIdempotent:allowsRetry:)``).
     private var isRepeatable: Bool {
         ResendDecision.mayRepeat(methodIsIdempotent: request.method.isIdempotent, allowsRetry: request.allowsRetry)
+    }
+
+    /// Any of the answer arrived: a status line, or body bytes.
+    private var responseStarted: Bool { statusCode != 0 || bodyBytesTaken > 0 }
+
+    /// Whether the transfer starts over on a new connection after libcurl ended it with `code`
+    /// on `handle` because its reused connection died before any of the answer came, by
+    /// ``ResendDecision/startsOverOnDeadConnection(connectionWasReused:responseStarted:isRepeatable:restartsSoFar:)``;
+    /// if so, its body is rewound for it (``rewindsForReset()``).
+    func startsOverOnDeadConnection(_ code: CURLcode, on handle: CurlEasyHandle) -> Bool {
+        guard ResendDecision.endsWithDeadConnection(code),
+            ResendDecision.startsOverOnDeadConnection(
+                connectionWasReused: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0, responseStarted: responseStarted, isRepeatable: isRepeatable,
+                restartsSoFar: restartsOnDeadConnection),
+            rewindsForReset()
+        else { return false }
+        restartsOnDeadConnection += 1
+        return true
     }
 
     /// Whether the transfer starts over on a new connection after libcurl ended it with a
@@ -822,7 +849,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @inline(never)
     private func depositElsewhere(_ bytes: UnsafeRawBufferPointer, _ received: ReceivedResponse) -> Int {
         if let stream = request.streamBuffer, (200..<300).contains(statusCode) {
-            let accepted = stream.offer(bytes, head: Response(statusCode: statusCode, rawHeaders: received.headers.copy(), url: request.url))
+            let accepted = stream.offer(
+                bytes,
+                head: Response(statusCode: statusCode, rawHeaders: received.headers.copy(), url: request.url, httpVersion: head.httpVersion,
+                               reasonPhrase: received.reasonPhrase))
             // A full buffer pauses the transfer: libcurl keeps these bytes and stops reading
             // the socket until the consumer asks for more.
             return accepted ? bytes.count : ccurl_writefunc_pause

@@ -1,3 +1,5 @@
+import CCurl
+
 /// When a request goes out again below the retrier: libcurl's own resends, the transport's
 /// restarts on a new connection, and which easy handles keep their setup afterwards. Plain
 /// values, so that the rules are tested without a socket (`ResendDecisionTests`); the transfer
@@ -38,6 +40,30 @@ enum ResendDecision {
     /// the response arrived, and a few times at most.
     static func startsOverAfterFramingError(responseStarted: Bool, isRepeatable: Bool, restartsSoFar: Int) -> Bool {
         !responseStarted && isRepeatable && restartsSoFar < maximumRestartsAfterFramingError
+    }
+
+    /// Whether a transfer libcurl ended with `code` after nothing of an answer came ended with
+    /// its connection: the connection closed, reset or broke off mid-stream.
+    static func endsWithDeadConnection(_ code: CURLcode) -> Bool {
+        switch code {
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2_STREAM: return true
+        default: return false
+        }
+    }
+
+    /// Whether a transfer whose connection died before any of its answer came (see
+    /// ``endsWithDeadConnection(_:)``) starts over on a new connection, provided its body
+    /// rewinds.
+    ///
+    /// A server may close an idle connection at any moment, without a `GOAWAY`: hypercorn closes
+    /// an idle TLS connection with a close_notify alone. A request written on a reused connection
+    /// just before that close arrives reads nothing back. libcurl 7.88 sends such a request again
+    /// itself over HTTP/1.1, but over HTTP/2 reports the stream as not closed cleanly. The server
+    /// may still have read the request, so only a request that may be repeated starts over, once,
+    /// and only on a reused connection: one opened for the request that dies is the server's
+    /// answer, not a race with an idle close.
+    static func startsOverOnDeadConnection(connectionWasReused: Bool, responseStarted: Bool, isRepeatable: Bool, restartsSoFar: Int) -> Bool {
+        connectionWasReused && !responseStarted && isRepeatable && restartsSoFar == 0
     }
 
     /// Whether an easy handle keeps the plain setup it holds after its transfer ends: only if

@@ -367,6 +367,10 @@ final class TransferLoop: @unchecked Sendable {
             restartOnFreshConnection(handle, transfer, resettingHandle: true)
             return true
         }
+        if transfer.startsOverOnDeadConnection(code, on: handle) {  // its body rewound
+            restartOnFreshConnection(handle, transfer, resettingHandle: true)
+            return true
+        }
         return false
     }
 

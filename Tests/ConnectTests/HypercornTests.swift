@@ -1,0 +1,134 @@
+import ConnectFutures
+import Foundation
+import Testing
+
+@testable import Connect
+
+/// hypercorn (PyPI), an HTTP/2 server nobody here wrote, serving `Tests/PythonPeers/echo_app.py`
+/// over TLS (HTTP/2 by ALPN) or cleartext (h2c), from the venv `make test` installs.
+final class HypercornServer: @unchecked Sendable {
+    // @unchecked: set in init, then only read; `process` is terminated once in `shutdown`.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let executable = root.appendingPathComponent(".build-python/venv/bin/hypercorn")
+    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
+
+    let port: Int
+    let tls: Bool
+    private let process: Process
+
+    /// `keepAlive`: seconds an idle connection stays open before hypercorn closes it (over TLS
+    /// with close_notify, without a GOAWAY).
+    init(tls: Bool, keepAlive: Int = 5) throws {
+        var lastError: (any Error)?
+        for _ in 0..<3 {
+            let port = try unusedPort()
+            let process = Process()
+            process.executableURL = Self.executable
+            process.currentDirectoryURL = Self.root.appendingPathComponent("Tests/PythonPeers")
+            var arguments = ["--bind", "127.0.0.1:\(port)", "--keep-alive", "\(keepAlive)", "--workers", "1", "--log-level", "warning"]
+            if tls {
+                arguments += ["--certfile", NginxServer.file("server.pem").path, "--keyfile", NginxServer.file("server.key").path]
+            }
+            process.arguments = arguments + ["echo_app:app"]
+            process.standardOutput = FileHandle.nullDevice
+            do {
+                try process.run()
+            } catch {
+                lastError = error
+                continue
+            }
+            if Self.waitUntilListening(port, process) {
+                self.port = port
+                self.tls = tls
+                self.process = process
+                return
+            }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            lastError = POSIXError(.EADDRINUSE)
+        }
+        throw lastError ?? POSIXError(.EADDRINUSE)
+    }
+
+    var url: URL { URL(string: "\(tls ? "https" : "http")://127.0.0.1:\(port)")! }
+
+    func shutdown() {
+        process.terminate()
+        process.waitUntilExit()
+    }
+
+    private static func waitUntilListening(_ port: Int, _ process: Process) -> Bool {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, process.isRunning {
+            let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(socket) }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = in_port_t(UInt16(port).bigEndian)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            }
+            if connected { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+}
+
+/// What the echo app answered.
+struct Echo: Decodable, Equatable {
+    var method: String
+    var path: String
+    var version: String
+    var length: Int
+}
+
+@Suite("HTTP/2 against hypercorn", .serialized, .timeLimit(.minutes(3)), .enabled(if: HypercornServer.isInstalled || ProcessInfo.processInfo.environment["CI"] != nil))
+struct HypercornTests {
+    static func client(tls: Bool) -> Connect {
+        var configuration = ConnectConfiguration()
+        configuration.tls.trustedCertificates = NginxServer.file("ca.pem")
+        configuration.httpVersion = tls ? .automatic : .http2WithPriorKnowledge
+        return Connect(configuration: configuration)
+    }
+
+    @Test(arguments: [true, false])
+    func aPostWithoutABodyEndsItsStreamWithTheHeaders(tls: Bool) async throws {
+        let server = try HypercornServer(tls: tls)
+        defer { server.shutdown() }
+        let connect = Self.client(tls: tls)
+        for index in 0..<3 {
+            let echo = try await connect.request(TestConnector(url: server.url, endpoint: "/post/\(index)", method: .post)).decoded(toType: Echo.self).value
+            #expect(echo == Echo(method: "POST", path: "/post/\(index)", version: "2", length: 0))
+        }
+    }
+
+    @Test(arguments: [true, false])
+    func aStreamedHeadCarriesTheVersionItCameIn(tls: Bool) async throws {
+        let server = try HypercornServer(tls: tls)
+        defer { server.shutdown() }
+        let connect = Self.client(tls: tls)
+        let stream = connect.stream(TestConnector(url: server.url, endpoint: "/stream"))
+        let head = try await stream.response
+        #expect(head.httpVersion == "2")
+        #expect(head.statusCode == 200)
+        var body = Data()
+        for try await chunk in stream { body += chunk }
+        #expect(try JSONDecoder().decode(Echo.self, from: body).version == "2")
+    }
+
+    /// hypercorn closes an idle TLS connection with close_notify and no GOAWAY: a request
+    /// written on it before the close arrives meets a dead connection, and goes out again on a
+    /// new one, since nothing of an answer came.
+    @Test func aGetOnAnIdleConnectionTheServerClosedGoesOutAgain() async throws {
+        let server = try HypercornServer(tls: true, keepAlive: 1)
+        defer { server.shutdown() }
+        let connect = Self.client(tls: true)
+        for index in 0..<3 {
+            let echo = try await connect.request(TestConnector(url: server.url, endpoint: "/idle/\(index)")).decoded(toType: Echo.self).value
+            #expect(echo.path == "/idle/\(index)")
+            try await Task.sleep(for: .milliseconds(1500))
+        }
+    }
+}
