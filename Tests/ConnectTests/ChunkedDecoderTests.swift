@@ -31,34 +31,32 @@ struct ChunkedDecoderTests {
 
     /// Decodes `piece` into `body`; the problem, if any.
     static func feed(_ decoder: inout ChunkedDecoder, _ piece: [UInt8], into body: inout Data, accepting: Bool = true) -> ChunkedDecoder.Problem? {
-        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: piece.count, alignment: 1)
-        defer { input.deallocate() }
-        input.copyBytes(from: piece)
-        do {
-            _ = try decoder.decode(UnsafeRawBufferPointer(input)) { chunk in
-                body.append(contentsOf: chunk)
-                return accepting
+        withCopiedBytes(piece) { input -> ChunkedDecoder.Problem? in
+            do throws(ChunkedDecoder.Problem) {
+                _ = try decoder.decode(input) { chunk in
+                    body.append(contentsOf: chunk)
+                    return accepting
+                }
+                return nil
+            } catch {
+                return error
             }
-        } catch {
-            return error
         }
-        return nil
     }
 
     /// Decodes `piece` with a body decoder into `body`; the failure, if any.
     static func feed(_ decoder: BodyDecoder, _ piece: Data, into body: inout Data) -> BodyDecoder.Failure? {
-        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: piece.count, alignment: 1)
-        defer { input.deallocate() }
-        input.copyBytes(from: piece)
-        do {
-            _ = try decoder.decode(UnsafeRawBufferPointer(input)) { chunk in
-                body.append(contentsOf: chunk)
-                return true
+        withCopiedBytes(piece) { input -> BodyDecoder.Failure? in
+            do throws(BodyDecoder.Failure) {
+                _ = try decoder.decode(input) { chunk in
+                    body.append(contentsOf: chunk)
+                    return true
+                }
+                return nil
+            } catch {
+                return error
             }
-        } catch {
-            return error
         }
-        return nil
     }
 
     @Test(arguments: [

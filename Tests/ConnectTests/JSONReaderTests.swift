@@ -123,17 +123,7 @@ struct JSONReaderTests {
 /// accept the same texts, and read the same strings, keys and numbers.
 @Suite("JSON reader against JSONSerialization")
 struct JSONReaderDifferentialTests {
-    /// A small deterministic generator (SplitMix64), so a failure names a seed that reproduces it.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    typealias Generator = SeededGenerator
 
     static let pieces = ["a", "é", "😀", "\\n", "\\\"", "\\\\", "\\/", "\\u00e9", "\\ud83d\\ude00", " ", "\\t", "z9"]
     static let numbers = ["0", "-0", "7", "-42", "3.25", "1e3", "-2.5E-2", "123456789012345", "9007199254740993", "0.1"]

@@ -57,21 +57,9 @@ struct MutatedResponseTests {
         }
     }
 
-    /// A small deterministic generator (SplitMix64), so that a failing seed can be run again.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [1, 2, 3] as [UInt64])
     func everyRequestGetsItsOwnAnswerOrATypedFailure(seed: UInt64) async throws {
-        var generator = Generator(state: seed)
+        var generator = SeededGenerator(state: seed)
         let families = (0..<400).map { _ in Family.allCases.randomElement(using: &generator)! }
         let plan = families
         let server = try RawServer { request, _ in

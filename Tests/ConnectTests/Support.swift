@@ -154,3 +154,24 @@ func freshTokenServer() throws -> TestServer {
         request.header("Authorization") == "Bearer fresh" ? .text("ok") : .json(#"{"message":"expired"}"#, status: 401)
     }
 }
+
+/// A small deterministic generator (SplitMix64), so that a randomized test names a seed that
+/// reproduces a failure.
+struct SeededGenerator: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Runs `body` with a copy of `bytes` in memory of its own, for the parsers that read raw bytes.
+func withCopiedBytes<Result>(_ bytes: some Collection<UInt8>, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+    defer { buffer.deallocate() }
+    buffer.copyBytes(from: bytes)
+    return body(UnsafeRawBufferPointer(buffer))
+}
