@@ -116,10 +116,10 @@ struct ResendDecisionTests {
     }
 
     @Test func theCodesOfADeadConnection() {
-        for code in [CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2_STREAM] {
+        for code in [CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING] {
             #expect(ResendDecision.endsWithDeadConnection(code), "\(code)")
         }
-        for code in [CURLE_OK, CURLE_OPERATION_TIMEDOUT, CURLE_HTTP2, CURLE_WRITE_ERROR, CURLE_COULDNT_CONNECT, CURLE_PEER_FAILED_VERIFICATION] {
+        for code in [CURLE_OK, CURLE_OPERATION_TIMEDOUT, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_WRITE_ERROR, CURLE_COULDNT_CONNECT, CURLE_PEER_FAILED_VERIFICATION] {
             #expect(!ResendDecision.endsWithDeadConnection(code), "\(code)")
         }
     }

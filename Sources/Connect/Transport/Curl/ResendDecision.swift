@@ -43,10 +43,11 @@ enum ResendDecision {
     }
 
     /// Whether a transfer libcurl ended with `code` after nothing of an answer came ended with
-    /// its connection: the connection closed, reset or broke off mid-stream.
+    /// its connection: the connection closed, reset or broke off under the stream. Not a stream
+    /// the server reset (`CURLE_HTTP2_STREAM`): the server read that request and answered it so.
     static func endsWithDeadConnection(_ code: CURLcode) -> Bool {
         switch code {
-        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2_STREAM: return true
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING: return true
         default: return false
         }
     }
