@@ -29,7 +29,7 @@ final class CurlEasyHandle {
     private var parsedURLText = ""
     /// That text as it goes out, without its literal dot-segments.
     private var sentURLText = ""
-    private var headerListSource: (headers: [HTTPHeader], suppressed: HeaderAdjustments) = ([], [])
+    private var headerListSource: (headers: [HTTPHeader], adjustments: HeaderAdjustments) = ([], [])
     /// The transport's record of its connections, which libcurl's socket callbacks fill in.
     let connections: ConnectionTracker
     /// The `CURLOPT_HTTP_VERSION` and `CURLOPT_PIPEWAIT` last set (libcurl's defaults after a
@@ -104,15 +104,15 @@ final class CurlEasyHandle {
         set(CURLOPT_CURLU, pointer: UnsafeMutableRawPointer(parsedURL))
     }
 
-    /// Sets the request headers, and turns off the ones of libcurl's own in `suppressed`.
+    /// Sets the request headers, with libcurl's own changed as `adjustments` says.
     ///
     /// Connect's `Accept-Encoding` (every coding ``ContentDecoder`` decodes) is one of these
     /// headers, unless the request names its own, rather than `CURLOPT_ACCEPT_ENCODING`: libcurl
     /// formats a request head one byte at a time through its `printf`, about 65 instructions a
     /// byte, and formats the header that option makes twice, once on its own and once into the
     /// head, where a header of this list is formatted once.
-    func setHeaders(_ headers: [HTTPHeader], suppressing suppressed: HeaderAdjustments) {
-        if headerList == nil || headerListSource.suppressed != suppressed || headerListSource.headers != headers {
+    func setHeaders(_ headers: [HTTPHeader], adjusting adjustments: HeaderAdjustments) {
+        if headerList == nil || headerListSource.adjustments != adjustments || headerListSource.headers != headers {
             curl_slist_free_all(headerList)
             var list: UnsafeMutablePointer<curl_slist>?
             for header in headers {
@@ -124,11 +124,11 @@ final class CurlEasyHandle {
                 list = curl_slist_append(list, Self.acceptEncodingLine)
             }
             // "Name:" with no value tells libcurl to leave out a header it would add.
-            if suppressed.contains(.expect) { list = curl_slist_append(list, "Expect:") }
-            if suppressed.contains(.contentType) { list = curl_slist_append(list, "Content-Type:") }
-            if suppressed.contains(.emptyBodyLength) { list = curl_slist_append(list, "Content-Length: 0") }
+            if adjustments.contains(.expect) { list = curl_slist_append(list, "Expect:") }
+            if adjustments.contains(.contentType) { list = curl_slist_append(list, "Content-Type:") }
+            if adjustments.contains(.emptyBodyLength) { list = curl_slist_append(list, "Content-Length: 0") }
             headerList = list
-            headerListSource = (headers, suppressed)
+            headerListSource = (headers, adjustments)
         }
         set(CURLOPT_HTTPHEADER, slist: headerList)
     }
@@ -140,12 +140,7 @@ final class CurlEasyHandle {
     /// multi handle.
     func reset() {
         curl_easy_reset(raw)
-        pointPrivateAtSelf()  // the reset cleared it
-        errorBuffer[0] = 0
-        holdsPlainSetup = false
-        carriesMethodOptions = false
-        httpVersionOption = CURL_HTTP_VERSION_2TLS
-        waitsForMultiplexing = false
+        forgetOptions()
     }
 
     /// Replaces the easy handle with a fresh one, with no options set, for a libcurl that keeps
@@ -156,13 +151,19 @@ final class CurlEasyHandle {
         guard let fresh = curl_easy_init() else { return false }
         curl_easy_cleanup(raw)
         raw = fresh
+        forgetOptions()
+        return true
+    }
+
+    /// After a reset or a fresh handle: `CURLOPT_PRIVATE` points back here again, and what this
+    /// object remembers of the options set is libcurl's defaults.
+    private func forgetOptions() {
         pointPrivateAtSelf()
         errorBuffer[0] = 0
         holdsPlainSetup = false
         carriesMethodOptions = false
         httpVersionOption = CURL_HTTP_VERSION_2TLS
         waitsForMultiplexing = false
-        return true
     }
 
     /// Asks for the HTTP version `option` (a `CURL_HTTP_VERSION_*`), and whether to wait for a

@@ -189,7 +189,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         if _slowPath(again || request.progress != nil || !isInMemory) {
             configureDestinationAndProgress(handle, again: again)
         }
-        handle.setHeaders(request.headers, suppressing: isPlainGet ? [] : suppressedHeaders())
+        handle.setHeaders(request.headers, adjusting: isPlainGet ? [] : headerAdjustments())
     }
 
     /// The response body goes to memory, as most do (not to a file).
@@ -219,21 +219,21 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         }
     }
 
-    /// The headers of libcurl's own to leave out of a request with a method or body options
-    /// (a plain GET has none to leave out): `Expect` on a body, and the form type libcurl
-    /// claims for a POST that names no type; and the empty length of a POST without a body.
+    /// How libcurl's own headers change for a request with a method or body options (a plain GET
+    /// needs no change): `Expect` left out on a body, the form type libcurl claims for a POST that
+    /// names no type left out, and an empty length added to a POST without a body.
     @inline(never)
-    private func suppressedHeaders() -> CurlEasyHandle.HeaderAdjustments {
-        var suppressed: CurlEasyHandle.HeaderAdjustments = []
+    private func headerAdjustments() -> CurlEasyHandle.HeaderAdjustments {
+        var adjustments: CurlEasyHandle.HeaderAdjustments = []
         if request.method == .post, request.body == nil, !request.headers.contains(name: "Content-Length") {
-            suppressed.insert(.emptyBodyLength)
+            adjustments.insert(.emptyBodyLength)
         }
-        if request.body != nil, !request.headers.contains(name: "Expect") { suppressed.insert(.expect) }
+        if request.body != nil, !request.headers.contains(name: "Expect") { adjustments.insert(.expect) }
         if request.method == .post || bodyGoesWithHead, !request.headers.contains(name: "Content-Type") {
             // A multipart body names its own type, with the boundary.
-            if case .multipart? = request.body?.content {} else { suppressed.insert(.contentType) }
+            if case .multipart? = request.body?.content {} else { adjustments.insert(.contentType) }
         }
-        return suppressed
+        return adjustments
     }
 
     /// The options every transfer of this transport sets alike.
