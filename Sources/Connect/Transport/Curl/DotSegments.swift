@@ -11,8 +11,7 @@ enum DotSegments {
     /// of its path removed; `url` itself when its path has none, the common case.
     static func removing(fromURL url: String) -> String {
         let bytes = Array(url.utf8)
-        guard let schemeEnd = Self.firstIndex(of: "://", in: bytes) else { return url }
-        var pathStart = schemeEnd + 3
+        guard var pathStart = bytes.firstRange(of: Array("://".utf8))?.upperBound else { return url }
         while pathStart < bytes.count, bytes[pathStart] != UInt8(ascii: "/"), bytes[pathStart] != UInt8(ascii: "?"),
             bytes[pathStart] != UInt8(ascii: "#")
         {
@@ -53,14 +52,5 @@ enum DotSegments {
 
     private static func isDotSegment(_ segment: ArraySlice<UInt8>) -> Bool {
         segment.elementsEqual([UInt8(ascii: ".")]) || segment.elementsEqual([UInt8(ascii: "."), UInt8(ascii: ".")])
-    }
-
-    private static func firstIndex(of needle: StaticString, in bytes: [UInt8]) -> Int? {
-        let count = needle.utf8CodeUnitCount
-        guard bytes.count >= count else { return nil }
-        for start in 0...(bytes.count - count) where (0..<count).allSatisfy({ bytes[start + $0] == needle.utf8Start[$0] }) {
-            return start
-        }
-        return nil
     }
 }
