@@ -42,6 +42,19 @@ public struct FuzzInput {
     }
 }
 
+extension FuzzInput {
+    /// What `read` makes of the data whole, after checking that it makes the same of the data cut
+    /// into the pieces the choice byte says: a parser fed as the network feeds it must not
+    /// depend on where the reads fall.
+    public func readWholeAndSplit<Outcome: Equatable>(_ read: ([[UInt8]]) -> Outcome) -> Outcome {
+        let (choice, data) = choiceAndData
+        let whole = read([data])
+        let split = read(Self.pieces(of: data, sizes: Self.sizes(from: choice)))
+        require(whole == split, "split differently: \(whole) / \(split)")
+        return whole
+    }
+}
+
 /// Stops the fuzzer with a finding: a property of the parser that did not hold.
 public func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String) {
     if !condition() { fatalError("fuzz property failed: \(message())") }
