@@ -102,8 +102,11 @@ struct PriorKnowledgeDecisionTests {
         ("http://user:p%40ss@Host.example:8080#top", "host.example:8080"),
         ("http://host.example?q=a:b/c", "host.example:80"),
         ("http://user:secret@host.example/", "host.example:80"),
+        ("https://Example.com/a", "example.com:443"),
+        ("https://example.com:8443", "example.com:8443"),
+        ("https://[::1]/x", "[::1]:443"),
     ])
-    func originsOfHTTPURLs(_ url: String, _ origin: String) {
-        #expect(CurlTransfer.origin(ofHTTPURL: url) == origin)
+    func originsOfURLs(_ url: String, _ origin: String) {
+        #expect(CurlTransfer.origin(of: url) == origin)
     }
 }

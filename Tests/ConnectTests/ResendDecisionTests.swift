@@ -124,6 +124,31 @@ struct ResendDecisionTests {
         }
     }
 
+    @Test(arguments: [
+        // The HTTP/2 connection died or went away (a GOAWAY, a refused stream): its streams
+        // share whatever connection libcurl keeps or opens next.
+        (ResendDecision.RestartCause.connectionEnded(multiplexed: true), ResendDecision.RestartConnection.anyLive),
+        // An HTTP/1 connection died: the others to the server may be as old, so a new one.
+        (.connectionEnded(multiplexed: false), .new),
+        // The transport refused the connection libcurl chose: libcurl would choose it again.
+        (.connectionRefused, .new),
+        // It waited for another transfer's new connection: it shares it.
+        (.waitedForSharedConnection, .anyLive),
+    ])
+    func restartConnection(after cause: ResendDecision.RestartCause, _ connection: ResendDecision.RestartConnection) {
+        #expect(ResendDecision.restartConnection(after: cause) == connection)
+    }
+
+    @Test(arguments: [
+        // Nothing sent yet: it waits, whatever its method.
+        (0, false, true), (0, true, true),
+        // libcurl is resending it: only a request that may be repeated.
+        (1, true, true), (1, false, false), (3, false, false),
+    ])
+    func mayWaitForSharedConnection(connectionsChosen: Int, isRepeatable: Bool, mayWait: Bool) {
+        #expect(ResendDecision.mayWaitForSharedConnection(connectionsChosen: connectionsChosen, isRepeatable: isRepeatable) == mayWait)
+    }
+
     struct SetupCase: Sendable, CustomStringConvertible {
         var succeeded: Bool
         var connectionsChosen: Int

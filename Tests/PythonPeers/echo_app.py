@@ -1,5 +1,6 @@
 """An ASGI app for the tests that run Connect against hypercorn: it answers every request with
-what it received, as JSON: the method, the path, the HTTP version and the body's length."""
+what it received, as JSON: the method, the path, the HTTP version, the body's length, and the
+client's port (which tells the connections apart)."""
 import json
 
 
@@ -23,6 +24,7 @@ async def app(scope, receive, send):
         "path": scope["path"],
         "version": scope["http_version"],
         "length": len(body),
+        "client_port": scope["client"][1],
     }).encode()
     await send({"type": "http.response.start", "status": 200,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]})

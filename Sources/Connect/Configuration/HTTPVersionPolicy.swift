@@ -33,7 +33,8 @@ public struct HTTPVersionPolicy: Sendable, Hashable, CustomStringConvertible {
     /// ``automatic``.
     ///
     /// Requests to one origin share its HTTP/2 connection; Connect opens another only when that
-    /// one closes (a `GOAWAY`, an idle timeout) or reaches the server's stream limit.
+    /// one closes (a `GOAWAY`, an idle timeout) or reaches the server's stream limit, and the
+    /// requests that wait meanwhile share the new one.
     public static let http2WithPriorKnowledge = HTTPVersionPolicy(choice: .http2WithPriorKnowledge)
 
     public var description: String {

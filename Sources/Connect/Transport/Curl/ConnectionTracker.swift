@@ -45,6 +45,9 @@ final class ConnectionTracker {
 
     /// Which origins have h2c connections, and how transfers ask for them.
     @exclusivity(unchecked) var priorKnowledge = PriorKnowledgeConnections()
+    /// Which origins multiplex, and which transfer opens a new connection to one while others
+    /// wait to share it.
+    @exclusivity(unchecked) var openings = SharedConnectionOpenings()
 
     // `@exclusivity(unchecked)`: the transfer thread alone touches these, one access at a time.
     /// Open sockets, indexed by descriptor (small numbers, so an array).
@@ -92,6 +95,7 @@ final class ConnectionTracker {
         guard Int(socket) < connections.count, connections[Int(socket)] != nil, connections[Int(socket)]?.h2cOrigin == nil else { return }
         connections[Int(socket)]?.h2cOrigin = origin
         priorKnowledge.opened(to: origin)
+        openings.multiplexes(origin)
     }
 
     /// Whether a transfer may go out on the connection of `socket` now, by
@@ -118,11 +122,20 @@ final class ConnectionTracker {
         connections[Int(socket)]!.exchangesInFlight -= 1
     }
 
-    /// A response head on the connection of `socket` was decoded from HTTP/2 frames: the
-    /// connection multiplexes.
-    func provedMultiplexing(_ socket: Int32) {
-        guard Int(socket) < connections.count, connections[Int(socket)] != nil else { return }
+    /// A response head on the connection of `socket`, to `origin`, was decoded from HTTP/2
+    /// frames: the connection multiplexes, and so does the origin. `origin` is read only for a
+    /// connection's first such head.
+    func provedMultiplexing(_ socket: Int32, to origin: () -> String) {
+        guard Int(socket) < connections.count, connections[Int(socket)] != nil, !connections[Int(socket)]!.multiplexingProven else { return }
         connections[Int(socket)]!.multiplexingProven = true
+        openings.multiplexes(origin())
+    }
+
+    /// Whether the connection of `socket` multiplexes: a head came on it from HTTP/2 frames, or
+    /// it speaks h2c.
+    func multiplexes(_ socket: Int32) -> Bool {
+        guard Int(socket) < connections.count, let connection = connections[Int(socket)] else { return false }
+        return connection.multiplexingProven || connection.h2cOrigin != nil
     }
 
     /// An exchange finished on the connection of `socket`.
@@ -176,13 +189,9 @@ final class ConnectionTracker {
     }
 }
 
-/// libcurl's socket callbacks, with the tracker as their context.
+/// libcurl's socket-closing callback, with the tracker as its context (the one for a socket
+/// opened is the transfer's, see `CurlTransfer`).
 enum ConnectionTrackerCallbacks {
-    static let socketOpened: ccurl_sockopt_callback = { context, socket, _ in
-        Unmanaged<ConnectionTracker>.fromOpaque(context!).takeUnretainedValue().opened(socket)
-        return 0  // CURL_SOCKOPT_OK
-    }
-
     static let socketClosing: ccurl_closesocket_callback = { context, socket in
         Unmanaged<ConnectionTracker>.fromOpaque(context!).takeUnretainedValue().closing(socket)
         return close(socket)

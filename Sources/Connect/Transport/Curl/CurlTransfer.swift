@@ -66,10 +66,20 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var restartsOnDeadConnection = 0
     /// libcurl was stopped from sending a request again that may not be repeated.
     @exclusivity(unchecked) var refusedResend = false
-    /// The connection libcurl chose had unread bytes waiting: start over on a new one.
+    /// The transport stopped the request from going out on the connection libcurl chose (see
+    /// ``connectionChosen(ports:connections:)``): start over on a new one.
     @exclusivity(unchecked) var needsFreshConnection = false
     /// The socket of the connection the request went out on, once libcurl chose it.
     @exclusivity(unchecked) var connectionSocket: Int32?
+    /// That connection multiplexed when libcurl chose it (see ``ConnectionTracker/multiplexes(_:)``).
+    @exclusivity(unchecked) var connectionMultiplexed = false
+    /// The origin this transfer opens a new connection to while other transfers wait for that
+    /// connection (see ``SharedConnectionOpenings``), until the connection is ready or the
+    /// transfer ends.
+    @exclusivity(unchecked) var opensConnectionTo: String?
+    /// The origin whose new connection, opened by another transfer, this one waits for: it was
+    /// stopped before it opened its own, and goes to libcurl again once that one is ready.
+    @exclusivity(unchecked) var waitsForConnectionTo: String?
     /// That connection's serial, while this transfer counts among its exchanges in flight (see
     /// ``ConnectionTracker/exchangeStarted(on:)``).
     @exclusivity(unchecked) var connectionSerial: UInt32?
@@ -163,7 +173,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// transfer's own options are set.
     ///
     /// `again`: the transfer ran on `handle` before, which was reset to start it over (see
-    /// ``prepareForRestart(on:)``). The body reader, multipart body and file sink it made then
+    /// ``prepareForRestart(on:_:)``). The body reader, multipart body and file sink it made then
     /// are set again rather than made anew, and its h2c ask is left to the restart.
     func configure(_ handle: CurlEasyHandle, again: Bool = false) throws(ConnectError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -252,8 +262,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         // Each connection's socket is known, so that an idle one with unread bytes is never
         // reused (see ConnectionTracker), and each is chosen through `connectionChosen`.
         let tracker = Unmanaged.passUnretained(handle.connections).toOpaque()
-        ccurl_easy_setopt_sockopt_callback(handle.raw, ConnectionTrackerCallbacks.socketOpened)
-        handle.set(CURLOPT_SOCKOPTDATA, pointer: tracker)
+        ccurl_easy_setopt_sockopt_callback(handle.raw, curlSocketOpened)
+        handle.set(CURLOPT_SOCKOPTDATA, pointer: Unmanaged.passUnretained(handle).toOpaque())
         ccurl_easy_setopt_closesocket_callback(handle.raw, ConnectionTrackerCallbacks.socketClosing)
         handle.set(CURLOPT_CLOSESOCKETDATA, pointer: tracker)
         ccurl_easy_setopt_prereq_callback(handle.raw, curlConnectionChosen)
@@ -319,7 +329,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
                 handle.setHTTPVersion(CURL_HTTP_VERSION_2TLS, waitingForMultiplexing: true)
                 return
             }
-            let origin = Self.origin(ofHTTPURL: url)
+            let origin = Self.origin(of: url)
             ask(handle.connections.priorKnowledge.ask(for: origin), for: origin, handle)
         }
     }
@@ -332,10 +342,11 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         handle.setHTTPVersion(ask == .priorKnowledge ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2_0, waitingForMultiplexing: true)
     }
 
-    /// "host:port" of an `http://` URL's text, lowercased, the key h2c connections are kept by:
-    /// read from the text libcurl is given, which every transfer has made already (asking
-    /// `URL` for its host and port costs more than the rest of choosing the version).
-    static func origin(ofHTTPURL url: String) -> String {
+    /// "host:port" of an `http://` or `https://` URL's text, lowercased, with the scheme's port
+    /// when the URL names none: the key connections are kept by here. Read from the text libcurl
+    /// is given, which every transfer has made already (asking `URL` for its host and port costs
+    /// more than the rest of choosing the version).
+    static func origin(of url: String) -> String {
         var url = url
         return url.withUTF8 { bytes in
             var start = 0
@@ -360,16 +371,16 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             guard hostStart < end else { return "" }
             let hasPort = lastColon > closingBracket
             let count = end - hostStart
-            return String(unsafeUninitializedCapacity: count + (hasPort ? 0 : 3)) { origin in
+            // The host starts at the ninth byte after "https://", at the eighth after "http://".
+            let defaultPort: StaticString = start == 8 ? ":443" : ":80"
+            return String(unsafeUninitializedCapacity: count + (hasPort ? 0 : defaultPort.utf8CodeUnitCount)) { origin in
                 for index in 0..<count {
                     let byte = bytes[hostStart + index]
                     origin[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
                 }
                 guard !hasPort else { return count }
-                origin[count] = UInt8(ascii: ":")
-                origin[count + 1] = UInt8(ascii: "8")
-                origin[count + 2] = UInt8(ascii: "0")
-                return count + 3
+                for index in 0..<defaultPort.utf8CodeUnitCount { origin[count + index] = defaultPort.utf8Start[index] }
+                return count + defaultPort.utf8CodeUnitCount
             }
         }
     }
@@ -698,18 +709,31 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         bodyReader?.seek(to: 0) ?? true
     }
 
-    /// The transfer starts over on a new connection: nothing of the response arrived on the
-    /// last.
-    func prepareForRestart(on handle: CurlEasyHandle) {
+    /// Why the transfer starts over now (see ``ResendDecision/restartConnection(after:)``).
+    var restartCause: ResendDecision.RestartCause {
+        if waitsForConnectionTo != nil { return .waitedForSharedConnection }
+        if needsFreshConnection { return .connectionRefused }
+        return .connectionEnded(multiplexed: connectionMultiplexed)
+    }
+
+    /// The transfer starts over on `connection`: nothing of the response arrived on the last.
+    func prepareForRestart(on handle: CurlEasyHandle, _ connection: ResendDecision.RestartConnection) {
         needsFreshConnection = false
+        waitsForConnectionTo = nil
         connectionsChosen = 0
         leaveConnection(handle.connections)
         connectionSocket = nil
+        connectionMultiplexed = false
         head = ResponseHeadParser()
         received?.empty()
         settlePriorKnowledgeAsk(handle.connections)
         if let h2c {
-            ask(handle.connections.priorKnowledge.askAfterRestart(for: h2c.origin), for: h2c.origin, handle)
+            // On a new connection, with prior knowledge; on any live one, as a first request to
+            // the origin would ask: to share its h2c connection, or to open one if none is open.
+            switch connection {
+            case .new: ask(handle.connections.priorKnowledge.askAfterRestart(for: h2c.origin), for: h2c.origin, handle)
+            case .anyLive: ask(handle.connections.priorKnowledge.ask(for: h2c.origin), for: h2c.origin, handle)
+            }
         }
     }
 
@@ -744,8 +768,39 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
                 return false
             }
         }
-        if let connectionSocket { connectionSerial = connections.exchangeStarted(on: connectionSocket) }
+        if let connectionSocket {
+            connectionSerial = connections.exchangeStarted(on: connectionSocket)
+            connectionMultiplexed = connections.multiplexes(connectionSocket)
+        }
+        settleOpening(connections)
         return true
+    }
+
+    /// libcurl is about to open a new connection for this transfer: whether it may, or must
+    /// wait for the one another transfer is opening to the same origin (see
+    /// ``SharedConnectionOpenings``).
+    func mayOpenConnection(_ connections: ConnectionTracker) -> Bool {
+        guard !connections.openings.isEmpty else { return true }
+        let origin = Self.origin(of: request.url.absoluteString)
+        let mayWait = ResendDecision.mayWaitForSharedConnection(connectionsChosen: connectionsChosen, isRepeatable: isRepeatable)
+        switch connections.openings.opening(origin, by: ObjectIdentifier(self), mayWait: mayWait) {
+        case .opens:
+            opensConnectionTo = origin
+            return true
+        case .waits:
+            waitsForConnectionTo = origin
+            return false
+        case .proceeds:
+            return true
+        }
+    }
+
+    /// The connection this transfer opened is ready, or the transfer ends: the transfers that
+    /// waited for it may go.
+    func settleOpening(_ connections: ConnectionTracker) {
+        guard let origin = opensConnectionTo else { return }
+        opensConnectionTo = nil
+        connections.openings.settled(origin, by: ObjectIdentifier(self))
     }
 
     /// The transfer no longer counts among the exchanges in flight on its connection: it ended,
@@ -960,7 +1015,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         default: fromFrames = h2c != nil || request.url.scheme == "https"
         }
         if fromFrames {
-            if let connectionSocket { connections.provedMultiplexing(connectionSocket) }
+            if let connectionSocket { connections.provedMultiplexing(connectionSocket) { Self.origin(of: request.url.absoluteString) } }
         } else {
             connections.sawHTTP2Claim = true
         }
@@ -1040,6 +1095,18 @@ private let curlReceiveHeader: ccurl_data_callback = { buffer, size, count, cont
 
 /// libcurl's pre-request callback, with the easy handle as its context: the transfer running on
 /// it decides whether the request may go out on the chosen connection.
+/// libcurl created a socket for a new connection of this transfer: the tracker learns of it,
+/// and the transfer may be stopped to wait for another's new connection to the same origin
+/// (`CURL_SOCKOPT_ERROR` ends the attempt before it connects).
+private let curlSocketOpened: ccurl_sockopt_callback = { context, socket, _ in
+    // Neither retained, as for `curlConnectionChosen`.
+    let opens = Unmanaged<CurlEasyHandle>.fromOpaque(context!)._withUnsafeGuaranteedRef { handle in
+        handle.connections.opened(socket)
+        return handle.withTransfer { $0.mayOpenConnection(handle.connections) }
+    }
+    return opens != false ? 0 : 1  // CURL_SOCKOPT_OK, CURL_SOCKOPT_ERROR
+}
+
 private let curlConnectionChosen: ccurl_prereq_callback = { context, _, _, remotePort, localPort in
     let ports = ConnectionTracker.ports(local: Int(localPort), remote: Int(remotePort))
     // Neither retained: the loop's list of active handles holds the handle, and the handle its

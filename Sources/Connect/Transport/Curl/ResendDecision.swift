@@ -67,6 +67,53 @@ enum ResendDecision {
         connectionWasReused && !responseStarted && isRepeatable && restartsSoFar == 0
     }
 
+    /// Which connection a transfer that starts over goes out on.
+    enum RestartConnection: Equatable {
+        /// One opened for it (`CURLOPT_FRESH_CONNECT`).
+        case new
+        /// Whichever libcurl chooses for it: a live HTTP/2 connection to the origin, or the one
+        /// being opened to it, which it waits for (`CURLOPT_PIPEWAIT`).
+        case anyLive
+    }
+
+    /// Why a transfer starts over.
+    enum RestartCause: Equatable {
+        /// The transport stopped it from going out on the connection libcurl chose: the
+        /// connection had unread bytes, had not proved it multiplexes, or did not suit an h2c ask.
+        case connectionRefused
+        /// It was stopped from opening a connection while another transfer was opening one to
+        /// the same origin (see ``SharedConnectionOpenings``).
+        case waitedForSharedConnection
+        /// Its connection died, or the server refused its stream, before any of the answer came.
+        case connectionEnded(multiplexed: Bool)
+    }
+
+    /// Which connection a transfer that starts over goes out on.
+    ///
+    /// After the transport refused a connection, a new one: libcurl would choose the same again.
+    /// After its HTTP/2 connection died or refused its stream, any live one: libcurl has closed
+    /// the one that failed it, and a close or a `GOAWAY` ends all of a connection's streams at
+    /// once, so a new connection each would open as many connections, at the same moment, as
+    /// there were streams. After its HTTP/1 connection died, a new one: a server that closes
+    /// idle connections closes the others it keeps to this client as well, and libcurl would
+    /// choose one of those.
+    static func restartConnection(after cause: RestartCause) -> RestartConnection {
+        switch cause {
+        case .connectionRefused: .new
+        case .waitedForSharedConnection: .anyLive
+        case .connectionEnded(let multiplexed): multiplexed ? .anyLive : .new
+        }
+    }
+
+    /// Whether a transfer about to open a new connection may be stopped to wait for another's
+    /// (see ``SharedConnectionOpenings``) and go to libcurl again: it sent nothing yet, or it may
+    /// be repeated. Otherwise libcurl is resending it, and the transport's check of the resend
+    /// (``refusesResend(connectionsChosen:isRepeatable:)``) must see it.
+    @inline(__always)
+    static func mayWaitForSharedConnection(connectionsChosen: Int, isRepeatable: Bool) -> Bool {
+        connectionsChosen == 0 || isRepeatable
+    }
+
     /// Whether an easy handle keeps the plain setup it holds after its transfer ends: only if
     /// the transfer succeeded on the first connection libcurl chose. libcurl 7.88 counts the
     /// times it sends a request again over an easy handle's life, not per request, and refuses a

@@ -75,6 +75,15 @@ final class TransferLoop: @unchecked Sendable {
     /// The handles in the multi handle, each holding its transfer; unordered (see `removeActive`).
     @exclusivity(unchecked) private var active: [CurlEasyHandle] = []
     @exclusivity(unchecked) private var idleHandles: [CurlEasyHandle] = []
+    /// Transfers (active, on their handles) kept from libcurl while another transfer opens a
+    /// connection to their origin that they will share (see ``SharedConnectionOpenings``).
+    @exclusivity(unchecked) private var waiting: [WaitingTransfer] = []
+
+    private struct WaitingTransfer {
+        let handle: CurlEasyHandle
+        let transfer: CurlTransfer
+        let origin: String
+    }
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
     @exclusivity(unchecked) private var finished: [CompletionHandOff.Finished] = []
     private static let maximumIdleHandles = 256
@@ -192,6 +201,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             curl_multi_perform(multi, &running)
             collectFinished()
+            if _slowPath(!waiting.isEmpty) { releaseWaiting() }
             if deliverFinished(drainingHere: completesOnLoopThread && active.isEmpty && finished.count == 1) {
                 let commandsWait = inbox.withLock { inbox -> Bool in
                     inbox.isUnled = true
@@ -308,6 +318,7 @@ final class TransferLoop: @unchecked Sendable {
     private func removeActive(_ handle: CurlEasyHandle) {
         handle.withTransfer {
             $0.settlePriorKnowledgeAsk(handle.connections)
+            $0.settleOpening(handle.connections)
             $0.leaveConnection(handle.connections)
         }
         let index = handle.activeIndex
@@ -359,31 +370,39 @@ final class TransferLoop: @unchecked Sendable {
     /// or after a framing error, as ``ResendDecision`` allows.
     @inline(never)
     private func restartsAfterFailure(_ code: CURLcode, _ handle: CurlEasyHandle, _ transfer: CurlTransfer) -> Bool {
+        if transfer.waitsForConnectionTo != nil {  // stopped as it opened a connection
+            restart(handle, transfer, resettingHandle: transfer.rewindsForReset())
+            return true
+        }
         if code == CURLE_ABORTED_BY_CALLBACK, transfer.needsFreshConnection {
-            restartOnFreshConnection(handle, transfer, resettingHandle: transfer.rewindsForReset())
+            restart(handle, transfer, resettingHandle: transfer.rewindsForReset())
             return true
         }
         if code == CURLE_HTTP2, transfer.startsOverAfterFramingError() {  // its body rewound
-            restartOnFreshConnection(handle, transfer, resettingHandle: true)
+            restart(handle, transfer, resettingHandle: true)
             return true
         }
         if transfer.startsOverOnDeadConnection(code, on: handle) {  // its body rewound
-            restartOnFreshConnection(handle, transfer, resettingHandle: true)
+            restart(handle, transfer, resettingHandle: true)
             return true
         }
         return false
     }
 
-    /// Starts `transfer` again on a new connection: the one it was given had unread bytes
-    /// waiting and was shut down before anything was sent on it, or the server refused its
-    /// stream (see ``CurlTransfer/startsOverAfterFramingError()``).
+    /// Starts `transfer` again, on the connection ``CurlTransfer/restartConnection`` says: the
+    /// transport stopped it from going out on the one libcurl chose, or that connection died or
+    /// the server refused its stream before any of the answer came (see
+    /// ``CurlTransfer/startsOverAfterFramingError()`` and
+    /// ``CurlTransfer/startsOverOnDeadConnection(_:on:)``).
     ///
     /// `resettingHandle`: the transfer's body was rewound (``CurlTransfer/rewindsForReset()``),
     /// so the handle is reset and the transfer's options set again. libcurl 7.88 keeps the count
     /// of the times it sent the request again across a remove and add, and refuses a sixth, so a
     /// transfer it resent before this restart would otherwise start over with fewer resends left
     /// than a new one. A body that cannot go out again keeps the handle's options as they are.
-    private func restartOnFreshConnection(_ handle: CurlEasyHandle, _ transfer: CurlTransfer, resettingHandle: Bool) {
+    private func restart(_ handle: CurlEasyHandle, _ transfer: CurlTransfer, resettingHandle: Bool) {
+        let connection = ResendDecision.restartConnection(after: transfer.restartCause)
+        let waitsForConnectionTo = transfer.waitsForConnectionTo
         curl_multi_remove_handle(multi, handle.raw)
         if resettingHandle {
             guard clear(handle) else {
@@ -400,10 +419,29 @@ final class TransferLoop: @unchecked Sendable {
             }
             configureCookies(handle)
         }
-        transfer.prepareForRestart(on: handle)
-        handle.set(CURLOPT_FRESH_CONNECT, 1)
+        transfer.prepareForRestart(on: handle, connection)
+        // Set either way: a handle that kept its options may carry an earlier restart's.
+        handle.set(CURLOPT_FRESH_CONNECT, connection == .new ? 1 : 0)
         handle.holdsPlainSetup = false  // so that `recycle` resets the option
-        addToMulti(handle, running: transfer)
+        if let origin = waitsForConnectionTo {
+            waiting.append(WaitingTransfer(handle: handle, transfer: transfer, origin: origin))
+        } else {
+            addToMulti(handle, running: transfer)
+        }
+    }
+
+    /// Hands to libcurl the waiting transfers whose origin's new connection is ready, or whose
+    /// opener ended; forgets those that were cancelled meanwhile.
+    private func releaseWaiting() {
+        var stillWaiting: [WaitingTransfer] = []
+        for entry in waiting where entry.handle.transfer === entry.transfer {
+            if connections.openings.waits(for: entry.origin) {
+                stillWaiting.append(entry)
+            } else {
+                addToMulti(entry.handle, running: entry.transfer)
+            }
+        }
+        waiting = stillWaiting
     }
 
     /// Takes `handle` out of the multi handle and keeps it for another transfer. Its plain
