@@ -128,9 +128,10 @@ struct HypercornTests {
         #expect(try JSONDecoder().decode(Echo.self, from: body).version == "2")
     }
 
-    /// hypercorn ends an HTTP/2 connection after 1,000 requests with a GOAWAY. The requests
-    /// that wait for a connection then share the new one (up to the server's stream limit),
-    /// instead of opening one each.
+    /// hypercorn ends an HTTP/2 connection after 1,000 requests with a GOAWAY, and leaves the
+    /// streams in flight unanswered until it closes the connection as idle. The requests that
+    /// wait for a connection meanwhile share the new one (up to the server's stream limit), and so
+    /// do those it left unanswered when they start over, instead of opening one each.
     @Test(arguments: [true, false])
     func afterAGoawayTheWaitingRequestsShareTheNewConnection(tls: Bool) async throws {
         let server = try HypercornServer(tls: tls, keepAlive: 5)
@@ -151,9 +152,13 @@ struct HypercornTests {
                 if started < total { start() }
             }
         }
+        // Two connections as a rule: the one that went away and the one the rest shared. A third
+        // when hypercorn closes the second as it idles (5 s, like the first) just as the requests
+        // it left unanswered start over on it. Never one per waiting request (17 before).
         let counts = requestsPerConnection.values.sorted(by: >)
         #expect(counts.reduce(0, +) == total)
-        #expect(counts.count == 2, "requests per connection: \(counts)")
+        #expect((2...3).contains(counts.count), "requests per connection: \(counts)")
+        #expect(counts.allSatisfy { $0 > 1 }, "requests per connection: \(counts)")
     }
 
     /// hypercorn closes an idle TLS connection with close_notify and no GOAWAY: a request

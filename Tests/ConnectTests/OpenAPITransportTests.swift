@@ -118,9 +118,10 @@ struct OpenAPITransportTests {
         let started = ContinuousClock.now
         call.cancel()
         let result = await call.result
-        // Well before the server's answer: under a loaded sanitizer run the callback queue can
-        // lag by seconds, so the bound is the server's delay, not a tight figure.
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // Before the server's answer (60 s): under ThreadSanitizer with every suite in parallel,
+        // the calling task waits tens of seconds for the cooperative pool, so the bound is the
+        // server's delay, not a tight figure.
+        #expect(ContinuousClock.now - started < .seconds(50))
         guard case .failure(let error as ClientError) = result else {
             Issue.record("expected a ClientError, got \(result)")
             return

@@ -100,8 +100,10 @@ struct ResendDecisionTests {
     @Test(arguments: [
         // A reused connection that died before any answer: an idle close raced the request.
         DeadConnectionCase(reused: true, startsOver: true),
-        // Once only.
-        DeadConnectionCase(reused: true, restartsSoFar: 1, startsOver: false),
+        // Again on another reused connection that died the same way, a few times at most.
+        DeadConnectionCase(reused: true, restartsSoFar: 1, startsOver: true),
+        DeadConnectionCase(reused: true, restartsSoFar: 2, startsOver: true),
+        DeadConnectionCase(reused: true, restartsSoFar: 3, startsOver: false),
         // A connection opened for the request that dies is the server's answer.
         DeadConnectionCase(reused: false, startsOver: false),
         // Part of the answer came: the server read the request.

@@ -5,7 +5,16 @@ import Foundation
 import Synchronization
 
 /// One client shared by the tests that need no special configuration, as an app would share one.
-let sharedConnect = Connect()
+///
+/// Its timeout is five minutes, not the default minute: under ThreadSanitizer on two cores, with
+/// every suite started at once, a task waits most of a minute for the cooperative pool, and a
+/// streamed body's producer is such a task, so an upload could stall past a minute and fail a test
+/// that checks something else. The tests that check a timeout set their own.
+let sharedConnect: Connect = {
+    var configuration = ConnectConfiguration()
+    configuration.timeout = .seconds(300)
+    return Connect(configuration: configuration)
+}()
 
 /// The result of a future, for tests.
 func outcome<Value>(_ future: Future<Value>) async -> Result<Value, any Error> {

@@ -60,12 +60,18 @@ enum ResendDecision {
     /// an idle TLS connection with a close_notify alone. A request written on a reused connection
     /// just before that close arrives reads nothing back. libcurl 7.88 sends such a request again
     /// itself over HTTP/1.1, but over HTTP/2 reports the stream as not closed cleanly. The server
-    /// may still have read the request, so only a request that may be repeated starts over, once,
-    /// and only on a reused connection: one opened for the request that dies is the server's
-    /// answer, not a race with an idle close.
+    /// may still have read the request, so only a request that may be repeated starts over, and
+    /// only on a reused connection: one opened for the request that dies is the server's answer,
+    /// not a race with an idle close. A few times at most: the connection it starts over on can
+    /// meet the same race, since a server closes each connection that idles as long (hypercorn,
+    /// after a `GOAWAY`, closes the connection that left its streams unanswered and the new one
+    /// that carried the rest within moments of each other).
     static func startsOverOnDeadConnection(connectionWasReused: Bool, responseStarted: Bool, isRepeatable: Bool, restartsSoFar: Int) -> Bool {
-        connectionWasReused && !responseStarted && isRepeatable && restartsSoFar == 0
+        connectionWasReused && !responseStarted && isRepeatable && restartsSoFar < maximumRestartsOnDeadConnection
     }
+
+    /// How many times a transfer starts over after its reused connection died before any answer.
+    static let maximumRestartsOnDeadConnection = 3
 
     /// Which connection a transfer that starts over goes out on.
     enum RestartConnection: Equatable {
