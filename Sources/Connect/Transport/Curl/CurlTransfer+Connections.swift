@@ -1,0 +1,144 @@
+import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The connection a transfer goes out on: libcurl's choice checked as it is made (a socket
+/// opened, a connection chosen), and where the transfer starts over when it must.
+extension CurlTransfer {
+    /// Whether the transfer starts over on a new connection after libcurl ended it with `code`
+    /// on `handle` because its reused connection died before any of the answer came, by
+    /// ``ResendDecision/startsOverOnDeadConnection(connectionWasReused:responseStarted:isRepeatable:restartsSoFar:)``;
+    /// if so, its body is rewound for it (``rewindsForReset()``).
+    func startsOverOnDeadConnection(_ code: CURLcode, on handle: CurlEasyHandle) -> Bool {
+        guard ResendDecision.endsWithDeadConnection(code),
+            ResendDecision.startsOverOnDeadConnection(
+                connectionWasReused: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0, responseStarted: responseStarted, isRepeatable: isRepeatable,
+                restartsSoFar: restartsOnDeadConnection),
+            rewindsForReset()
+        else { return false }
+        restartsOnDeadConnection += 1
+        return true
+    }
+
+    /// Whether the transfer starts over on a new connection after libcurl ended it with a
+    /// framing error (`CURLE_HTTP2`), by ``ResendDecision/startsOverAfterFramingError(responseStarted:isRepeatable:restartsSoFar:)``;
+    /// if so, its body is rewound for it (``rewindsForReset()``).
+    func startsOverAfterFramingError() -> Bool {
+        guard ResendDecision.startsOverAfterFramingError(responseStarted: statusCode != 0, isRepeatable: isRepeatable, restartsSoFar: restartsAfterFramingError),
+            rewindsForReset()
+        else { return false }
+        restartsAfterFramingError += 1
+        return true
+    }
+
+    /// Rewinds the body for the transfer to run again on its handle reset, before
+    /// ``configure(_:again:)``: false when the body cannot go out again (a one-time stream), and
+    /// the handle keeps its options instead. libcurl rewinds a multipart body itself.
+    func rewindsForReset() -> Bool {
+        bodyReader?.seek(to: 0) ?? true
+    }
+
+    /// Why the transfer starts over now (see ``ResendDecision/restartConnection(after:)``).
+    var restartCause: ResendDecision.RestartCause {
+        if waitsForConnectionTo != nil { return .waitedForSharedConnection }
+        if needsFreshConnection { return .connectionRefused }
+        return .connectionEnded(multiplexed: connectionMultiplexed)
+    }
+
+    /// The transfer starts over on `connection`: nothing of the response arrived on the last.
+    func prepareForRestart(on handle: CurlEasyHandle, _ connection: ResendDecision.RestartConnection) {
+        needsFreshConnection = false
+        waitsForConnectionTo = nil
+        connectionsChosen = 0
+        leaveConnection(handle.connections)
+        connectionSocket = nil
+        connectionMultiplexed = false
+        head = ResponseHeadParser()
+        received?.empty()
+        settlePriorKnowledgeAsk(handle.connections)
+        if let h2c {
+            // On a new connection, with prior knowledge; on any live one, as a first request to
+            // the origin would ask: to share its h2c connection, or to open one if none is open.
+            switch connection {
+            case .new: ask(handle.connections.priorKnowledge.askAfterRestart(for: h2c.origin), for: h2c.origin, handle)
+            case .anyLive: ask(handle.connections.priorKnowledge.ask(for: h2c.origin), for: h2c.origin, handle)
+            }
+        }
+    }
+
+
+    /// libcurl chose a connection for this transfer and is about to send the request on it.
+    /// Returns whether it may.
+    func connectionChosen(ports: ConnectionTracker.Ports, connections: ConnectionTracker) -> Bool {
+        connectionsChosen += 1
+        if ResendDecision.refusesResend(connectionsChosen: connectionsChosen, isRepeatable: isRepeatable) {
+            refusedResend = true
+            return false
+        }
+        leaveConnection(connections)  // a resend leaves the connection that died
+        connectionSocket = connections.socket(for: ports)
+        if let connectionSocket, connections.hasUnreadBytes(on: connectionSocket) {
+            needsFreshConnection = true
+            return false
+        }
+        if let connectionSocket, !connections.allowsAnotherExchange(on: connectionSocket) {
+            needsFreshConnection = true
+            return false
+        }
+        if let h2c, let connectionSocket {
+            settlePriorKnowledgeAsk(connections)
+            let connection = connections.choose(connectionSocket)
+            switch PriorKnowledgeConnections.verdict(asked: h2c.ask, connectionIsNew: connection.isNew, connectionSpeaksH2C: connection.speaksH2C) {
+            case .proceed:
+                if h2c.ask == .priorKnowledge { connections.openedH2C(connectionSocket, to: h2c.origin) }
+            case .restartWithPriorKnowledge:
+                needsFreshConnection = true
+                return false
+            }
+        }
+        if let connectionSocket {
+            connectionSerial = connections.exchangeStarted(on: connectionSocket)
+            connectionMultiplexed = connections.multiplexes(connectionSocket)
+        }
+        settleOpening(connections)
+        return true
+    }
+
+    /// libcurl is about to open a new connection for this transfer: whether it may, or must
+    /// wait for the one another transfer is opening to the same origin (see
+    /// ``SharedConnectionOpenings``).
+    func mayOpenConnection(_ connections: ConnectionTracker) -> Bool {
+        guard !connections.openings.isEmpty else { return true }
+        let origin = Self.origin(of: request.url.absoluteString)
+        let mayWait = ResendDecision.mayWaitForSharedConnection(connectionsChosen: connectionsChosen, isRepeatable: isRepeatable)
+        switch connections.openings.opening(origin, by: ObjectIdentifier(self), mayWait: mayWait) {
+        case .opens:
+            opensConnectionTo = origin
+            return true
+        case .waits:
+            waitsForConnectionTo = origin
+            return false
+        case .proceeds:
+            return true
+        }
+    }
+
+    /// The connection this transfer opened is ready, or the transfer ends: the transfers that
+    /// waited for it may go.
+    func settleOpening(_ connections: ConnectionTracker) {
+        guard let origin = opensConnectionTo else { return }
+        opensConnectionTo = nil
+        connections.openings.settled(origin, by: ObjectIdentifier(self))
+    }
+
+    /// The transfer no longer counts among the exchanges in flight on its connection: it ended,
+    /// or starts over on another.
+    func leaveConnection(_ connections: ConnectionTracker) {
+        guard let connectionSerial, let connectionSocket else { return }
+        connections.exchangeLeft(connectionSocket, serial: connectionSerial)
+        self.connectionSerial = nil
+    }
+}

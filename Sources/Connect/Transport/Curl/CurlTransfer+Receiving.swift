@@ -1,0 +1,260 @@
+import CCurl
+import Dispatch
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What libcurl's callbacks hand a transfer on the transfer thread: header lines, body bytes and
+/// progress.
+extension CurlTransfer {
+    func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let taken = decoder == nil ? deposit(bytes) : decodeBody(bytes)
+        if taken == bytes.count, uploadingHandle != nil {
+            bodyBytesTaken += taken
+            if isAnsweredBeforeBodySent() { return 0 }
+        }
+        return taken
+    }
+
+    /// Whether the whole response arrived over HTTP/2 while part of the request body is still
+    /// unsent; if so, the exchange is over and succeeded. HTTP/2 lets a server answer before it
+    /// has read the whole body and then reset the stream (RFC 9113 section 8.1: "a complete
+    /// response ... prior to ... the request"); libcurl 7.88 keeps trying to send the rest into
+    /// a stream the server no longer reads, until the timeout. HTTP/1.1 servers close the
+    /// connection instead, which ends the upload.
+    func isAnsweredBeforeBodySent() -> Bool {
+        guard responseIsHTTP2, head.isComplete else { return false }
+        let length = head.contentLength ?? (statusCode == 204 || statusCode == 304 ? 0 : nil)
+        guard let length, bodyBytesTaken >= length, !isBodySent else { return false }
+        answeredBeforeBodySent = true
+        return true
+    }
+
+    /// Whether libcurl sent the whole request body (or, for a body of unknown length, read its
+    /// end).
+    var isBodySent: Bool {
+        guard let uploadingHandle else { return true }
+        guard let size = request.body?.count else { return bodyReader?.streamEnded ?? true }
+        return uploadingHandle.infoOffset(CURLINFO_SIZE_UPLOAD_T) >= size
+    }
+
+    /// Inflates `bytes` into ``deposit(_:)``. When a stream consumer is full, what is already
+    /// decoded waits in `pendingDecoded` and libcurl is paused; it hands the same input over
+    /// again when it resumes, and that much of it is skipped.
+    func decodeBody(_ input: UnsafeRawBufferPointer) -> Int {
+        guard let decoder else { return 0 }
+        if !pendingDecoded.isEmpty {
+            let accepted = pendingDecoded.withUnsafeBytes { deposit($0) }
+            guard accepted == pendingDecoded.count else { return accepted == ccurl_writefunc_pause ? accepted : 0 }
+            pendingDecoded.removeAll()
+        }
+        let skipped = min(alreadyDecodedInput, input.count)
+        alreadyDecodedInput = 0
+        var paused = false
+        do {
+            let delivered = try decoder.decode(UnsafeRawBufferPointer(rebasing: input[skipped...])) { chunk in
+                if paused {
+                    pendingDecoded.append(contentsOf: chunk.bindMemory(to: UInt8.self))
+                    return true
+                }
+                let accepted = deposit(chunk)
+                if accepted == chunk.count { return true }
+                guard accepted == ccurl_writefunc_pause else { return false }
+                paused = true
+                pendingDecoded.append(contentsOf: chunk.bindMemory(to: UInt8.self))
+                return true
+            }
+            guard delivered else { return 0 }
+        } catch {
+            decodingFailure = error
+            return 0
+        }
+        if paused {
+            alreadyDecodedInput = input.count
+            return ccurl_writefunc_pause
+        }
+        return input.count
+    }
+
+    /// Hands body bytes to where the response goes: a stream, a file or memory. Returns
+    /// `bytes.count`, `ccurl_writefunc_pause` (a full stream), or less to stop the transfer.
+    func deposit(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let received = received.map(Unmanaged.passUnretained) else { return 0 }
+        if _slowPath(sink != nil || request.streamBuffer != nil) { return depositElsewhere(bytes, received.takeUnretainedValue()) }
+        // Not retained, as for the header lines (see `withReceiving(_:)`): this runs for every body chunk.
+        return received._withUnsafeGuaranteedRef { keepInMemory(bytes, $0) }
+    }
+
+    /// Appends body bytes to the response in memory, up to the largest body allowed.
+    @inline(__always)
+    func keepInMemory(_ bytes: UnsafeRawBufferPointer, _ received: ReceivedResponse) -> Int {
+        if received.body.count + bytes.count > settings.maximumBodySize {
+            bodyTooLarge = true
+            return 0
+        }
+        return received.body.append(bytes) ? bytes.count : 0
+    }
+
+    /// ``deposit(_:)`` for a transfer with a stream or a file: a 2xx body goes there, any other
+    /// into memory, for the error handler.
+    @inline(never)
+    func depositElsewhere(_ bytes: UnsafeRawBufferPointer, _ received: ReceivedResponse) -> Int {
+        if let stream = request.streamBuffer, (200..<300).contains(statusCode) {
+            let accepted = stream.offer(
+                bytes,
+                head: Response(statusCode: statusCode, rawHeaders: received.headers.copy(), url: request.url, httpVersion: head.httpVersion,
+                               reasonPhrase: received.reasonPhrase))
+            // A full buffer pauses the transfer: libcurl keeps these bytes and stops reading
+            // the socket until the consumer asks for more.
+            return accepted ? bytes.count : ccurl_writefunc_pause
+        }
+        if let sink, (200..<300).contains(statusCode) {
+            // Only a success goes to the file: an error page stays in memory for the error handler.
+            if contentRange == nil { contentRange = .some(received.headers.value(for: "Content-Range")) }
+            return sink.write(bytes, status: statusCode, contentRange: contentRange ?? nil, resumeOffset: resumeOffset) ? bytes.count : 0
+        }
+        return keepInMemory(bytes, received)
+    }
+
+    /// Runs `body` with `received`, for the header callback, which runs only after checking the
+    /// transfer has it (as ``deposit(_:)`` does). Not retained: the transfer holds it until it
+    /// ends, after its last callback; a local or a getter would retain and release it for every
+    /// header line.
+    @inline(__always)
+    func withReceiving<Result>(_ body: (ReceivedResponse) -> Result) -> Result {
+        Unmanaged.passUnretained(received.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// One header line from libcurl, checked by the head parser and kept as bytes (see
+    /// ``ReceivedHeaderLines``); `false` stops the transfer (a refused head, or memory ran out).
+    func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard received != nil else { return false }
+        let line: ResponseHeadParser.Line
+        do {
+            line = try head.read(bytes)
+        } catch {
+            headProblem = error
+            return false
+        }
+        switch line {
+        case .status:
+            // A new head: an interim 1xx or a proxy's answer to CONNECT came before; start over.
+            responseIsHTTP2 = ResponseHeadParser.isHTTP2StatusLine(bytes)
+            if _slowPath(responseIsHTTP2), !headCameFromHTTP2Frames() {
+                headProblem = .http2StatusOnHTTP1Connection
+                return false
+            }
+            let reasonPhrase = ResponseHeadParser.unusualReasonPhrase(ofStatusLine: bytes, statusCode: head.statusCode)
+            withReceiving {
+                $0.headers.removeAll()
+                $0.reasonPhrase = reasonPhrase
+            }
+            contentRange = nil
+            decoder = nil
+        case .end:
+            if head.isComplete, !prepareForBody() { return false }
+            // A body-less answer (204, `Content-Length: 0`) can be complete here.
+            if uploadingHandle != nil, isAnsweredBeforeBodySent() { return false }
+        case .field:
+            return withReceiving { $0.headers.append(line: bytes) }
+        case .continuation:
+            return withReceiving { $0.headers.appendContinuation(bytes) }
+        case .contentLength:
+            return withReceiving { $0.headers.append(line: bytes) }
+        }
+        return true
+    }
+
+    /// The final head ended: a decoder for a chunked or compressed body, or for a body in memory
+    /// of known length, room for it (or a refusal, over the limit). False stops the transfer.
+    @inline(__always)
+    func prepareForBody() -> Bool {
+        if _slowPath(head.isChunked || !head.contentCodings.isEmpty) { return makeDecoder() }
+        guard let length = head.contentLength, sink == nil, request.streamBuffer == nil else { return true }
+        if length > settings.maximumBodySize, statusCode != 204, !(300..<400).contains(statusCode), request.method != .head {
+            bodyTooLarge = true
+            return false
+        }
+        let capacity = min(length, settings.maximumBodySize)
+        withReceiving { if $0.body.isEmpty { $0.body.reserveCapacity(capacity) } }
+        return true
+    }
+
+    /// The decoder for the body the head announced: chunked (libcurl hands it over as it came,
+    /// see ``ChunkedDecoder``), compressed, or both. A coding Connect does not decode leaves
+    /// the content as it came. Out of line: most responses are neither.
+    @inline(never)
+    func makeDecoder() -> Bool {
+        do {
+            decoder = try BodyDecoder(chunked: head.isChunked, codings: head.hasUnknownContentCoding ? [] : head.contentCodings)
+        } catch {
+            decodingFailure = error
+            return false
+        }
+        return true
+    }
+
+    /// Whether the head whose status line says HTTP/2 was decoded from HTTP/2 frames, as libcurl
+    /// writes such heads, rather than read as text from an HTTP/1 connection: a lie about the
+    /// connection that libcurl 7.88 acts on (see ``ConnectionSharing``). A head from frames
+    /// comes with a `:status` pseudo-header in libcurl's header store; a libcurl without the
+    /// headers API leaves the URL's scheme and the connection to tell. Proves the connection
+    /// multiplexes when it was.
+    @inline(never)
+    func headCameFromHTTP2Frames() -> Bool {
+        guard let runningHandle else { return true }
+        let connections = runningHandle.connections
+        let fromFrames: Bool
+        switch ccurl_head_has_pseudo_status(runningHandle.raw) {
+        case 1: fromFrames = true
+        case 0: fromFrames = false
+        default: fromFrames = h2c != nil || request.url.scheme == "https"
+        }
+        if fromFrames {
+            if let connectionSocket { connections.provedMultiplexing(connectionSocket) { Self.origin(of: request.url.absoluteString) } }
+        } else {
+            connections.sawHTTP2Claim = true
+        }
+        return fromFrames
+    }
+
+    /// Closes the file and, unless the download succeeded, removes what it wrote (or keeps it
+    /// for resuming). Also called for cancelled transfers.
+    func finishSink(succeeded: Bool) {
+        if let sink { _ = sink.finish(succeeded: succeeded) }
+    }
+
+    /// A cancelled transfer: stops a streamed body's producer and lets go of its bytes.
+    func stopBody() {
+        bodyReader?.pump?.close()
+    }
+
+    /// libcurl's progress callback: throttled to about ten reports a second.
+    func reportProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) {
+        let offset = statusCode == 206 ? resumeOffset : 0
+        latestProgress = TransferProgress(
+            bytesSent: uploaded,
+            totalBytesToSend: uploadTotal > 0 ? uploadTotal : request.body?.count.map(Int64.init),
+            bytesReceived: downloaded + offset,
+            totalBytesToReceive: downloadTotal > 0 ? downloadTotal + offset : nil
+        )
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now - lastProgressReport >= 100_000_000, let handler = request.progress, let progressQueue else { return }
+        lastProgressReport = now
+        let progress = latestProgress
+        progressQueue.async { handler.report(progress) }
+    }
+
+    /// The figures when the transfer ended, for the last progress report.
+    func updateFinalProgress(_ handle: CurlEasyHandle) {
+        guard request.progress != nil else { return }
+        let offset = statusCode == 206 ? resumeOffset : 0
+        let length = Int64(handle.infoOffset(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T))
+        let received = Int64(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T))
+        latestProgress.bytesReceived = received + offset
+        latestProgress.bytesSent = Int64(handle.infoOffset(CURLINFO_SIZE_UPLOAD_T))
+        if length >= 0 { latestProgress.totalBytesToReceive = length + offset }
+    }
+}
