@@ -41,13 +41,6 @@ extension CurlTransfer {
         bodyReader?.seek(to: 0) ?? true
     }
 
-    /// Why the transfer starts over now (see ``ResendDecision/restartConnection(after:)``).
-    var restartCause: ResendDecision.RestartCause {
-        if waitsForConnectionTo != nil { return .waitedForSharedConnection }
-        if needsFreshConnection { return .connectionRefused }
-        return .connectionEnded(multiplexed: connectionMultiplexed)
-    }
-
     /// The transfer starts over on `connection`: nothing of the response arrived on the last.
     func prepareForRestart(on handle: CurlEasyHandle, _ connection: ResendDecision.RestartConnection) {
         needsFreshConnection = false
@@ -111,7 +104,7 @@ extension CurlTransfer {
     /// wait for the one another transfer is opening to the same origin (see
     /// ``SharedConnectionOpenings``).
     func mayOpenConnection(_ connections: ConnectionTracker) -> Bool {
-        guard !connections.openings.isEmpty else { return true }
+        guard !connections.openings.isEmpty, Self.waitsForSharedConnections else { return true }
         let origin = Self.origin(of: request.url.absoluteString)
         let mayWait = ResendDecision.mayWaitForSharedConnection(connectionsChosen: connectionsChosen, isRepeatable: isRepeatable)
         switch connections.openings.opening(origin, by: ObjectIdentifier(self), mayWait: mayWait) {
@@ -125,6 +118,10 @@ extension CurlTransfer {
             return true
         }
     }
+
+    /// Whether the transport holds transfers back while another opens a connection they can
+    /// share: only on a libcurl that would not wait for it itself.
+    static let waitsForSharedConnections = LibcurlDefects.running.opensAConnectionPerWaitingTransfer
 
     /// The connection this transfer opened is ready, or the transfer ends: the transfers that
     /// waited for it may go.

@@ -90,19 +90,19 @@ enum ResendDecision {
         /// It was stopped from opening a connection while another transfer was opening one to
         /// the same origin (see ``SharedConnectionOpenings``).
         case waitedForSharedConnection
-        /// Its connection died, or the server refused its stream, before any of the answer came.
+        /// Its connection died, or the server refused its stream or went away (a framing error,
+        /// which only HTTP/2 has), before any of the answer came.
         case connectionEnded(multiplexed: Bool)
     }
 
     /// Which connection a transfer that starts over goes out on.
     ///
     /// After the transport refused a connection, a new one: libcurl would choose the same again.
-    /// After its HTTP/2 connection died or refused its stream, any live one: libcurl has closed
-    /// the one that failed it, and a close or a `GOAWAY` ends all of a connection's streams at
-    /// once, so a new connection each would open as many connections, at the same moment, as
-    /// there were streams. After its HTTP/1 connection died, a new one: a server that closes
-    /// idle connections closes the others it keeps to this client as well, and libcurl would
-    /// choose one of those.
+    /// After its HTTP/2 connection died or went away, any live one: libcurl has closed the one
+    /// that failed it, and a close or a `GOAWAY` ends all of a connection's streams at once, so a new connection each
+    /// would open as many connections, at the same moment, as there were streams. After its
+    /// HTTP/1 connection died, a new one: a server that closes idle connections closes the
+    /// others it keeps to this client as well, and libcurl would choose one of those.
     static func restartConnection(after cause: RestartCause) -> RestartConnection {
         switch cause {
         case .connectionRefused: .new

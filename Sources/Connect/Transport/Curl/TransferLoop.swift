@@ -371,25 +371,26 @@ final class TransferLoop: @unchecked Sendable {
     @inline(never)
     private func restartsAfterFailure(_ code: CURLcode, _ handle: CurlEasyHandle, _ transfer: CurlTransfer) -> Bool {
         if transfer.waitsForConnectionTo != nil {  // stopped as it opened a connection
-            restart(handle, transfer, resettingHandle: transfer.rewindsForReset())
+            restart(handle, transfer, after: .waitedForSharedConnection, resettingHandle: transfer.rewindsForReset())
             return true
         }
         if code == CURLE_ABORTED_BY_CALLBACK, transfer.needsFreshConnection {
-            restart(handle, transfer, resettingHandle: transfer.rewindsForReset())
+            restart(handle, transfer, after: .connectionRefused, resettingHandle: transfer.rewindsForReset())
             return true
         }
         if code == CURLE_HTTP2, transfer.startsOverAfterFramingError() {  // its body rewound
-            restart(handle, transfer, resettingHandle: true)
+            restart(handle, transfer, after: .connectionEnded(multiplexed: true), resettingHandle: true)
             return true
         }
         if transfer.startsOverOnDeadConnection(code, on: handle) {  // its body rewound
-            restart(handle, transfer, resettingHandle: true)
+            restart(handle, transfer, after: .connectionEnded(multiplexed: transfer.connectionMultiplexed), resettingHandle: true)
             return true
         }
         return false
     }
 
-    /// Starts `transfer` again, on the connection ``CurlTransfer/restartConnection`` says: the
+    /// Starts `transfer` again after `cause`, on the connection
+    /// ``ResendDecision/restartConnection(after:)`` says: the
     /// transport stopped it from going out on the one libcurl chose, or that connection died or
     /// the server refused its stream before any of the answer came (see
     /// ``CurlTransfer/startsOverAfterFramingError()`` and
@@ -400,8 +401,8 @@ final class TransferLoop: @unchecked Sendable {
     /// of the times it sent the request again across a remove and add, and refuses a sixth, so a
     /// transfer it resent before this restart would otherwise start over with fewer resends left
     /// than a new one. A body that cannot go out again keeps the handle's options as they are.
-    private func restart(_ handle: CurlEasyHandle, _ transfer: CurlTransfer, resettingHandle: Bool) {
-        let connection = ResendDecision.restartConnection(after: transfer.restartCause)
+    private func restart(_ handle: CurlEasyHandle, _ transfer: CurlTransfer, after cause: ResendDecision.RestartCause, resettingHandle: Bool) {
+        let connection = ResendDecision.restartConnection(after: cause)
         let waitsForConnectionTo = transfer.waitsForConnectionTo
         curl_multi_remove_handle(multi, handle.raw)
         if resettingHandle {
