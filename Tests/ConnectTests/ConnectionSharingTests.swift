@@ -52,6 +52,18 @@ struct ConnectionSharingTests {
         #expect(defects.keepsFreedHeaderAcrossTransfers == affected, "\(defects.versionText)")
     }
 
+    @Test(arguments: [
+        // libcurl 7 opens a connection per transfer once the origin multiplexes: Connect holds
+        // the others back while one opens.
+        (0x07_51_00, true), (0x07_58_01, true),
+        // libcurl 8 waits for a pending connection itself (seen on 8.14).
+        (0x08_00_00, false), (0x08_0E_01, false),
+    ])
+    func sharedOpeningsOnVersionsThatOpenOnePerWaitingTransfer(_ version: Int, _ affected: Bool) {
+        let defects = LibcurlDefects(version: UInt32(version))
+        #expect(defects.opensAConnectionPerWaitingTransfer == affected, "\(defects.versionText)")
+    }
+
     @Test func versionText() {
         #expect(LibcurlDefects(version: 0x07_58_01).versionText == "7.88.1")
         #expect(LibcurlDefects(version: 0x08_0E_01).versionText == "8.14.1")
