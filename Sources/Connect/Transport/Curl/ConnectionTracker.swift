@@ -41,13 +41,16 @@ final class ConnectionTracker {
         var wasChosen = false
         /// The origin it speaks HTTP/2 with prior knowledge to, once a transfer opened it so.
         var h2cOrigin: String?
+
+        /// A head came on it from HTTP/2 frames, or it speaks h2c.
+        var multiplexes: Bool { multiplexingProven || h2cOrigin != nil }
     }
 
     /// Which origins have h2c connections, and how transfers ask for them.
     @exclusivity(unchecked) var priorKnowledge = PriorKnowledgeConnections()
     /// Which origins multiplex, and which transfer opens a new connection to one while others
     /// wait to share it.
-    @exclusivity(unchecked) var openings = SharedConnectionOpenings()
+    @exclusivity(unchecked) var openings = SharedConnectionOpenings(libcurlWaitsItself: !LibcurlDefects.running.opensAConnectionPerWaitingTransfer)
 
     // `@exclusivity(unchecked)`: the transfer thread alone touches these, one access at a time.
     /// Open sockets, indexed by descriptor (small numbers, so an array).
@@ -103,7 +106,7 @@ final class ConnectionTracker {
     func allowsAnotherExchange(on socket: Int32) -> Bool {
         guard sawHTTP2Claim, Int(socket) < connections.count, let connection = connections[Int(socket)] else { return true }
         return ConnectionSharing.allowsAnotherExchange(
-            inFlight: connection.exchangesInFlight, multiplexingProven: connection.multiplexingProven || connection.h2cOrigin != nil,
+            inFlight: connection.exchangesInFlight, multiplexingProven: connection.multiplexes,
             sawHTTP2Claim: sawHTTP2Claim)
     }
 
@@ -135,7 +138,7 @@ final class ConnectionTracker {
     /// it speaks h2c.
     func multiplexes(_ socket: Int32) -> Bool {
         guard Int(socket) < connections.count, let connection = connections[Int(socket)] else { return false }
-        return connection.multiplexingProven || connection.h2cOrigin != nil
+        return connection.multiplexes
     }
 
     /// An exchange finished on the connection of `socket`.

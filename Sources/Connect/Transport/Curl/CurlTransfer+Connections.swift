@@ -62,7 +62,6 @@ extension CurlTransfer {
         }
     }
 
-
     /// libcurl chose a connection for this transfer and is about to send the request on it.
     /// Returns whether it may.
     func connectionChosen(ports: ConnectionTracker.Ports, connections: ConnectionTracker) -> Bool {
@@ -104,7 +103,7 @@ extension CurlTransfer {
     /// wait for the one another transfer is opening to the same origin (see
     /// ``SharedConnectionOpenings``).
     func mayOpenConnection(_ connections: ConnectionTracker) -> Bool {
-        guard !connections.openings.isEmpty, Self.waitsForSharedConnections else { return true }
+        guard !connections.openings.isEmpty else { return true }
         let origin = Self.origin(of: request.url.absoluteString)
         let mayWait = ResendDecision.mayWaitForSharedConnection(connectionsChosen: connectionsChosen, isRepeatable: isRepeatable)
         switch connections.openings.opening(origin, by: ObjectIdentifier(self), mayWait: mayWait) {
@@ -118,10 +117,6 @@ extension CurlTransfer {
             return true
         }
     }
-
-    /// Whether the transport holds transfers back while another opens a connection they can
-    /// share: only on a libcurl that would not wait for it itself.
-    static let waitsForSharedConnections = LibcurlDefects.running.opensAConnectionPerWaitingTransfer
 
     /// The connection this transfer opened is ready, or the transfer ends: the transfers that
     /// waited for it may go.

@@ -31,13 +31,22 @@ struct SharedConnectionOpenings {
     private(set) var multiplexing: Set<String> = []
     /// Per origin, the transfer opening a new connection to it.
     private(set) var openers: [String: ObjectIdentifier] = [:]
+    /// The running libcurl waits for a pending connection itself (see
+    /// ``LibcurlDefects/opensAConnectionPerWaitingTransfer``): then no origin is recorded, and
+    /// nothing ever waits here.
+    let libcurlWaitsItself: Bool
 
-    /// Whether no origin multiplexes, so that nothing ever waits: the common HTTP/1 case pays
-    /// only for this check.
+    init(libcurlWaitsItself: Bool) {
+        self.libcurlWaitsItself = libcurlWaitsItself
+    }
+
+    /// Whether no origin multiplexes, so that nothing ever waits: the common HTTP/1 case, and
+    /// every case on a libcurl that waits itself, pay only for this check.
     var isEmpty: Bool { multiplexing.isEmpty }
 
     /// A connection to `origin` multiplexed.
     mutating func multiplexes(_ origin: String) {
+        guard !libcurlWaitsItself else { return }
         multiplexing.insert(origin)
     }
 
