@@ -49,7 +49,7 @@ public final class Connect: Sendable {
     let tracer: (any Tracer)?
     let builder: UncheckedRequestBuilder
     /// What every exchange of this client shares.
-    let client: ExchangeClient
+    let client: SharedClientState
     /// The exchange policy of every request without rules of its own: built once, since it
     /// depends only on the configuration. `nil` with a tracer, whose policy captures each
     /// request's service context.
@@ -82,8 +82,8 @@ public final class Connect: Sendable {
         let transport = transport ?? CurlTransport(configuration: configuration, context: context)
         self.transport = transport
         builder = UncheckedRequestBuilder(RequestBuilder(configuration: configuration))
-        (transport as? MockTransport)?.adopt(builder)
-        client = ExchangeClient(transport: transport, middleware: middleware, context: context)
+        (transport as? any TransferCarrier)?.adopt(builder)
+        client = SharedClientState(transport: transport, middleware: middleware, context: context)
         sharedPolicy = self.tracer == nil
             ? Self.policy(configuration: configuration, errorHandler: errorHandler, transport: transport, tracer: nil) : nil
     }
@@ -106,6 +106,11 @@ public final class Connect: Sendable {
 
     /// Sends a request built by hand, through the same middleware, validation and error handler.
     public func send(_ request: Request, debugResponse: Bool = false) -> Future<Response> {
+        send(request, debugResponse: debugResponse, options: nil)
+    }
+
+    /// `send(_:debugResponse:)` with the transfer's ``TransferOptions``.
+    func send(_ request: Request, debugResponse: Bool, options: TransferOptions?) -> Future<Response> {
         var request = request
         do {
             try request.validate()
@@ -113,25 +118,30 @@ public final class Connect: Sendable {
             return failLater(error)
         }
         request.headers.addContentType(of: request.body)
-        return exchange(debugResponse: debugResponse).run(request) { $0 }
+        var exchange = exchange(debugResponse: debugResponse)
+        exchange.options = options
+        return exchange.run(request) { $0 }
     }
 
     /// Builds the request `connector` describes (and lets `prepare` add to it, e.g. a file
-    /// destination), then runs its exchange; a request that cannot be built fails the future
-    /// on the callback queue.
+    /// body), then runs its exchange with `options`; a request that cannot be built fails the
+    /// future on the callback queue.
     func start<Output: Sendable>(
         _ connector: any Connector, debugResponse: Bool,
         prepare: (inout Request) throws -> Void = { _ in },
+        options: TransferOptions? = nil,
         output: @escaping @Sendable (Response) -> Output
     ) -> Future<Output> {
         var request: Request
         do {
-            request = try builder.builder.build(connector)
+            request = try builder.build(connector)
             try prepare(&request)
         } catch {
             return failLater(error)
         }
-        return exchange(for: connector, debugResponse: debugResponse).run(request, output: output)
+        var exchange = exchange(for: connector, debugResponse: debugResponse)
+        exchange.options = options
+        return exchange.run(request, output: output)
     }
 
     /// The exchange for a request to `connector`: its accepted codes, error handler and redirect

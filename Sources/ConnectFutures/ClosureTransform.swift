@@ -1,6 +1,6 @@
-/// A ``StepTransform`` that runs a closure: ``Future/flatMap(valueOrFuture:)``.
+/// A ``ValueTransform`` that runs a closure: ``Future/flatMap(valueOrFuture:)``.
 @usableFromInline
-struct ClosureTransform<Input: Sendable, Output: Sendable>: StepTransform {
+struct ClosureTransform<Input: Sendable, Output: Sendable>: ValueTransform {
     @usableFromInline let body: @Sendable (Input) throws -> ValueOrFuture<Output>
 
     @inlinable

@@ -8,16 +8,16 @@ extension Future where Value == Data {
     /// A future of the JSON body decoded as `type`.
     ///
     /// ```swift
-    /// connect.request(TodoConnector.get(id: 1))
+    /// fetchTodo(id: 1)                          // a Future<Data> of the body
     ///     .decoded(toType: Todo.self)
     ///     .observe { result in /* Result<Todo, Error> */ }
     /// ```
     /// The type can be left out where Swift infers it: `let todo: Future<Todo> = f.decoded()`.
-    /// Without a `decoder`, the chain's ``FutureContext`` decoder is used (`Connect`'s futures:
-    /// the configuration's `jsonDecoder`), or a new `JSONDecoder()`.
+    /// Without a `decoder`, the chain's ``FutureContext`` decoder is used, or a new
+    /// `JSONDecoder()`.
     /// A body that does not decode fails the future with a ``DecodingFailure`` that names the
     /// type, the coding path and the start of the body, or with the error the chain's
-    /// ``FutureContext/decodingFailure`` makes of it (`Connect`'s futures: `ConnectError.decoding`).
+    /// ``FutureContext/decodingFailure`` makes of it.
     public func decoded<Decoded: Decodable & Sendable>(
         toType type: Decoded.Type = Decoded.self,
         decoder: JSONDecoder? = nil
@@ -38,7 +38,7 @@ extension Future where Value == Data {
     }
 }
 
-/// `JSONDecoder` is not `Sendable` on every platform. Connect never mutates it after handing it
+/// `JSONDecoder` is not `Sendable` on every platform. Nothing here mutates it after handing it
 /// to a step, and decoding with one instance from one thread at a time is safe. Shared by every
 /// module of this package that hands a decoder between tasks.
 package struct UncheckedDecoder: @unchecked Sendable {

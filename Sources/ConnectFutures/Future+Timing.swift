@@ -44,7 +44,7 @@ extension Future {
     /// `attempts` times in all, waiting `delay` between tries.
     ///
     /// ```swift
-    /// Future.retry(attempts: 3, delay: .milliseconds(200)) { connect.request(Ping()) }
+    /// Future.retry(attempts: 3, delay: .milliseconds(200)) { fetchStatus() }
     /// ```
     /// Cancelling the returned future cancels the attempt in flight and starts no other.
     public static func retry(

@@ -43,7 +43,7 @@ extension Future {
     /// the step's state held in the step, one allocation where a closure's context would be a
     /// second. Same package only.
     @inlinable
-    package func then<Transform: StepTransform>(_ transform: consuming Transform) -> Future<Transform.Output> where Transform.Input == Value {
+    package func then<Transform: ValueTransform>(_ transform: consuming Transform) -> Future<Transform.Output> where Transform.Input == Value {
         if let result = storage.resultForInlineStep {
             // Written out, as in `TransformStep`: a closure over the transform would copy it.
             switch result {

@@ -5,7 +5,7 @@ import Dispatch
 /// Chain steps top-down and observe the end of the chain:
 ///
 /// ```swift
-/// Connect.default.request(TodoConnector.get(id: 123))
+/// fetchTodo(id: 123)                         // a Future<Data>
 ///     .decoded(toType: Todo.self)
 ///     .map { $0.title }
 ///     .observe { result in            // Result<String, Error>
@@ -14,16 +14,15 @@ import Dispatch
 /// ```
 ///
 /// ## Where callbacks run
-/// A future made by a `Promise` with a `callbackQueue` (every future `Connect` returns is one)
-/// runs all its observers and steps on that queue, and so do the futures chained from it.
+/// A future made by a `Promise` with a `callbackQueue` runs all its observers and steps on that queue, and so do the futures chained from it.
 /// Otherwise an observer or step added to a pending future runs on the thread that completes it,
 /// and one added to a completed future runs at once, on the thread that adds it. Nothing ever
 /// hops to the main queue implicitly. To choose per observer, pass a queue:
 /// `observe(on: .main) { ... }`.
 ///
 /// ## Cancellation
-/// `cancel()` travels up the chain to its source: cancelling `request(...).decoded(...)` cancels
-/// the request, which stops the transfer. When several chains share one source, cancelling any of
+/// `cancel()` travels up the chain to its source: cancelling `fetchTodo(id: 123).decoded(...)`
+/// cancels the fetch, whose producer stops its work (``Promise/onCancel(_:)``). When several chains share one source, cancelling any of
 /// them cancels the source, so every chain that depends on it fails with the cancellation error.
 /// A step whose source has already finished (a running `delay`, an inner `flatMap` future that
 /// finished) fails on its own.
@@ -117,7 +116,7 @@ public struct Future<Value: Sendable>: Sendable {
 
     /// Calls `callback` with the result, exactly once.
     ///
-    /// Runs on the future's callback queue if it has one (futures from `Connect` do); otherwise on
+    /// Runs on the future's callback queue if it has one; otherwise on
     /// the thread that completes the future, or at once if it has already completed.
     @inlinable
     public func observe(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) {
@@ -157,7 +156,7 @@ public struct Future<Value: Sendable>: Sendable {
     /// Cancels the work this future waits for.
     ///
     /// The future fails with the source's cancellation error (`CancellationError()` unless the
-    /// producer chose another, e.g. `ConnectError.cancelled`), and the producer's `onCancel`
+    /// producer chose another, see ``FutureContext``), and the producer's `onCancel`
     /// handler runs. See "Cancellation" above for chains that share a source.
     /// - Returns: `false` if the future had already completed.
     @discardableResult

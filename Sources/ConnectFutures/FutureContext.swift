@@ -12,7 +12,7 @@ import Foundation
 /// let context = FutureContext(callbackQueue: .main, cancellationError: MyError.cancelled)
 /// let promise = Promise<Data>(context: context)
 /// ```
-/// One context can serve any number of promises; `Connect` uses one per client.
+/// One context can serve any number of promises, e.g. every promise of one client.
 public final class FutureContext: Sendable {
     /// Where every observer and step of the chain runs, whichever thread completes it and
     /// whenever they are added; `nil` runs them on the completing thread (or at once, when added

@@ -1,6 +1,6 @@
 /// What runs when a future completes: `body(target, source)`, where `source` is that future.
 ///
-/// Chain steps (`MapStep`, `FlatMapStep`, `ResultStep`, `ValueOrFutureStep`) are the next future
+/// Chain steps (`MapStep`, `FlatMapStep`, `ResultStep`, `TransformStep`) are the next future
 /// and the continuation at once: `target` is the step itself and `body` a closure that captures
 /// nothing, so a step costs one allocation, not one for the future and one for a closure
 /// context. The closure is written where the types are concrete, so it runs specialized code.

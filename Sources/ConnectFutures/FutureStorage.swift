@@ -14,7 +14,7 @@ package protocol UpstreamCancellable: AnyObject, Sendable {
 /// A future made already completed (`Future(value:)`, a step on a completed future) is just
 /// this. One that starts pending is this too (a promise's), or a chain step that subclasses it
 /// and is also its continuation's target (`MapStep`, `FlatMapStep`, `ResultStep`,
-/// `ValueOrFutureStep`).
+/// `TransformStep`).
 ///
 /// `@unchecked Sendable`: `result` is written once, under the lock, before the completed bit is
 /// set with release ordering; once an acquiring load sees that bit, `result` never changes again

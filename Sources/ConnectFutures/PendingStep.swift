@@ -1,13 +1,13 @@
 /// The producer side of a step's future whose producer hands the step its input directly,
-/// rather than through a future of its own that the step would follow: a transport that
-/// completes a request with a response, run through the request's own step (its redirects,
-/// status check and output) where it completes.
+/// rather than through a future of its own that the step would follow: for a producer that
+/// completes many kinds of work with one kind of input, each run through its caller's own step
+/// where the producer completes it.
 ///
 /// Compared with a ``Promise``'s future followed by ``Future/then(_:)``, the input never sits in
 /// a future: one future fewer to allocate, lock, complete and release for every request, and no
 /// promise object either: the producer keeps this value in one of its stored properties.
 ///
-/// Not generic over the step: the producer (a transfer) is one type for every request. The step
+/// Not generic over the step: the producer is one type whatever the step. The step
 /// is reached through a function made where its type is known, so that its work runs
 /// specialized; a protocol's witnesses for a generic class would run it unspecialized, looking
 /// up type metadata on every call.
@@ -30,7 +30,7 @@ package struct PendingStep<Input: Sendable>: Sendable {
 
     /// A pending step that runs `transform` on the input, and the future of its value.
     @inlinable
-    package static func making<Transform: StepTransform>(
+    package static func making<Transform: ValueTransform>(
         context: FutureContext?, transform: consuming Transform
     ) -> (producer: PendingStep<Input>, future: Future<Transform.Output>) where Transform.Input == Input {
         let step = TransformStep(pendingWith: context, transform: transform)
@@ -74,7 +74,7 @@ package struct PendingStep<Input: Sendable>: Sendable {
 extension TransformStep {
     /// Completes the step from its producer's input (see ``PendingStep``).
     /// Nothing runs once the future has completed (cancelled, say): the transform would do its
-    /// work, a redirect's request even, only for the result to be dropped.
+    /// work (start more work, even) only for the result to be dropped.
     @inlinable
     func receive(_ input: Result<Transform.Input, any Error>, runningContinuationsHere: Bool) {
         guard !isCompleted, let completed = proceed(from: input) else { return }
@@ -89,7 +89,7 @@ extension TransformStep {
 /// The identity step: its future gives the input as it came. What a producer of
 /// ``PendingStep``s uses when nothing is to be done with the input.
 @usableFromInline
-package struct PassThrough<Value: Sendable>: StepTransform {
+package struct PassThrough<Value: Sendable>: ValueTransform {
     @inlinable
     package init() {}
 

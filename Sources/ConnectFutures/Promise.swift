@@ -99,42 +99,11 @@ public final class Promise<Value: Sendable>: Sendable {
     /// `true` if the future was cancelled before the promise completed it.
     public var isCancelled: Bool { storage.isCancelled }
 
-    /// Registers the work to stop when the future is cancelled, e.g. aborting a transfer.
+    /// Registers the work to stop when the future is cancelled, e.g. aborting a download.
     ///
     /// The handler runs once, on the thread that calls `cancel()`, before the future's observers.
     /// If the future was already cancelled, it runs at once; if it completed any other way, never.
     public func onCancel(_ handler: @escaping @Sendable () -> Void) {
         storage.setCancellationHandler(ClosureCancellation(handler))
-    }
-}
-
-/// Told when the future of a promise it watches is cancelled; see
-/// ``PendingStep/onCancel(notifying:)``.
-///
-/// To the future it is the top of the chain's cancellation path, so it is kept in the same field
-/// as a step's upstream, and cancelling it tells the observer.
-@usableFromInline
-package protocol PromiseCancellationObserver: UpstreamCancellable {
-    func promiseWasCancelled()
-}
-
-extension PromiseCancellationObserver {
-    @usableFromInline
-    package func cancelFromDownstream() -> Bool {
-        promiseWasCancelled()
-        return true
-    }
-}
-
-/// A cancellation handler written as a closure.
-final class ClosureCancellation: PromiseCancellationObserver {
-    let handler: @Sendable () -> Void
-
-    init(_ handler: @escaping @Sendable () -> Void) {
-        self.handler = handler
-    }
-
-    func promiseWasCancelled() {
-        handler()
     }
 }

@@ -1,9 +1,9 @@
-/// The future of a step whose work is a ``StepTransform`` value: the value it needs lives in the
+/// The future of a step whose work is a ``ValueTransform`` value: the value it needs lives in the
 /// step itself, where a closure would need a context of its own. Like `FlatMapStep`, it is also
 /// the target of the continuations of the futures it waits for: its source, then (when the
 /// transform hands back a future) that future.
 @usableFromInline
-final class TransformStep<Transform: StepTransform>: FutureStorage<FutureSlot<Transform.Output>>, @unchecked Sendable {
+final class TransformStep<Transform: ValueTransform>: FutureStorage<FutureSlot<Transform.Output>>, @unchecked Sendable {
     @usableFromInline let transform: Transform
 
     @inlinable

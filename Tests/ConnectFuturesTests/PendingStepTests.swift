@@ -6,7 +6,7 @@ import Testing
 
 /// A transform that doubles its input, counting its runs; fails on negative input, and hands
 /// back `inner` instead of a value when one is set.
-private final class Doubling: StepTransform, Sendable {
+private final class Doubling: ValueTransform, Sendable {
     let runs = Counter()
     let inner: Future<Int>?
 

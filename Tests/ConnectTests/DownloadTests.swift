@@ -167,4 +167,49 @@ struct DownloadTests {
         #expect(last.withLock { $0 }?.bytesSent == 2_000_000)
         #expect(last.withLock { $0 }?.totalBytesToSend == 2_000_000)
     }
+
+    /// The file destination rides beside the request, not in it: an adapter that makes a new
+    /// request (rather than changing the one it got) still downloads to the file.
+    @Test func anAdapterThatMakesANewRequestKeepsTheDownloadsFile() async throws {
+        struct Rebuilding: RequestAdapter {
+            func adapt(_ request: Request) async throws -> Request {
+                Request(method: request.method, url: request.url, headers: request.headers + [HTTPHeader(name: "X-Rebuilt", value: "1")])
+            }
+        }
+        let body = pattern(70_000)
+        let server = try rangeServer(body)
+        defer { server.shutdown() }
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("rebuilt.bin")
+        let connect = Connect(middleware: ConnectMiddleware(adapters: [Rebuilding()]))
+        let file = try await connect.download(TestConnector(server, "/file"), to: destination).value
+        #expect(file.response.body.isEmpty && file.response.fileURL == destination)
+        #expect(try Data(contentsOf: destination) == body)
+        #expect(server.requests.last?.header("X-Rebuilt") == "1")
+    }
+
+    /// A transport of the app's own carries plain requests: a download through it fails with a
+    /// typed error instead of reporting a file nobody wrote.
+    @Test func aDownloadThroughATransportOfTheAppsOwnFailsWithATypedError() async throws {
+        struct Canned: Transport {
+            func send(_ request: Request) -> Future<Response> {
+                Future(value: Response(statusCode: 200, headers: [], body: Data("body".utf8), url: request.url))
+            }
+            func cancelAll() {}
+        }
+        let connect = Connect(transport: Canned())
+        let directory = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let destination = directory.appendingPathComponent("never.bin")
+        await #expect {
+            _ = try await connect.download(TodoConnector.get(id: 1), to: destination).value
+        } throws: { error in
+            guard case .invalidRequest(let message)? = error as? ConnectError else { return false }
+            return message.contains("Canned") && message.contains("download to a file")
+        }
+        #expect(!FileManager.default.fileExists(atPath: destination.path))
+        // Plain requests go through it as before.
+        #expect(try await connect.request(TodoConnector.get(id: 1)).value == Data("body".utf8))
+    }
 }

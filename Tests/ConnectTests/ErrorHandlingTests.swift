@@ -23,7 +23,7 @@ struct AppErrorHandler: ErrorHandlerProtocol {
 struct StatusAwareHandler: ErrorHandlerProtocol {
     func handle(response: [String: Any]) -> (any Error)? { nil }
 
-    func handle(failure: FailedResponse) -> (any Error)? {
+    func handle(failure: FailedExchange) -> (any Error)? {
         AppError.server("\(failure.request.method) \(failure.statusCode) \(failure.response.header("X-Request-ID") ?? "-") \(failure.response.body.count)")
     }
 }
@@ -200,8 +200,8 @@ struct ErrorHandlingTests {
     @Test func theParsedBodyHoldsSwiftValues() throws {
         let body = #"{"code":"E1","count":3,"ratio":0.5,"retry":true,"hint":null,"items":[1,"two"]}"#
         let url = try #require(URL(string: "http://127.0.0.1/"))
-        func failed(_ text: String) -> FailedResponse {
-            FailedResponse(request: Request(url: url), response: Response(statusCode: 400, body: Data(text.utf8), url: url))
+        func failed(_ text: String) -> FailedExchange {
+            FailedExchange(request: Request(url: url), response: Response(statusCode: 400, body: Data(text.utf8), url: url))
         }
         let failure = failed(body)
         let object = try #require(failure.jsonObject)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import Connect
 
-/// The JSON reader behind ``FailedResponse/json``, without a socket: what it reads, as which
+/// The JSON reader behind ``FailedExchange/json``, without a socket: what it reads, as which
 /// Swift types, and every way a text is refused.
 @Suite("JSON reader")
 struct JSONReaderTests {

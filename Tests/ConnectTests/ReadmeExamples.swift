@@ -115,7 +115,7 @@ private struct ReadmeHandler: ErrorHandlerProtocol {
 
 private struct ReadmeStatusAwareHandler: ErrorHandlerProtocol {
     func handle(response: [String: Any]) -> (any Error)? { nil }
-    func handle(failure: FailedResponse) -> (any Error)? {
+    func handle(failure: FailedExchange) -> (any Error)? {
         failure.statusCode == 401 ? ReadmeAppError.sessionExpired : ErrorHandler().handle(failure: failure)
     }
 }

@@ -9,9 +9,19 @@ import Foundation
 /// builder never mutates it after `Connect.init`, and encoding with one instance from several
 /// threads at once is safe.
 struct UncheckedRequestBuilder: @unchecked Sendable {
-    let builder: RequestBuilder
+    private let builder: RequestBuilder
 
     init(_ builder: RequestBuilder) {
         self.builder = builder
+    }
+
+    /// ``RequestBuilder/build(_:)``.
+    func build(_ connector: any Connector) throws(ConnectError) -> Request {
+        try builder.build(connector)
+    }
+
+    /// ``RequestBuilder/buildUpload(_:files:)``.
+    func buildUpload(_ connector: any Connector, files: [File]) throws(ConnectError) -> Request {
+        try builder.buildUpload(connector, files: files)
     }
 }

@@ -36,12 +36,12 @@ public struct ErrorHandler: ErrorHandlerProtocol {
         ServerMessage(message: message(in: response) ?? "The server reported an error.")
     }
 
-    public func handle(failure: FailedResponse) -> (any Error)? {
+    public func handle(failure: FailedExchange) -> (any Error)? {
         ConnectError.http(HTTPFailure(message: message(in: failure), response: failure.response))
     }
 
     /// The server's message in a failed response, if one can be found.
-    public func message(in failure: FailedResponse) -> String? {
+    public func message(in failure: FailedExchange) -> String? {
         if let json = failure.json {
             if let problem = json as? [String: Any], Self.isProblem(failure.response), let text = message(inProblem: problem) {
                 return text
@@ -52,7 +52,7 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     }
 
     /// The message in a parsed JSON value, if one can be found; `json` holds values as
-    /// ``FailedResponse/json`` gives them (a `String`, `Int` or `Double` can be the message; a
+    /// ``FailedExchange/json`` gives them (a `String`, `Int` or `Double` can be the message; a
     /// `Bool` or ``JSONNull`` never is).
     public func message(in json: Any, depth: Int = 0) -> String? {
         guard depth < 8 else { return nil }

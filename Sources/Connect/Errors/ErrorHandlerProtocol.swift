@@ -23,7 +23,7 @@ import Foundation
 public protocol ErrorHandlerProtocol: Sendable {
     /// The error for a failed response whose body is a JSON object, or `nil` to accept it.
     ///
-    /// The object holds plain Swift values, as ``FailedResponse/jsonObject`` describes: `String`,
+    /// The object holds plain Swift values, as ``FailedExchange/jsonObject`` describes: `String`,
     /// `Bool`, `Int`, `Double`, `[Any]`, `[String: Any]` and ``JSONNull``.
     func handle(response: [String: Any]) -> (any Error)?
 
@@ -31,11 +31,11 @@ public protocol ErrorHandlerProtocol: Sendable {
     ///
     /// The default implementation calls ``handle(response:)`` when the body is a JSON object, and
     /// otherwise returns ``ConnectError/http(_:)`` with no message.
-    func handle(failure: FailedResponse) -> (any Error)?
+    func handle(failure: FailedExchange) -> (any Error)?
 }
 
 extension ErrorHandlerProtocol {
-    public func handle(failure: FailedResponse) -> (any Error)? {
+    public func handle(failure: FailedExchange) -> (any Error)? {
         if let object = failure.jsonObject {
             return handle(response: object)
         }

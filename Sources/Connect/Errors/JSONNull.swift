@@ -1,5 +1,5 @@
-/// A JSON `null` in a parsed failed body (``FailedResponse/json`` and
-/// ``FailedResponse/jsonObject``): `object["error"] is JSONNull` tells a key that is present
+/// A JSON `null` in a parsed failed body (``FailedExchange/json`` and
+/// ``FailedExchange/jsonObject``): `object["error"] is JSONNull` tells a key that is present
 /// and null from one that is absent.
 public struct JSONNull: Sendable, Hashable, CustomStringConvertible {
     /// The null value.

@@ -23,7 +23,7 @@ extension Exchange {
     /// retriers say so; the attempt count and each attempt's deadline live here.
     private func runAttempts(of original: Request) async throws -> Response {
         let middleware = client.middleware
-        let start = ExchangeInstant.now
+        let start = MonotonicInstant.now
         let monitors = middleware.monitors
         let interceptors = middleware.interceptors
         var number = 1
@@ -32,7 +32,7 @@ extension Exchange {
             while true {
                 // The timeout bounds the attempt from here: preparing it (adapters, interceptors,
                 // a wait for a token refresh) and every redirect hop.
-                let attemptStarted = ExchangeInstant.now
+                let attemptStarted = MonotonicInstant.now
                 let request = try await prepare(original, interceptors: interceptors, until: attemptStarted + (original.timeout ?? policy.redirects.timeout))
                 try request.validate()
                 current = request
@@ -42,7 +42,7 @@ extension Exchange {
                 var response: Response?
                 var result: Result<Response, any Error>
                 do {
-                    let received = try await policy.redirects.send(request, started: attemptStarted, attempt: number).value
+                    let received = try await policy.redirects.send(request, options: options, started: attemptStarted, attempt: number).value
                     response = received
                     for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }
                     result = Result {
@@ -60,7 +60,7 @@ extension Exchange {
                 case .failure(let failure): error = failure
                 }
                 if Task.isCancelled || Self.isCancellation(error) { throw ConnectError.cancelled }
-                let attempt = FailedAttempt(request: request, error: error, response: response, number: number, elapsed: ExchangeInstant.now - start)
+                let attempt = FailedAttempt(request: request, error: error, response: response, number: number, elapsed: MonotonicInstant.now - start)
                 let decision = await middleware.retry(attempt)
                 if decision.retries, request.body?.isSpent == true {
                     throw ConnectError.transport(TransportFailure(
@@ -93,7 +93,7 @@ extension Exchange {
     /// if that takes longer (a wait for a token refresh that does not come, an adapter that
     /// hangs). The work runs in a task of its own, which inherits this one's task-local values
     /// and is cancelled at the deadline.
-    private func prepare(_ original: Request, interceptors: [any Interceptor], until deadline: ExchangeInstant) async throws -> Request {
+    private func prepare(_ original: Request, interceptors: [any Interceptor], until deadline: MonotonicInstant) async throws -> Request {
         guard client.preparesRequests else { return original }
         let middleware = client.middleware
         let prepared = Promise<Request>()
@@ -107,8 +107,8 @@ extension Exchange {
             }
         }
         let timer = Task {
-            // ExchangeInstant reads the continuous clock, which Task.sleep(for:) counts on.
-            try await Task.sleep(for: deadline - ExchangeInstant.now)
+            // MonotonicInstant reads the continuous clock, which Task.sleep(for:) counts on.
+            try await Task.sleep(for: deadline - MonotonicInstant.now)
             prepared.fail(ConnectError.timedOut("preparing the request (adapters, interceptors, a wait for a token refresh) took longer than its timeout"))
         }
         defer {

@@ -13,16 +13,19 @@ import ConnectFutures
 /// validate and hand the response to `output` in the redirect step itself, the fewest steps per
 /// request.
 struct Exchange: Sendable {
-    let client: ExchangeClient
+    let client: SharedClientState
     /// Accepted status codes, the error handler, the redirect rules.
     let policy: ExchangePolicy
     /// `debugResponse` output, when asked for.
     let log: DebugLog?
+    /// What the transfer does with the response besides returning it: a file, progress, a
+    /// stream (see ``TransferOptions``); `nil` for a plain request.
+    var options: TransferOptions? = nil
 
     /// Runs `request` (already validated) and hands the accepted response to `output`.
     func run<Output: Sendable>(_ request: Request, output: @escaping @Sendable (Response) -> Output) -> Future<Output> {
         guard _fastPath(!client.runsMiddleware && log == nil) else { return runWithMiddlewareOrLog(request, output: output) }
-        return policy.redirects.send(request, context: client.context, finish: AcceptedResponse(policy: policy, request: request, output: output))
+        return policy.redirects.send(request, options: options, context: client.context, finish: CheckedFinish(policy: policy, request: request, output: output))
     }
 
     /// ``run(_:output:)`` through the middleware, or with `debugResponse` output. Out of line:
@@ -34,7 +37,7 @@ struct Exchange: Sendable {
             exchange = runThroughMiddleware(request)
         } else {
             log?.request(request)
-            exchange = policy.redirects.send(request, context: client.context, finish: AcceptedResponse(policy: policy, request: request) { $0 })
+            exchange = policy.redirects.send(request, options: options, context: client.context, finish: CheckedFinish(policy: policy, request: request) { $0 })
         }
         guard let log else { return exchange.map(output) }
         return exchange.always { log.outcome($0, of: request) }.map(output)

@@ -19,7 +19,7 @@ final class ExchangePolicy: Sendable {
     /// if it gives one. Returns nothing: handing the response back would copy it.
     func check(_ response: Response, of request: Request) throws {
         if acceptedStatusCodes.contains(response.statusCode) { return }
-        if let error = errorHandler.handle(failure: FailedResponse(request: request, response: response)) {
+        if let error = errorHandler.handle(failure: FailedExchange(request: request, response: response)) {
             throw error
         }
     }

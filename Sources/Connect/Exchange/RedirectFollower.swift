@@ -11,10 +11,11 @@ import Foundation
 /// retain.
 final class RedirectFollower: Sendable {
     let transport: any Transport
-    /// `transport` when it is Connect's own: a hop's step then runs where its transfer completes
-    /// (``CurlTransport/send(_:then:)``), one future a hop fewer. The concrete class, not a
-    /// protocol: a generic call through an existential would run unspecialized.
-    private let curlTransport: CurlTransport?
+    /// `transport` when it carries a request's ``TransferOptions`` (Connect's own transports).
+    private let carrier: (any TransferCarrier)?
+    /// `transport` when it runs a hop's step where the hop's transfer completes: one future a hop
+    /// fewer (see ``StepCompletingCarrier``).
+    private let stepCompleting: (any StepCompletingCarrier)?
     let maximumRedirects: Int
     let handler: (any RedirectHandler)?
     /// Withheld from another origin.
@@ -29,7 +30,8 @@ final class RedirectFollower: Sendable {
         sensitiveHeaders: SensitiveHeaders, timeout: Duration, tracing: HopTracing?
     ) {
         self.transport = transport
-        curlTransport = transport as? CurlTransport
+        carrier = transport as? any TransferCarrier
+        stepCompleting = transport as? any StepCompletingCarrier
         self.maximumRedirects = maximumRedirects
         self.handler = handler
         self.sensitiveHeaders = sensitiveHeaders
@@ -47,9 +49,11 @@ final class RedirectFollower: Sendable {
     ///   - finish: applied to the final response in the same step, e.g. the status validation:
     ///     one step less per request than chaining it after.
     ///   - attempt: the attempt this is, from 1: a retry's hops are traced as resends.
+    ///   - options: what every hop's transfer does with its response besides returning it.
     func send<Finish: ResponseFinish>(
         _ request: Request,
-        started: ExchangeInstant? = nil,
+        options: TransferOptions?,
+        started: MonotonicInstant? = nil,
         attempt: Int = 1,
         context: FutureContext?,
         finish: consuming Finish
@@ -58,37 +62,40 @@ final class RedirectFollower: Sendable {
         guard let started else {
             // The transport's own timeout for the first hop is the whole budget: no copy of the
             // request to set it, and the deadline is only worked out if a redirect comes.
-            return send(RedirectHop(follower: self, request: request, hops: 0, resends: resends, started: ExchangeInstant.now, deadline: nil,
+            return send(RedirectHop(follower: self, request: request, options: options, hops: 0, resends: resends, started: MonotonicInstant.now, deadline: nil,
                                     context: context, finish: finish))
         }
         let budget = request.timeout ?? timeout
         let deadline = started + budget
         do {
-            return send(RedirectHop(follower: self, request: try Self.request(request, within: deadline, budget: budget), hops: 0, resends: resends,
+            return send(RedirectHop(follower: self, request: try Self.request(request, within: deadline, budget: budget), options: options, hops: 0, resends: resends,
                                     started: started, deadline: deadline, context: context, finish: finish))
         } catch {
             return context.map { Future(result: .failure(error), context: $0) } ?? Future(error: error)
         }
     }
 
-    /// `send(_:started:attempt:context:finish:)` with the final response as it is.
-    func send(_ request: Request, started: ExchangeInstant? = nil, attempt: Int = 1) -> Future<Response> {
-        send(request, started: started, attempt: attempt, context: nil, finish: FinalResponse())
+    /// `send(_:options:started:attempt:context:finish:)` with the final response as it is.
+    func send(_ request: Request, options: TransferOptions?, started: MonotonicInstant? = nil, attempt: Int = 1) -> Future<Response> {
+        send(request, options: options, started: started, attempt: attempt, context: nil, finish: UncheckedFinish())
     }
 
     /// Sends `hop`'s request; the hop is then the step that handles its response. Most responses
     /// are the final one: their output is handed back as a value, with no completed future to
     /// allocate; only a redirect to follow returns a future.
     private func send<Finish: ResponseFinish>(_ hop: consuming RedirectHop<Finish>) -> Future<Finish.Output> {
-        if let curlTransport, tracing == nil, hop.context == nil || hop.context === curlTransport.context {
+        if let stepCompleting, tracing == nil, hop.context == nil || hop.context === stepCompleting.context {
             let request = hop.request
-            return curlTransport.send(request, then: hop)
+            let options = hop.options
+            let (step, future) = PendingStep.making(context: stepCompleting.context, transform: hop)
+            stepCompleting.send(request, options: options, completing: step)
+            return future
         }
         var sent: Future<Response>
         if let tracing {
-            sent = send(hop.request, tracedBy: tracing, resendCount: hop.resends + hop.hops)
+            sent = send(hop.request, options: hop.options, tracedBy: tracing, resendCount: hop.resends + hop.hops)
         } else {
-            sent = transport.send(hop.request)
+            sent = carry(hop.request, options: hop.options)
         }
         if let context = hop.context { sent = sent.following(context) }
         return sent.then(hop)
@@ -96,10 +103,21 @@ final class RedirectFollower: Sendable {
 
     /// One hop sent in a span of its own. Out of line: most clients do not trace.
     @inline(never)
-    private func send(_ request: Request, tracedBy tracing: HopTracing, resendCount: Int) -> Future<Response> {
+    private func send(_ request: Request, options: TransferOptions?, tracedBy tracing: HopTracing, resendCount: Int) -> Future<Response> {
         var traced = request
         let span = tracing.start(&traced, resendCount: resendCount)
-        return transport.send(traced).always { HopTracing.end(span, with: $0) }
+        return carry(traced, options: options).always { HopTracing.end(span, with: $0) }
+    }
+
+    /// `request` sent once with its `options`; a transport that carries plain requests only
+    /// (one of the app's own) fails a request with options rather than lose its file or stream.
+    private func carry(_ request: Request, options: TransferOptions?) -> Future<Response> {
+        if let carrier { return carrier.send(request, options: options) }
+        guard options == nil else {
+            return Future(error: ConnectError.invalidRequest(
+                "\(type(of: transport)) sends plain requests only: a download to a file, progress reports and a streamed response need Connect's own transport"))
+        }
+        return transport.send(request)
     }
 
     /// The next hop of an exchange whose `response` to `hop`'s request proposes a redirect:
@@ -133,14 +151,14 @@ final class RedirectFollower: Sendable {
                 requestSent: true))
         }
         let deadline = hop.deadline ?? hop.started + (request.timeout ?? timeout)
-        return .future(send(RedirectHop(follower: self, request: try Self.request(next, within: deadline, budget: nil), hops: hop.hops + 1,
+        return .future(send(RedirectHop(follower: self, request: try Self.request(next, within: deadline, budget: nil), options: hop.options, hops: hop.hops + 1,
                                         resends: hop.resends, started: hop.started, deadline: deadline, context: hop.context, finish: hop.finish)))
     }
 
     /// `request` with the time left before `deadline` as its timeout, or a timeout failure if
     /// none is left.
-    static func request(_ request: Request, within deadline: ExchangeInstant, budget: Duration?) throws(ConnectError) -> Request {
-        let left = deadline - ExchangeInstant.now
+    static func request(_ request: Request, within deadline: MonotonicInstant, budget: Duration?) throws(ConnectError) -> Request {
+        let left = deadline - MonotonicInstant.now
         guard left > .zero else {
             let whole = budget.map { " of \($0.secondsAndMilliseconds)" } ?? ""
             throw .timedOut("the exchange took longer than its timeout\(whole), redirects included")
@@ -195,10 +213,10 @@ final class RedirectFollower: Sendable {
     }
 
     /// `response` with the hops counted and the time measured from the first request.
-    static func counting(_ response: Response, hops: Int, since started: ExchangeInstant) -> Response {
+    static func counting(_ response: Response, hops: Int, since started: MonotonicInstant) -> Response {
         var metrics = response.metrics
         metrics.redirectCount = hops
-        metrics.total = ExchangeInstant.now - started
+        metrics.total = MonotonicInstant.now - started
         return response.with(metrics: metrics)
     }
 }

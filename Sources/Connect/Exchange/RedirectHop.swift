@@ -3,20 +3,22 @@ import ConnectFutures
 /// One hop of an exchange: its request, and the step that handles the response to it, the final
 /// one's output made by `finish` or the next hop sent (see ``RedirectFollower``).
 ///
-/// A value held in the step itself (``StepTransform``): a closure capturing the same would
+/// A value held in the step itself (``ValueTransform``): a closure capturing the same would
 /// allocate a context for every request.
-struct RedirectHop<Finish: ResponseFinish>: StepTransform {
+struct RedirectHop<Finish: ResponseFinish>: ValueTransform {
     let follower: RedirectFollower
     let request: Request
+    /// What each hop's transfer does with its response besides returning it.
+    let options: TransferOptions?
     /// Redirects followed before this hop.
     let hops: Int
     /// Times the exchange was sent again before this attempt (retries), for tracing.
     let resends: Int
     /// When the exchange started: its timeout, and the final response's total time, count from
     /// then.
-    let started: ExchangeInstant
+    let started: MonotonicInstant
     /// When the whole exchange times out; worked out only once a redirect comes.
-    let deadline: ExchangeInstant?
+    let deadline: MonotonicInstant?
     /// Where every hop's response is handled, when given.
     let context: FutureContext?
     let finish: Finish

@@ -48,25 +48,6 @@ public struct Request: Sendable, CustomStringConvertible {
         get { storage.httpVersion }
         _modify { yield &uniqueStorage().httpVersion }
     }
-    // Transfer plumbing, set by the transfer methods (`download`, `upload`, `stream`) on the
-    // request they build; not part of a request you build by hand.
-
-    /// Where the response body goes: memory (the default) or a file.
-    var destination: ResponseDestination {
-        get { storage.destination }
-        _modify { yield &uniqueStorage().destination }
-    }
-    /// Receives upload and download progress, if set.
-    var progress: ProgressHandler? {
-        get { storage.progress }
-        _modify { yield &uniqueStorage().progress }
-    }
-    /// For ``Connect/stream(_:bufferSize:)``: where a 2xx body goes, chunk by chunk.
-    var streamBuffer: StreamBuffer? {
-        get { storage.streamBuffer }
-        _modify { yield &uniqueStorage().streamBuffer }
-    }
-
     /// Creates a request.
     public init(method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil, timeout: Duration? = nil, allowsRetry: Bool? = nil) {
         self.init(method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry, httpVersion: nil)
@@ -99,9 +80,6 @@ public struct Request: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var timeout: Duration?
         @exclusivity(unchecked) var allowsRetry: Bool?
         @exclusivity(unchecked) var httpVersion: HTTPVersionPolicy?
-        @exclusivity(unchecked) var destination: ResponseDestination = .memory
-        @exclusivity(unchecked) var progress: ProgressHandler?
-        @exclusivity(unchecked) var streamBuffer: StreamBuffer?
 
         init(method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?,
              httpVersion: HTTPVersionPolicy?) {
@@ -122,9 +100,6 @@ public struct Request: Sendable, CustomStringConvertible {
             timeout = other.timeout
             allowsRetry = other.allowsRetry
             httpVersion = other.httpVersion
-            destination = other.destination
-            progress = other.progress
-            streamBuffer = other.streamBuffer
         }
     }
 

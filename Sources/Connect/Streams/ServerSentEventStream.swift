@@ -115,7 +115,7 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             let whole = Response(statusCode: head.statusCode, headers: head.headers, body: body, url: head.url, httpVersion: head.httpVersion, metrics: head.metrics)
             let message = "expected text/event-stream, got \(type ?? "no Content-Type")"
             let handler = stream.connector.connector.errorHandler ?? stream.connect.errorHandler
-            switch handler.handle(failure: FailedResponse(request: Request(url: head.url), response: whole)) {
+            switch handler.handle(failure: FailedExchange(request: Request(url: head.url), response: whole)) {
             case let error as ConnectError:
                 if case .http(let failure) = error, failure.message == nil { return ConnectError.http(HTTPFailure(message: message, response: whole)) }
                 return error

@@ -17,9 +17,10 @@ extension Connect {
     public func upload(files: [File]?, to connector: any Connector, progress: ProgressHandler? = nil, debugResponse: Bool = false) -> Future<Data> {
         let upload: Future<Data>
         do {
-            var request = try builder.builder.buildUpload(connector, files: files ?? [])
-            request.progress = progress
-            upload = exchange(for: connector, debugResponse: debugResponse).run(request) { $0.body }
+            let request = try builder.buildUpload(connector, files: files ?? [])
+            var exchange = exchange(for: connector, debugResponse: debugResponse)
+            exchange.options = .ifAny(progress: progress)
+            upload = exchange.run(request) { $0.body }
         } catch {
             upload = failLater(error)
         }
@@ -42,8 +43,7 @@ extension Connect {
             }
             request.body = try RequestBody.file(fileURL, contentType: contentType)
             request.setHeader(.contentType(contentType))
-            request.progress = progress
-        }, output: { $0.body })
+        }, options: .ifAny(progress: progress), output: { $0.body })
         return ending(progress, with: upload)
     }
 
@@ -73,12 +73,10 @@ extension Connect {
         debugResponse: Bool = false
     ) -> Future<DownloadedFile> {
         let location = destination ?? FileManager.default.temporaryDirectory.appendingPathComponent("connect-download-\(UUID().uuidString)")
-        let download = start(connector, debugResponse: debugResponse, prepare: { request in
-            request.destination = .file(location, resuming: resuming)
-            request.progress = progress
-        }, output: { response in
+        let options = TransferOptions.ifAny(destination: .file(location, resuming: resuming), progress: progress)
+        let download = start(connector, debugResponse: debugResponse, options: options) { response in
             DownloadedFile(location: response.fileURL ?? location, response: response, resumed: response.resumed)
-        })
+        }
         return ending(progress, with: download)
     }
 
@@ -102,9 +100,7 @@ extension Connect {
     ///   - debugResponse: logs the request as a `curl` command and the response, secrets redacted.
     public func stream(_ request: Request, bufferSize: Int = 1 << 20, debugResponse: Bool = false) -> ResponseStream {
         streaming(bufferSize: bufferSize) { buffer in
-            var request = request
-            request.streamBuffer = buffer
-            return send(request, debugResponse: debugResponse)
+            send(request, debugResponse: debugResponse, options: .ifAny(streamBuffer: buffer))
         }
     }
 
@@ -114,8 +110,7 @@ extension Connect {
         streaming(bufferSize: bufferSize) { buffer in
             start(connector, debugResponse: debugResponse, prepare: { request in
                 for header in headers { request.setHeader(header) }
-                request.streamBuffer = buffer
-            }, output: { $0 })
+            }, options: .ifAny(streamBuffer: buffer), output: { $0 })
         }
     }
 

@@ -20,7 +20,7 @@ import Foundation
 /// decoding, downloads to files, streams. A request with no registered response fails with a
 /// ``ConnectError/transport(_:)`` failure of kind ``TransportFailure/Kind/noMockResponse`` (it
 /// never crashes).
-public final class MockTransport: Transport {
+public final class MockTransport: TransferCarrier {
     /// How responses arrive, unless a response sets its own ``MockResponse/delay``.
     public enum Behavior: Sendable, Hashable {
         /// At once.
@@ -57,7 +57,7 @@ public final class MockTransport: Transport {
         let connector = UncheckedConnector(connector)
         register(responses) { [weak self] request in
             guard let self else { return false }
-            guard let expected = try? builder.withLock({ $0 }).builder.build(connector.connector), request.method == expected.method else { return false }
+            guard let expected = try? builder.withLock({ $0 }).build(connector.connector), request.method == expected.method else { return false }
             let (a, b) = (request.url, expected.url)
             return a.scheme == b.scheme && a.host == b.host && a.port == b.port && a.path == b.path
         }
@@ -84,7 +84,12 @@ public final class MockTransport: Transport {
         state.withLock { $0.registrations.append(Registration(matches: matches, responses: responses)) }
     }
 
+    /// Answers `request` from the registrations: the first that matches it, in order.
     public func send(_ request: Request) -> Future<Response> {
+        send(request, options: nil)
+    }
+
+    func send(_ request: Request, options: TransferOptions?) -> Future<Response> {
         let mock = state.withLock { state -> MockResponse? in
             state.requests.append(request)
             guard let index = state.registrations.firstIndex(where: { $0.matches(request) }) else { return nil }
@@ -103,12 +108,12 @@ public final class MockTransport: Transport {
             return nil
         }()
         guard let delay, delay > .zero else {
-            promise.complete(Self.outcome(of: mock, for: request))
+            promise.complete(Self.outcome(of: mock, for: request, options: options))
             return promise.future
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + delay.dispatchInterval) {
             guard !promise.isCompleted else { return }
-            promise.complete(Self.outcome(of: mock, for: request))
+            promise.complete(Self.outcome(of: mock, for: request, options: options))
         }
         return promise.future
     }
@@ -118,7 +123,7 @@ public final class MockTransport: Transport {
     public func cancelAll() {}
 
     /// The response, delivered where the request asked (memory, a file, a stream).
-    private static func outcome(of mock: MockResponse, for request: Request) -> Result<Response, any Error> {
+    private static func outcome(of mock: MockResponse, for request: Request, options: TransferOptions?) -> Result<Response, any Error> {
         switch mock.outcome {
         case .failure(let error):
             return .failure(error)
@@ -126,7 +131,7 @@ public final class MockTransport: Transport {
             var fileURL: URL?
             var memoryBody = body
             let success = (200..<300).contains(status)
-            if success, case .file(let url, _) = request.destination {
+            if success, case .file(let url, _)? = options?.destination {
                 do {
                     try body.write(to: url, options: .atomic)
                 } catch {
@@ -136,11 +141,11 @@ public final class MockTransport: Transport {
                 memoryBody = Data()
             }
             let response = Response(statusCode: status, headers: headers, body: memoryBody, url: request.url, fileURL: fileURL)
-            if success, let stream = request.streamBuffer, !body.isEmpty {
+            if success, let stream = options?.streamBuffer, !body.isEmpty {
                 body.withUnsafeBytes { _ = stream.offer($0, head: response) }
                 return .success(Response(statusCode: status, headers: headers, url: request.url))
             }
-            if let progress = request.progress {
+            if let progress = options?.progress {
                 progress.report(TransferProgress(bytesSent: Int64(request.body?.count ?? 0), totalBytesToSend: request.body?.count.map(Int64.init),
                                                  bytesReceived: Int64(body.count), totalBytesToReceive: Int64(body.count)))
             }

@@ -17,7 +17,7 @@ import Darwin
 ///
 /// ``Connect`` creates one from its configuration; build one yourself only to share it between
 /// several `Connect` values.
-public final class CurlTransport: Transport {
+public final class CurlTransport: StepCompletingCarrier {
     /// What each transfer takes from the configuration: limits, cookies, proxy, TLS. A class,
     /// so each transfer holds one reference rather than a copy of every field.
     final class Settings: Sendable {
@@ -73,37 +73,40 @@ public final class CurlTransport: Transport {
     }
 
     deinit {
-        loop.send(.stop)
+        loop.enqueue(.stop)
     }
 
     /// Sends `request` once; the future's callbacks run on the configuration's callback queue.
     public func send(_ request: Request) -> Future<Response> {
-        send(request, then: PassThrough())
+        send(request, options: nil)
     }
 
-    /// Sends `request` once, and runs `step` on its response where the transfer completes, on
-    /// the callback queue: the future gives the step's value. One future a request, where
-    /// `send(_:)` followed by `then(_:)` makes two. The context binds the future to the
-    /// callback queue: the transfer thread completes it, and every observer and step runs on
-    /// the queue, never on the transfer thread.
-    func send<Step: StepTransform>(_ request: Request, then step: consuming Step) -> Future<Step.Output> where Step.Input == Response {
-        let (promise, future) = PendingStep.making(context: context, transform: step)
-        let transfer = CurlTransfer(request: request, transport: self, promise: promise)
+    func send(_ request: Request, options: TransferOptions?) -> Future<Response> {
+        let (promise, future) = PendingStep.making(context: context, transform: PassThrough<Response>())
+        send(request, options: options, completing: promise)
+        return future
+    }
+
+    /// Sends `request` once, and completes `step` with its response where the transfer
+    /// completes, on the callback queue. The context binds the step's future to the callback
+    /// queue: the transfer thread completes it, and every observer and step runs on the queue,
+    /// never on the transfer thread.
+    func send(_ request: Request, options: TransferOptions?, completing step: PendingStep<Response>) {
+        let transfer = CurlTransfer(request: request, options: options, transport: self, promise: step)
         transfer.prepareProgressReports()
-        promise.onCancel(notifying: transfer)
-        if let streamBuffer = request.streamBuffer {
+        step.onCancel(notifying: transfer)
+        if let streamBuffer = options?.streamBuffer {
             // Weak: the buffer outlives the transfer in the consumer's hands.
             streamBuffer.setResumer { [weak transfer, loop] in
-                if let transfer { loop.send(.resume(transfer)) }
+                if let transfer { loop.enqueue(.resume(transfer)) }
             }
         }
         // The transfer's last use here: its reference moves into the command.
-        loop.send(.start(consume transfer))
-        return future
+        loop.enqueue(.start(consume transfer))
     }
 
     /// Stops every transfer in flight; each fails with ``ConnectError/cancelled``.
     public func cancelAll() {
-        loop.send(.cancelAll)
+        loop.enqueue(.cancelAll)
     }
 }

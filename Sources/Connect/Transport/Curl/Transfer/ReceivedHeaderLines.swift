@@ -1,12 +1,12 @@
 /// The header lines of a response as the transfer thread receives them ("Name: value", each
-/// ending in CRLF), in one malloc'd block that the ``ReceivedResponse`` keeps from response to
+/// ending in CRLF), in one malloc'd block that the ``ResponseBuffers`` keeps from response to
 /// response.
 ///
-/// Appending a line is a capacity check and a `memcpy` (``ByteBuffer``), where appending to an
+/// Appending a line is a capacity check and a `memcpy` (``GrowableBytes``), where appending to an
 /// array goes through its generic growth path: for every header line, on the thread that bounds
 /// the client's rate. The `Response` gets a ``RawHeaders`` copy, made on the callback queue.
 struct ReceivedHeaderLines: ~Copyable {
-    private var buffer = ByteBuffer()
+    private var buffer = GrowableBytes()
 
     init() {}
 

@@ -34,7 +34,7 @@ public struct JSONWriter: ~Copyable {
         case document, object, array
     }
 
-    private var output = ByteBuffer()
+    private var output = GrowableBytes()
     private var container = Container.document
     /// Values written so far where the writer is: members of an object, elements of an array,
     /// the document's one value.

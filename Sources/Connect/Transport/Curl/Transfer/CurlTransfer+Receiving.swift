@@ -82,14 +82,14 @@ extension CurlTransfer {
     /// `bytes.count`, `ccurl_writefunc_pause` (a full stream), or less to stop the transfer.
     func deposit(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard let received = received.map(Unmanaged.passUnretained) else { return 0 }
-        if _slowPath(sink != nil || request.streamBuffer != nil) { return depositElsewhere(bytes, received.takeUnretainedValue()) }
+        if _slowPath(sink != nil || options?.streamBuffer != nil) { return depositElsewhere(bytes, received.takeUnretainedValue()) }
         // Not retained, as for the header lines (see `withReceiving(_:)`): this runs for every body chunk.
         return received._withUnsafeGuaranteedRef { keepInMemory(bytes, $0) }
     }
 
     /// Appends body bytes to the response in memory, up to the largest body allowed.
     @inline(__always)
-    func keepInMemory(_ bytes: UnsafeRawBufferPointer, _ received: ReceivedResponse) -> Int {
+    func keepInMemory(_ bytes: UnsafeRawBufferPointer, _ received: ResponseBuffers) -> Int {
         if received.body.count + bytes.count > settings.maximumBodySize {
             bodyTooLarge = true
             return 0
@@ -100,8 +100,8 @@ extension CurlTransfer {
     /// ``deposit(_:)`` for a transfer with a stream or a file: a 2xx body goes there, any other
     /// into memory, for the error handler.
     @inline(never)
-    func depositElsewhere(_ bytes: UnsafeRawBufferPointer, _ received: ReceivedResponse) -> Int {
-        if let stream = request.streamBuffer, (200..<300).contains(statusCode) {
+    func depositElsewhere(_ bytes: UnsafeRawBufferPointer, _ received: ResponseBuffers) -> Int {
+        if let stream = options?.streamBuffer, (200..<300).contains(statusCode) {
             let accepted = stream.offer(
                 bytes,
                 head: Response(statusCode: statusCode, rawHeaders: received.headers.copy(), url: request.url, httpVersion: head.httpVersion,
@@ -123,7 +123,7 @@ extension CurlTransfer {
     /// ends, after its last callback; a local or a getter would retain and release it for every
     /// header line.
     @inline(__always)
-    func withReceiving<Result>(_ body: (ReceivedResponse) -> Result) -> Result {
+    func withReceiving<Result>(_ body: (ResponseBuffers) -> Result) -> Result {
         Unmanaged.passUnretained(received.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
     }
 
@@ -172,7 +172,7 @@ extension CurlTransfer {
     @inline(__always)
     func prepareForBody() -> Bool {
         if _slowPath(head.isChunked || !head.contentCodings.isEmpty) { return makeDecoder() }
-        guard let length = head.contentLength, sink == nil, request.streamBuffer == nil else { return true }
+        guard let length = head.contentLength, sink == nil, options?.streamBuffer == nil else { return true }
         if length > settings.maximumBodySize, statusCode != 204, !(300..<400).contains(statusCode), request.method != .head {
             bodyTooLarge = true
             return false
@@ -241,7 +241,7 @@ extension CurlTransfer {
             totalBytesToReceive: downloadTotal > 0 ? downloadTotal + offset : nil
         )
         let now = DispatchTime.now().uptimeNanoseconds
-        guard now - lastProgressReport >= 100_000_000, let handler = request.progress, let progressQueue else { return }
+        guard now - lastProgressReport >= 100_000_000, let handler = options?.progress, let progressQueue else { return }
         lastProgressReport = now
         let progress = latestProgress
         progressQueue.async { handler.report(progress) }
@@ -249,7 +249,7 @@ extension CurlTransfer {
 
     /// The figures when the transfer ended, for the last progress report.
     func updateFinalProgress(_ handle: CurlEasyHandle) {
-        guard request.progress != nil else { return }
+        guard options?.progress != nil else { return }
         let offset = statusCode == 206 ? resumeOffset : 0
         let length = Int64(handle.infoOffset(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T))
         let received = Int64(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T))

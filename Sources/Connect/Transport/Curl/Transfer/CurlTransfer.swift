@@ -26,6 +26,8 @@ import Darwin
 /// thread (options, callbacks, completion); the promise is itself thread-safe.
 final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     let request: Request
+    /// Its file destination, progress handler or stream; `nil` for a request into memory.
+    let options: TransferOptions?
     /// Where the response goes: the request's step (its redirects, status check and output, or
     /// nothing for a plain `send`), completed once, by the transfer loop (see ``CompletionHandOff``).
     let promise: PendingStep<Response>
@@ -45,7 +47,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     // per access, on every header line and body chunk) would find nothing.
     /// The header lines and body received, from the transfer loop's pool; set when the transfer
     /// starts, handed on when it succeeds.
-    @exclusivity(unchecked) var received: ReceivedResponse?
+    @exclusivity(unchecked) var received: ResponseBuffers?
     /// The `Content-Range` of the response, looked up once for a file sink.
     @exclusivity(unchecked) var contentRange: String??
     @exclusivity(unchecked) var bodyTooLarge = false
@@ -122,8 +124,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var lastProgressReport: UInt64 = 0
     @exclusivity(unchecked) var latestProgress = TransferProgress()
 
-    init(request: Request, transport: CurlTransport, promise: PendingStep<Response>) {
+    init(request: Request, options: TransferOptions?, transport: CurlTransport, promise: PendingStep<Response>) {
         self.request = request
+        self.options = options
         self.transport = transport
         self.promise = promise
     }
@@ -132,7 +135,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// callback queue, if its request has a progress handler. Called by the sender before the
     /// transfer starts: checked in `init`, the branch kept the arguments retained across it.
     func prepareProgressReports() {
-        if _slowPath(request.progress != nil) { makeProgressQueue() }
+        if _slowPath(options?.progress != nil) { makeProgressQueue() }
     }
 
     /// Out of line: few requests report progress.
@@ -148,7 +151,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
 
     /// The future was cancelled: stop the transfer (on the transfer thread).
     func promiseWasCancelled() {
-        loop.send(.cancel(self))
+        loop.enqueue(.cancel(self))
     }
 
     /// A request into memory with nothing but its method, headers and a body in memory: no
@@ -163,9 +166,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// it is cleaned up, later and on the transfer thread, where a reset handle does not; a new
     /// client reading the same file could then read it half written.
     var isPlain: Bool {
-        request.progress == nil && request.streamBuffer == nil
+        options == nil
             && { switch request.body?.content { case nil, .data?: return true; default: return false } }()
-            && { if case .memory = request.destination { return true } else { return false } }()
             && { if case .file = settings.cookies { return false } else { return true } }()
     }
 

@@ -4,14 +4,14 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A response whose status was not accepted, with the request that produced it.
-public struct FailedResponse: Sendable {
+/// An exchange whose response status was not accepted: the request and the response it got.
+public struct FailedExchange: Sendable {
     /// The request as it was sent.
     public let request: Request
     /// The response: status, headers, raw body.
     public let response: Response
 
-    /// Creates a failed response.
+    /// Creates a failed exchange.
     public init(request: Request, response: Response) {
         self.request = request
         self.response = response
@@ -36,3 +36,7 @@ public struct FailedResponse: Sendable {
         return JSONReader.value(from: response.body)
     }
 }
+
+/// The former name of ``FailedExchange``: it holds the request as well as the response.
+@available(*, deprecated, renamed: "FailedExchange")
+public typealias FailedResponse = FailedExchange

@@ -34,7 +34,7 @@ final class JSONBodyWriter: Encoder {
 
     // `@exclusivity(unchecked)`: one writer encodes one value on one thread, and the runtime's
     // dynamic checks (a thread-local lookup per access) would cost more than the writing.
-    @exclusivity(unchecked) private var output = ByteBuffer()
+    @exclusivity(unchecked) private var output = GrowableBytes()
     @exclusivity(unchecked) var codingPath: [any CodingKey] = []
     let userInfo: [CodingUserInfoKey: Any]
     private let escapesSlashes: Bool

@@ -18,7 +18,7 @@ import Darwin
 ///
 /// `Data.append` and `[UInt8].append` go through storage checks on every call; this is a
 /// capacity check and a `memcpy`. Used by one thread at a time.
-struct ByteBuffer: ~Copyable {
+struct GrowableBytes: ~Copyable {
     private var bytes: UnsafeMutableRawPointer?
     private(set) var count = 0
     private(set) var capacity = 0

@@ -6,7 +6,7 @@ import Foundation
 
 /// One response as it arrives on the transfer thread: the header lines, the body and, once the
 /// transfer ends, the rest of what the `Response` needs. Recycled through a
-/// ``ReceivedResponsePool``.
+/// ``ResponseBuffersPool``.
 ///
 /// The transfer thread fills it; the callback queue copies it into the `Response` and gives it
 /// back. That way the blocks the caller ends up holding are allocated on the callback queue, and
@@ -17,7 +17,7 @@ import Foundation
 ///
 /// `@unchecked Sendable`: owned by one thread at a time, handed over under a lock (the transfer
 /// loop's completion hand-off, the pool's).
-final class ReceivedResponse: @unchecked Sendable {
+final class ResponseBuffers: @unchecked Sendable {
     /// Bodies up to this size are copied out and their block kept for the next response; a larger
     /// block is handed to the `Data` as it is, which saves the copy where it would cost most.
     static let largestCopiedBody = 64 << 10
@@ -27,7 +27,7 @@ final class ReceivedResponse: @unchecked Sendable {
     // `@exclusivity(unchecked)`: one thread at a time (see above); these are touched for every
     // header line and body chunk.
     @exclusivity(unchecked) var headers = ReceivedHeaderLines()
-    @exclusivity(unchecked) var body = ByteBuffer()
+    @exclusivity(unchecked) var body = GrowableBytes()
     // Set by the transfer thread when the transfer ends.
     var statusCode = 0
     var httpVersion = "1.1"

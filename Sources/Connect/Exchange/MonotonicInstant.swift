@@ -14,35 +14,35 @@ import Darwin
 /// no other part of a request runs: reading it there costs each request several pages of code
 /// brought back into the caches, while the C library's `clock_gettime` runs for every request
 /// already (libcurl reads its clock many times per transfer).
-struct ExchangeInstant: Comparable, Sendable {
+struct MonotonicInstant: Comparable, Sendable {
     /// Nanoseconds on the clock, from an unspecified start.
     let nanoseconds: Int64
 
-    static var now: ExchangeInstant {
+    static var now: MonotonicInstant {
         var time = timespec()
         #if canImport(Darwin)
         clock_gettime(CLOCK_MONOTONIC_RAW, &time)
         #else
         clock_gettime(CLOCK_BOOTTIME, &time)
         #endif
-        return ExchangeInstant(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
+        return MonotonicInstant(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
     }
 
     /// `duration` later; the far future for a duration too long to count in nanoseconds.
-    static func + (instant: ExchangeInstant, duration: Duration) -> ExchangeInstant {
+    static func + (instant: MonotonicInstant, duration: Duration) -> MonotonicInstant {
         let (seconds, attoseconds) = duration.components
         let (whole, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
         let (sum, overflowAgain) = instant.nanoseconds.addingReportingOverflow(whole &+ attoseconds / 1_000_000_000)
-        guard !overflow, !overflowAgain else { return ExchangeInstant(nanoseconds: seconds < 0 ? .min : .max) }
-        return ExchangeInstant(nanoseconds: sum)
+        guard !overflow, !overflowAgain else { return MonotonicInstant(nanoseconds: seconds < 0 ? .min : .max) }
+        return MonotonicInstant(nanoseconds: sum)
     }
 
     /// The time from `start` to `end`.
-    static func - (end: ExchangeInstant, start: ExchangeInstant) -> Duration {
+    static func - (end: MonotonicInstant, start: MonotonicInstant) -> Duration {
         .nanoseconds(end.nanoseconds &- start.nanoseconds)
     }
 
-    static func < (lhs: ExchangeInstant, rhs: ExchangeInstant) -> Bool {
+    static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
         lhs.nanoseconds < rhs.nanoseconds
     }
 }

@@ -3,7 +3,7 @@ import ConnectFutures
 /// What every exchange of one ``Connect`` shares: the transport, the middleware, the futures'
 /// context, and the exchanges on the middleware path, which ``Connect/cancelAllRequests()``
 /// must reach between transfers (adapting, backing off, waiting for a token refresh).
-final class ExchangeClient: Sendable {
+final class SharedClientState: Sendable {
     let transport: any Transport
     let middleware: any ConnectMiddlewareProtocol
     /// The middleware has steps to run; `false` for the empty middleware, whose exchanges take

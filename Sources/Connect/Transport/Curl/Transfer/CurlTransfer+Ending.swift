@@ -9,15 +9,15 @@ import Foundation
 /// it delivers.
 extension CurlTransfer {
     /// The response received, or the error, once libcurl reports `code` for this transfer. The
-    /// `Response` itself is made on the callback queue (see ``ReceivedResponse``).
+    /// `Response` itself is made on the callback queue (see ``ResponseBuffers``).
     ///
     /// Written as the path of a plain exchange that ended well, with everything else (a failure,
     /// a streamed body, a file, progress reports) in ``settleUnusualEnding(code:handle:requestSent:)``
     /// out of line: the code every request runs stays a few cache lines long.
-    func outcome(code: CURLcode, handle: CurlEasyHandle) -> Result<ReceivedResponse, any Error> {
+    func outcome(code: CURLcode, handle: CurlEasyHandle) -> Result<ResponseBuffers, any Error> {
         let bytesSent = handle.infoLong(CURLINFO_REQUEST_SIZE)
         var fileURL: URL?
-        if _slowPath(code != CURLE_OK || !endedCleanly || bodyReader != nil || sink != nil || request.progress != nil) {
+        if _slowPath(code != CURLE_OK || !endedCleanly || bodyReader != nil || sink != nil || options?.progress != nil) {
             switch settleUnusualEnding(code: code, handle: handle, requestSent: bytesSent > 0) {
             case .success(let url): fileURL = url
             case .failure(let error): return .failure(error)

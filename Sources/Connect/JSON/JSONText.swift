@@ -4,19 +4,19 @@
 /// ``JSONWritable`` ones), so that both write the same bytes.
 enum JSONText {
     /// Appends `string` quoted and escaped; whether it is all ASCII, or `nil` when memory ran out.
-    static func appendQuoted(_ string: String, to output: inout ByteBuffer, escapingSlashes: Bool) -> Bool? {
+    static func appendQuoted(_ string: String, to output: inout GrowableBytes, escapingSlashes: Bool) -> Bool? {
         appendQuoted(string, to: &output, escapingSlashes: escapingSlashes, afterComma: false, beforeColon: false)
     }
 
     /// Appends an object member's key as ``appendQuoted(_:to:escapingSlashes:)`` does, after a
     /// comma when it is not the first and with the colon after it: in one write where the key
     /// needs no escape, as most keys do. `false` when memory ran out.
-    static func appendKey(_ key: String, afterComma: Bool, to output: inout ByteBuffer, escapingSlashes: Bool) -> Bool {
+    static func appendKey(_ key: String, afterComma: Bool, to output: inout GrowableBytes, escapingSlashes: Bool) -> Bool {
         appendQuoted(key, to: &output, escapingSlashes: escapingSlashes, afterComma: afterComma, beforeColon: true) != nil
     }
 
     @inline(__always)
-    private static func appendQuoted(_ string: String, to output: inout ByteBuffer, escapingSlashes: Bool, afterComma: Bool, beforeColon: Bool) -> Bool? {
+    private static func appendQuoted(_ string: String, to output: inout GrowableBytes, escapingSlashes: Bool, afterComma: Bool, beforeColon: Bool) -> Bool? {
         // Native and small strings are contiguous UTF-8, read in place; only a bridged one is
         // not, and is made contiguous first.
         if let appended = string.utf8.withContiguousStorageIfAvailable({
@@ -35,7 +35,7 @@ enum JSONText {
     /// ``WordScan``), and counted as written only if nothing in them needs an escape; a string
     /// that does is written again, a byte at a time.
     @inline(__always)
-    private static func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer, escapingSlashes: Bool,
+    private static func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout GrowableBytes, escapingSlashes: Bool,
                                      afterComma: Bool, beforeColon: Bool) -> Bool? {
         let count = utf8.count
         let start = afterComma ? 1 : 0
@@ -59,7 +59,7 @@ enum JSONText {
 
     /// ``appendQuoted(_:to:escapingSlashes:)`` for a string with a character to escape, a byte
     /// at a time.
-    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout ByteBuffer, escapingSlashes: Bool) -> Bool? {
+    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout GrowableBytes, escapingSlashes: Bool) -> Bool? {
         var appended = output.append(UInt8(ascii: "\""))
         var allBytes: UInt8 = 0
         for byte in utf8 {
@@ -109,7 +109,7 @@ enum JSONText {
     }
 
     /// Appends `value` in decimal; `false` when memory ran out.
-    static func appendInteger<Integer: BinaryInteger>(_ value: Integer, to output: inout ByteBuffer) -> Bool {
+    static func appendInteger<Integer: BinaryInteger>(_ value: Integer, to output: inout GrowableBytes) -> Bool {
         // At most 20 digits and a sign (UInt64.max, Int64.min).
         guard let room = output.roomAtEnd(for: 21) else { return false }
         var length = 0
@@ -146,7 +146,7 @@ enum JSONText {
     }
 
     /// Appends ASCII text; `false` when memory ran out.
-    static func appendASCII(_ text: StaticString, to output: inout ByteBuffer) -> Bool {
+    static func appendASCII(_ text: StaticString, to output: inout GrowableBytes) -> Bool {
         let count = text.utf8CodeUnitCount
         guard let room = output.roomAtEnd(for: count) else { return false }
         for index in 0..<count { room[index] = text.utf8Start[index] }
@@ -155,7 +155,7 @@ enum JSONText {
     }
 
     /// Appends ASCII text; `false` when memory ran out.
-    static func appendASCII(_ text: String, to output: inout ByteBuffer) -> Bool {
+    static func appendASCII(_ text: String, to output: inout GrowableBytes) -> Bool {
         var text = text
         return text.withUTF8 { output.append(UnsafeRawBufferPointer($0)) }
     }

@@ -16,7 +16,7 @@ struct ExchangeInstantTests {
         (Int64(-1), Duration.seconds(Int64.min), Int64.min),
     ])
     func aDurationLaterSaturates(start: Int64, duration: Duration, expected: Int64) {
-        #expect((ExchangeInstant(nanoseconds: start) + duration).nanoseconds == expected)
+        #expect((MonotonicInstant(nanoseconds: start) + duration).nanoseconds == expected)
     }
 
     @Test(arguments: [
@@ -25,18 +25,18 @@ struct ExchangeInstantTests {
         (Int64(10), Int64(25), Duration.nanoseconds(-15)),
     ])
     func theTimeBetweenTwoInstants(end: Int64, start: Int64, expected: Duration) {
-        #expect(ExchangeInstant(nanoseconds: end) - ExchangeInstant(nanoseconds: start) == expected)
-        #expect((ExchangeInstant(nanoseconds: end) < ExchangeInstant(nanoseconds: start)) == (expected < .zero))
+        #expect(MonotonicInstant(nanoseconds: end) - MonotonicInstant(nanoseconds: start) == expected)
+        #expect((MonotonicInstant(nanoseconds: end) < MonotonicInstant(nanoseconds: start)) == (expected < .zero))
     }
 
     @Test func readingsKeepPaceWithContinuousClock() {
         let clock = ContinuousClock()
-        let started = ExchangeInstant.now
+        let started = MonotonicInstant.now
         let clockStarted = clock.now
         // Busy, not asleep: the two clocks differ only across a suspension of the machine.
         let until = clockStarted + .milliseconds(20)
         while clock.now < until {}
-        let elapsed = ExchangeInstant.now - started
+        let elapsed = MonotonicInstant.now - started
         let clockElapsed = clock.now - clockStarted
         #expect(elapsed >= .milliseconds(20))
         // The same clock as ContinuousClock: the two agree to well within the sleep.

@@ -1,10 +1,10 @@
 /// What a step of a future chain does with its source's value, as a value: the state the step
 /// needs is stored in the step (see ``Future/then(_:)``), where a closure would allocate a
-/// context for it. Connect's redirect step is one, run once for every response.
+/// context for it: for a step that runs once for every value of a busy producer.
 ///
 /// Same package only.
 @usableFromInline
-package protocol StepTransform: Sendable {
+package protocol ValueTransform: Sendable {
     /// The value of the future the step follows.
     associatedtype Input: Sendable
     /// The value of the step's future.

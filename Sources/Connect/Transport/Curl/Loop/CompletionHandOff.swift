@@ -22,20 +22,20 @@ final class CompletionHandOff: @unchecked Sendable {
     /// struct has value witnesses compiled here.
     struct Finished {
         let transfer: CurlTransfer
-        let outcome: Result<ReceivedResponse, any Error>
+        let outcome: Result<ResponseBuffers, any Error>
     }
 
     private let queue: DispatchQueue?
     private let state = Locked<(waiting: [Finished], draining: Bool)>(([], false))
     /// Where received responses go back to once their `Response` is made.
-    private let receivedResponses: ReceivedResponsePool
+    private let responseBuffers: ResponseBuffersPool
     /// The received responses of the batch being completed off the transfer thread, given back
     /// to the pool together: one lock per batch rather than one per transfer.
-    @exclusivity(unchecked) private var emptied: [ReceivedResponse] = []
+    @exclusivity(unchecked) private var emptied: [ResponseBuffers] = []
 
-    init(queue: DispatchQueue?, receivedResponses: ReceivedResponsePool) {
+    init(queue: DispatchQueue?, responseBuffers: ResponseBuffersPool) {
         self.queue = queue
-        self.receivedResponses = receivedResponses
+        self.responseBuffers = responseBuffers
     }
 
     /// Queues `batch` for the callback queue and leaves it empty, keeping a buffer's capacity.
@@ -113,24 +113,24 @@ final class CompletionHandOff: @unchecked Sendable {
         // Without a callback queue this is the transfer thread, whose own list needs no lock.
         if queue == nil {
             while let finished = batch.popLast() {
-                if let received = finish(finished) { receivedResponses.keep(received) }
+                if let received = finish(finished) { responseBuffers.keep(received) }
             }
         } else {
             while let finished = batch.popLast() {
                 if let received = finish(finished) { emptied.append(received) }
             }
-            receivedResponses.giveBack(&emptied)
+            responseBuffers.giveBack(&emptied)
         }
     }
 
     /// Completes one transfer's future off the callback queue's drain (behind its progress reports).
     func complete(_ finished: Finished) {
-        if let received = finish(finished) { receivedResponses.giveBack(received) }
+        if let received = finish(finished) { responseBuffers.giveBack(received) }
     }
 
     /// Makes the response here, off the transfer thread, and completes the future; returns the
     /// received response of a success, emptied, for the pool.
-    private func finish(_ finished: consuming Finished) -> ReceivedResponse? {
+    private func finish(_ finished: consuming Finished) -> ResponseBuffers? {
         let transfer = finished.transfer
         switch finished.outcome {
         case .success(let received):

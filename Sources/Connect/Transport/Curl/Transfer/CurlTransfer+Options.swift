@@ -37,15 +37,10 @@ extension CurlTransfer {
         handle.carriesMethodOptions = !isPlainGet
         // After every option that can fail: an h2c ask is counted until its transfer ends.
         if !again || h2c == nil { configureHTTPVersion(handle, url: url) }
-        if _slowPath(again || request.progress != nil || !isInMemory) {
+        if _slowPath(again || options != nil) {
             configureDestinationAndProgress(handle, again: again)
         }
         handle.setHeaders(request.headers, adjusting: isPlainGet ? [] : headerAdjustments())
-    }
-
-    /// The response body goes to memory, as most do (not to a file).
-    var isInMemory: Bool {
-        if case .memory = request.destination { return true } else { return false }
     }
 
     /// For ``configure(_:again:)``, a transfer that starts over, writes to a file or reports
@@ -54,7 +49,7 @@ extension CurlTransfer {
     func configureDestinationAndProgress(_ handle: CurlEasyHandle, again: Bool) {
         if again {
             if resumeOffset > 0 { handle.set(CURLOPT_RANGE, "\(resumeOffset)-") }
-        } else if case .file(let url, let resuming) = request.destination {
+        } else if case .file(let url, let resuming)? = options?.destination {
             sink = FileSink(destination: url, resuming: resuming)
             if resuming, let size = FileSink.sizeOfFile(at: url), size > 0 {
                 resumeOffset = size
@@ -63,7 +58,7 @@ extension CurlTransfer {
                 handle.set(CURLOPT_RANGE, "\(size)-")
             }
         }
-        if request.progress != nil {
+        if options?.progress != nil {
             handle.set(CURLOPT_NOPROGRESS, 0)
             ccurl_easy_setopt_progress_callback(handle.raw, TransferCallbacks.reportProgress)
             handle.set(CURLOPT_XFERINFODATA, pointer: Unmanaged.passUnretained(self).toOpaque())
@@ -299,7 +294,7 @@ extension CurlTransfer {
         case .stream(let body):
             let loop = self.loop
             let pump = BodyPump(body: body) { [weak self] in
-                if let self { loop.send(.resume(self)) }
+                if let self { loop.enqueue(.resume(self)) }
             }
             try streamBody(from: BodyReader(pump: pump), size: body.count.map(Int64.init) ?? -1, handle)
         }

@@ -1,0 +1,296 @@
+import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import ConnectFutures
+import Dispatch
+
+/// The loop that owns the libcurl multi handle and every easy handle, run by one thread at a
+/// time (the transfer thread).
+///
+/// Other threads hand it work through `inbox` (a locked queue) and wake it with
+/// `curl_multi_wakeup`, the one libcurl call that is safe from any thread. It sleeps in
+/// `curl_multi_poll` until a socket is ready, a libcurl timer is due, or it is woken; it never
+/// polls on a timer of its own. Each transfer's promise is bound to the callback queue, so
+/// completing it hands every observer to that queue: a drain block there completes the
+/// finished transfers while the loop goes on.
+///
+/// With a callback queue, the loop has two threads, of which one leads (``LoopBaton``): when a
+/// pass finishes a single transfer and nothing else is in flight, there is nothing for the loop
+/// to go on with, so the leading thread hands the loop over to the other and completes the
+/// transfer itself, on the callback queue (`DispatchQueue.sync`), instead of waking a callback
+/// thread; requests the callbacks start are then taken when it leads again, without waking the
+/// loop. With many transfers in flight, a drain block completes them as above, the loop never
+/// pausing for callbacks.
+///
+/// Without a callback queue (``ConnectConfiguration/runsCallbacksOnTransferThread``), observers
+/// run on the one loop thread, after each pass, and requests they start are taken from the inbox
+/// before the loop sleeps again.
+final class TransferLoop: @unchecked Sendable {
+    // @unchecked: `multi` is set once; `inbox` is behind its mutex; everything under
+    // "Transfer thread only" is touched by the leading thread alone, and the baton's lock
+    // orders one leader's accesses before the next one's.
+    enum Command {
+        case start(CurlTransfer)
+        case cancel(CurlTransfer)
+        /// Unpause a transfer whose stream consumer caught up.
+        case resume(CurlTransfer)
+        case cancelAll
+        case stop
+    }
+
+    let multi: UnsafeMutableRawPointer
+    /// The cookie jar every transfer shares, when cookies are on. Used by this thread alone, so
+    /// it needs none of libcurl's share locks.
+    let share: UnsafeMutableRawPointer?
+    let cookies: CookieStorage
+    let inbox = Locked<Inbox>(Inbox())
+
+    struct Inbox {
+        var commands: [Command] = []
+        /// Set by the loop just before it blocks in `curl_multi_poll`: only then does a sender
+        /// need to wake it.
+        var loopIsAsleep = false
+        /// Set while the loop is handed over to complete callbacks: a command queued then is
+        /// reported to the baton, which decides whether the standby takes it
+        /// (`LoopBaton.commandWaits`).
+        var isUnled = false
+    }
+    let handOff: CompletionHandOff
+    /// At most 64 kept: up to 80 KiB each (see ``ResponseBuffers``), held until the client goes.
+    let responseBuffers = ResponseBuffersPool(limit: 64)
+    /// The connections libcurl opens, as its socket callbacks report them.
+    let connections = ConnectionTracker()
+
+    // MARK: Transfer thread only
+    // `@exclusivity(unchecked)`: touched by the loop thread alone, one access at a time, so the
+    // runtime's dynamic exclusivity checks (a thread-local lookup per access) only cost time.
+    /// The handles in the multi handle, each holding its transfer; unordered (see `removeActive`).
+    @exclusivity(unchecked) var active: [CurlEasyHandle] = []
+    @exclusivity(unchecked) var idleHandles: [CurlEasyHandle] = []
+    /// Transfers (active, on their handles) kept from libcurl while another transfer opens a
+    /// connection to their origin that they will share (see ``SharedConnectionOpenings``).
+    @exclusivity(unchecked) var waiting: [WaitingTransfer] = []
+
+    /// Transfers finished in this pass of the loop, handed to the callback queue together.
+    @exclusivity(unchecked) var finished: [CompletionHandOff.Finished] = []
+    static let maximumIdleHandles = 256
+    /// Every transfer gets an easy handle that ran no transfer before: the running libcurl keeps
+    /// state across a handle's transfers that can crash it (see
+    /// ``LibcurlDefects/keepsFreedHeaderAcrossTransfers``).
+    let renewsHandles = LibcurlDefects.running.keepsFreedHeaderAcrossTransfers
+    /// The loop's threads: one, or two with a callback queue (see ``LoopBaton``).
+    let threads = Locked<[pthread_t]>([])
+    /// Whether a loop thread may complete a lone finished transfer itself on the callback queue,
+    /// the other leading meanwhile: with a callback queue other than the main queue, which runs
+    /// its blocks on the main thread alone, so that its drains are always dispatched.
+    let completesOnLoopThread: Bool
+    let baton = LoopBaton()
+    /// The transfer thread's name, as debuggers and `top -H` show it.
+    static let threadName = "connect.curl"
+
+    /// `callbackQueue`: where futures complete; `nil` completes them here, on the transfer thread
+    /// (see ``ConnectConfiguration/runsCallbacksOnTransferThread``).
+    init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue?, cookies: CookieStorage = .none) {
+        CurlGlobal.initialize()
+        multi = curl_multi_init()
+        handOff = CompletionHandOff(queue: callbackQueue, responseBuffers: responseBuffers)
+        self.cookies = cookies
+        if cookies == .none {
+            share = nil
+        } else {
+            share = curl_share_init()
+            ccurl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
+        }
+        ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
+        // The connection cache: keep as many idle connections as may be open at once.
+        ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maximumConnectionsPerHost, 16))
+        ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        completesOnLoopThread = callbackQueue.map { $0 !== DispatchQueue.main } == true
+        for _ in 0..<(completesOnLoopThread ? 2 : 1) {
+            let thread = startThread(named: Self.threadName) { [self] in run() }
+            threads.withLock { $0.append(thread) }
+        }
+    }
+
+    /// Whether the calling thread is one of the loop's.
+    var isLoopThread: Bool {
+        threads.withLock { $0.contains { isCurrentThread($0) } }
+    }
+
+    /// Queues `command` and wakes the loop if it sleeps. Safe from any thread.
+    ///
+    /// Only the command that finds the loop asleep wakes it (a syscall): the loop drains the
+    /// whole inbox when it wakes, so later commands ride on the wakeup already pending.
+    func enqueue(_ command: consuming Command) {
+        // Moved into the inbox, not copied: a copy would retain the command's transfer.
+        var command = Optional(command)
+        let (mustWake, findsItUnled) = inbox.withLock { inbox -> (Bool, Bool) in
+            inbox.commands.append(command.take().unsafelyUnwrapped)
+            defer { inbox.loopIsAsleep = false }
+            return (inbox.loopIsAsleep, inbox.isUnled)
+        }
+        if mustWake { curl_multi_wakeup(multi) }
+        if _slowPath(findsItUnled) { baton.commandWaits(fromTheCompletingThread: isLoopThread) }
+    }
+
+    /// Moves every queued command into `taken`; with `sleepingIfEmpty`, marks the loop asleep when
+    /// there are none, so the next `enqueue` wakes it.
+    ///
+    /// `taken` and the inbox trade buffers, each emptied but keeping its capacity: copying the
+    /// commands out and clearing the inbox's array allocated a new one on every pass. Not
+    /// inlined: the loop takes commands at two places in each pass, which then share one copy
+    /// of this code.
+    @inline(never)
+    private func takeCommands(into taken: inout [Command], sleepingIfEmpty: Bool = false) {
+        taken.removeAllKeepingBuffer()
+        inbox.withLock { inbox in
+            swap(&taken, &inbox.commands)
+            inbox.loopIsAsleep = sleepingIfEmpty && taken.isEmpty
+            inbox.isUnled = false
+        }
+    }
+
+    private func run() {
+        while baton.lead() {
+            guard leadUntilHandedOver() else {
+                idleHandles.removeAll()
+                curl_multi_cleanup(multi)
+                if let share { curl_share_cleanup(share) }
+                baton.stop()
+                return
+            }
+            handOff.drainHere()
+        }
+    }
+
+    /// Runs the loop while this thread leads: `true` once it has handed the loop over to
+    /// complete finished transfers itself, `false` when the loop stops.
+    private func leadUntilHandedOver() -> Bool {
+        var stopping = false
+        var running: Int32 = 0
+        var commands: [Command] = []
+        takeCommands(into: &commands)
+        while true {
+            // Each command is moved out of the list (reversed, then popped from the end) rather
+            // than copied, which would retain its transfer only to release it again when the list
+            // is emptied.
+            commands.reverse()
+            while let command = commands.popLast() {
+                switch consume command {
+                case .start(let transfer): start(transfer)
+                case let other: if carryOut(other) { stopping = true }
+                }
+            }
+            if _slowPath(stopping) {
+                cancelAll()
+                _ = deliverFinished(drainingHere: false)
+                return false
+            }
+            curl_multi_perform(multi, &running)
+            collectFinished()
+            if _slowPath(!waiting.isEmpty) { releaseWaiting() }
+            if deliverFinished(drainingHere: completesOnLoopThread && active.isEmpty && finished.count == 1) {
+                let commandsWait = inbox.withLock { inbox -> Bool in
+                    inbox.isUnled = true
+                    return !inbox.commands.isEmpty
+                }
+                baton.handOverToComplete(commandsWait: commandsWait)
+                return true
+            }
+            takeCommands(into: &commands, sleepingIfEmpty: true)
+            if commands.isEmpty {
+                curl_multi_poll(multi, nil, 0, 60_000, nil)
+                takeCommands(into: &commands)
+            }
+        }
+    }
+
+    /// Carries out a command other than `.start` (the one every request sends, handled in the
+    /// loop itself); `true` for `.stop`.
+    @inline(never)
+    private func carryOut(_ command: Command) -> Bool {
+        switch command {
+        case .start(let transfer): start(transfer)
+        case .cancel(let transfer): cancel(transfer)
+        case .resume(let transfer): resume(transfer)
+        case .cancelAll: cancelAll()
+        case .stop: return true
+        }
+        return false
+    }
+
+    private func start(_ transfer: CurlTransfer) {
+        // Cancelled while it waited in the inbox: never start it.
+        guard !transfer.promise.isCompleted else { return }
+        guard let handle = idleHandles.popLast() ?? CurlEasyHandle(connections: connections) else {
+            deliver(transfer, .failure(ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false))))
+            return
+        }
+        transfer.received = responseBuffers.take()
+        let isPlain = transfer.isPlain
+        if handle.holdsPlainSetup, !isPlain { handle.reset() }
+        do {
+            let commonOptionsSet = handle.holdsPlainSetup
+            try transfer.configure(handle)
+            if !commonOptionsSet { configureCookies(handle) }
+            handle.holdsPlainSetup = isPlain
+        } catch {
+            failSetup(of: transfer, on: handle, error)
+            return
+        }
+        addActive(handle, running: transfer)
+        addToMulti(handle, running: transfer)
+    }
+
+    /// Fails `transfer`, whose options could not all be set on `handle`; the handle, set
+    /// partly, is reset and kept for another transfer.
+    func failSetup(of transfer: CurlTransfer, on handle: CurlEasyHandle, _ error: ConnectError) {
+        handle.holdsPlainSetup = false
+        recycle(handle)
+        transfer.finishSink(succeeded: false)
+        deliver(transfer, .failure(error))
+    }
+
+    /// Hands `handle`, active for `transfer`, to the multi handle. If libcurl refuses it, the
+    /// transfer fails and the handle is kept for another.
+    func addToMulti(_ handle: CurlEasyHandle, running transfer: CurlTransfer) {
+        let code = curl_multi_add_handle(multi, handle.raw)
+        guard code != CURLM_OK else { return }
+        removeActive(handle)
+        recycle(handle)
+        let message = String(cString: curl_multi_strerror(code))
+        deliver(transfer, .failure(ConnectError.transport(TransportFailure(kind: .other, message: message, requestSent: false, curlCode: Int(code.rawValue)))))
+    }
+
+    private func cancel(_ transfer: CurlTransfer) {
+        guard let handle = activeHandle(running: transfer) else { return }
+        remove(handle)
+        transfer.finishSink(succeeded: false)
+        transfer.stopBody()
+        // The future has already failed with .cancelled; completing again is a no-op, but makes
+        // sure nothing waits if the cancel came from elsewhere.
+        deliver(transfer, .failure(ConnectError.cancelled))
+    }
+
+    private func resume(_ transfer: CurlTransfer) {
+        guard let handle = activeHandle(running: transfer) else { return }
+        curl_easy_pause(handle.raw, ccurl_pause_continue)
+    }
+
+    private func cancelAll() {
+        while let handle = active.last, let transfer = handle.transfer {
+            remove(handle)
+            transfer.finishSink(succeeded: false)
+            transfer.stopBody()
+            deliver(transfer, .failure(ConnectError.cancelled))
+        }
+    }
+}
