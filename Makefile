@@ -5,7 +5,7 @@ SWIFT ?= swift
 ## Sendable (a warning otherwise, which `make check` fails on).
 DEBUG_FLAGS := -Xswiftc -require-explicit-sendable
 
-.PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check docs bench bench-instructions bench-memory bench-transfers bench-events clean
+.PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events clean
 
 all: test
 
@@ -56,9 +56,14 @@ fuzz-smoke: deps
 test-asan: deps
 	CONNECT_WITHOUT_MACROS=1 ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan
 
-## Guardrails CI enforces: no module-qualified Glibc/Darwin calls, no warnings in our code.
+## Guardrails CI enforces: the tree formatted (.swift-format), no module-qualified Glibc/Darwin
+## calls, every public symbol documented, no warnings in our code.
 check: deps
 	SWIFT="$(SWIFT)" DEBUG_FLAGS="$(DEBUG_FLAGS)" ./.ci/check
+
+## Formats every Swift file of ours as .swift-format says (120 columns); `make check` fails on drift.
+format:
+	SWIFT="$(SWIFT)" ./.ci/format
 
 ## The DocC catalog (Sources/Connect/Connect.docc) built into a documentation archive.
 docs: deps

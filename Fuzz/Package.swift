@@ -6,8 +6,9 @@ import PackageDescription
 /// Connect's internal parser through `@testable import Connect`. `make fuzz` runs each for as
 /// long as asked; CI runs each for a short time (`make fuzz-smoke`).
 let harnesses = [
-    "FuzzResponseHead", "FuzzChunked", "FuzzContentDecoding", "FuzzServerSentEvents", "FuzzLineSplitter", "FuzzJSONReader",
-    "FuzzHTTPDate",
+    "FuzzResponseHead", "FuzzChunked", "FuzzContentDecoding", "FuzzServerSentEvents", "FuzzLineSplitter",
+    "FuzzJSONReader",
+    "FuzzHTTPDate"
 ]
 
 let package = Package(
@@ -17,7 +18,7 @@ let package = Package(
     targets: [
         // zlib's own one-shot coders: the reference the content decoders are checked against.
         .systemLibrary(name: "CZlibReference", pkgConfig: "zlib"),
-        .target(name: "FuzzSupport", dependencies: [.product(name: "Connect", package: "Connect")]),
+        .target(name: "FuzzSupport", dependencies: [.product(name: "Connect", package: "Connect")])
     ]
         + harnesses.map { name in
             .executableTarget(

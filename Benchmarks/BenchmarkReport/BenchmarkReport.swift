@@ -27,14 +27,16 @@ public enum BenchmarkReport: Sendable {
         #else
         getrusage(RUSAGE_SELF, &usage)
         #endif
-        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+        return Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6 + Double(usage.ru_stime.tv_sec)
+            + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
     /// The report for `total` requests that took `elapsed` and `cpu` seconds of CPU, as the C
     /// clients' `printf("%ld %.4f %.1f %.2f %ld\n", ...)` writes it.
     public static func line(total: Int, elapsed: Duration, cpu: Double, failures: Int) -> String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return "\(total) \(fixed(seconds, digits: 4)) \(fixed(Double(total) / seconds, digits: 1)) \(fixed(cpu / Double(total) * 1e6, digits: 2)) \(failures)"
+        return
+            "\(total) \(fixed(seconds, digits: 4)) \(fixed(Double(total) / seconds, digits: 1)) \(fixed(cpu / Double(total) * 1e6, digits: 2)) \(failures)"
     }
 
     /// `value` with `digits` decimals, rounded to the nearest; what `%.Nf` prints for the

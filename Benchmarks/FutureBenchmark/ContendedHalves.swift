@@ -44,7 +44,9 @@ enum ContendedHalves {
     static func table(rounds: Int) -> String {
         var samples: [[Costs]] = [[], []]
         for _ in 0..<rounds {
-            for implementation in 0..<2 { samples[implementation].append(measureInChild(implementation: implementation)) }
+            for implementation in 0..<2 {
+                samples[implementation].append(measureInChild(implementation: implementation))
+            }
         }
         func median(_ costs: [Costs], _ half: KeyPath<Costs, Double>) -> String {
             Row.format(costs.map { $0[keyPath: half] }.sorted()[costs.count / 2], 1)
@@ -53,9 +55,12 @@ enum ContendedHalves {
             ("complete, nobody waiting", \.completeUnobserved),
             ("attach an observer to a completed future (it runs at once)", \.observeCompleted),
             ("attach an observer to a pending future", \.observePending),
-            ("complete, an observer waiting (it runs)", \.completeObserved),
+            ("complete, an observer waiting (it runs)", \.completeObserved)
         ]
-        var lines = ["| half, alone on one thread | ConnectFutures ns/promise | naive Mutex future ns/promise |", "| --- | ---: | ---: |"]
+        var lines = [
+            "| half, alone on one thread | ConnectFutures ns/promise | naive Mutex future ns/promise |",
+            "| --- | ---: | ---: |"
+        ]
         for (name, half) in halves {
             lines.append("| \(name) | \(median(samples[0], half)) | \(median(samples[1], half)) |")
         }
@@ -66,12 +71,16 @@ enum ContendedHalves {
     /// 1: the naive future) and reads its four figures.
     static func measureInChild(implementation: Int) -> Costs {
         let fields = FutureBenchmark.numbersFromChild(["--contended-halves-sample", String(implementation)], count: 4)
-        return Costs(completeUnobserved: fields[0], observeCompleted: fields[1], observePending: fields[2], completeObserved: fields[3])
+        return Costs(
+            completeUnobserved: fields[0], observeCompleted: fields[1], observePending: fields[2],
+            completeObserved: fields[3])
     }
 
     /// The child side of `measureInChild`: the four figures, space-separated.
     static func printSample(implementation: Int) {
-        let costs = implementation == 0 ? measure(ContendedWorkloads.Connect.init(count:)) : measure(ContendedWorkloads.Naive.init(count:))
+        let costs =
+            implementation == 0
+            ? measure(ContendedWorkloads.Connect.init(count:)) : measure(ContendedWorkloads.Naive.init(count:))
         print(costs.completeUnobserved, costs.observeCompleted, costs.observePending, costs.completeObserved)
     }
 }

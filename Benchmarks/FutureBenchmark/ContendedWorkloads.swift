@@ -80,7 +80,8 @@ enum ContendedWorkloads {
     }
 
     /// One run: time per promise, both threads released at once and waited for.
-    static func run<S: Subject>(_ subject: S, _ direction: Direction, completeOn loop: (any EventLoop)? = nil) -> Sample {
+    static func run<S: Subject>(_ subject: S, _ direction: Direction, completeOn loop: (any EventLoop)? = nil) -> Sample
+    {
         let count = promises
         let gate = StartingGate()
         let finished = DispatchGroup()
@@ -118,4 +119,3 @@ enum ContendedWorkloads {
         return Sample(elapsed: elapsed, allocations: connect_allocation_count() - allocationsBefore, steps: count)
     }
 }
-

@@ -63,7 +63,9 @@ final class NaiveFuture<Value: Sendable>: Sendable {
     }
 
     /// A future of the future `transform` returns for this one's value.
-    func flatMap<NewValue: Sendable>(_ transform: @escaping @Sendable (Value) throws -> NaiveFuture<NewValue>) -> NaiveFuture<NewValue> {
+    func flatMap<NewValue: Sendable>(
+        _ transform: @escaping @Sendable (Value) throws -> NaiveFuture<NewValue>
+    ) -> NaiveFuture<NewValue> {
         let next = NaiveFuture<NewValue>()
         observe { result in
             switch result {

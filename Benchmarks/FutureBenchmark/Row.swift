@@ -20,12 +20,14 @@ struct Row {
     static func table(_ rows: [Row]) -> String {
         var lines = [
             "| workload | implementation | ns/step | allocations/step | time vs |",
-            "| --- | --- | ---: | ---: | --- |",
+            "| --- | --- | ---: | ---: | --- |"
         ]
         for row in rows {
             for (name, sample) in row.results {
                 let ratios = row.references.filter { $0 != name }.map { "\(format(row.ratio(name, to: $0), 2))x \($0)" }
-                lines.append("| \(row.workload) | \(name) | \(format(sample.nanosecondsPerStep, 1)) | \(format(sample.allocationsPerStep, 2)) | \(ratios.joined(separator: ", ")) |")
+                lines.append(
+                    "| \(row.workload) | \(name) | \(format(sample.nanosecondsPerStep, 1)) | \(format(sample.allocationsPerStep, 2)) | \(ratios.joined(separator: ", ")) |"
+                )
             }
         }
         return lines.joined(separator: "\n")

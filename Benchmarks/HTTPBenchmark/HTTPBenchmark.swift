@@ -57,7 +57,9 @@ struct HTTPBenchmark {
         }
 
         /// 22 to-do items: 1 KiB of JSON.
-        static let document = (0..<22).map { Item(id: $0, title: "todo " + zeroPadded($0, width: 3), done: $0 % 2 == 0) }
+        static let document = (0..<22).map {
+            Item(id: $0, title: "todo " + zeroPadded($0, width: 3), done: $0 % 2 == 0)
+        }
         static let writableDocument = document.map { WritableItem(id: $0.id, title: $0.title, done: $0.done) }
     }
 
@@ -84,8 +86,11 @@ struct HTTPBenchmark {
 
     static func main() {
         let arguments = CommandLine.arguments
-        guard arguments.count >= 4, let url = URL(string: arguments[1]), let total = Int(arguments[2]), let inflight = Int(arguments[3]) else {
-            let usage = "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|post-bytes|file|h2c|https|await|await-executor|transport]\n"
+        guard arguments.count >= 4, let url = URL(string: arguments[1]), let total = Int(arguments[2]),
+            let inflight = Int(arguments[3])
+        else {
+            let usage =
+                "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|post-bytes|file|h2c|https|await|await-executor|transport]\n"
             _ = write(2, usage, usage.utf8.count)
             exit(2)
         }
@@ -97,20 +102,38 @@ struct HTTPBenchmark {
         if mode == "https", let ca = ProcessInfo.processInfo.environment["BENCH_CA"] {
             configuration.tls.trustedCertificates = URL(fileURLWithPath: ca)
         }
-        configuration.runsCallbacksOnTransferThread = ProcessInfo.processInfo.environment["BENCH_CALLBACKS"] == "transfer-thread"
+        configuration.runsCallbacksOnTransferThread =
+            ProcessInfo.processInfo.environment["BENCH_CALLBACKS"] == "transfer-thread"
         if mode == "await-executor" { configuration.callbackQueue = DispatchQueue(label: "HTTPBenchmark.callbacks") }
         let connect = Connect(configuration: configuration)
-        let endpoint = Endpoint(baseURL: url, body: mode == "post" ? .encodable : mode == "post-writable" ? .writable : .none)
-        let folder = mode == "file" ? (ProcessInfo.processInfo.environment["BENCH_DIR"].map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory) : nil
+        let endpoint = Endpoint(
+            baseURL: url, body: mode == "post" ? .encodable : mode == "post-writable" ? .writable : .none)
+        let folder =
+            mode == "file"
+            ? (ProcessInfo.processInfo.environment["BENCH_DIR"].map { URL(fileURLWithPath: $0) }
+                ?? FileManager.default.temporaryDirectory) : nil
         // The bytes Connect's own GETs put on the wire: its User-Agent, the transport's Accept-Encoding.
-        let prebuilt = mode == "post-bytes"
+        let prebuilt =
+            mode == "post-bytes"
             ? Request(method: .post, url: url, body: try? RequestBody.json(Endpoint.writableDocument)) : nil
-        let direct = mode == "transport"
-            ? (transport: CurlTransport(configuration: configuration), request: Request(url: url, headers: [.userAgent("Connect/0.1")])) : nil
+        let direct =
+            mode == "transport"
+            ? (
+                transport: CurlTransport(configuration: configuration),
+                request: Request(url: url, headers: [.userAgent("Connect/0.1")])
+            ) : nil
 
-        let requests = mode.hasPrefix("await")
-            ? { (total: Int) in runAwaiting(connect, endpoint, total: total, inflight: inflight, onCallbackQueue: mode == "await-executor") }
-            : { (total: Int) in run(connect, endpoint, total: total, inflight: inflight, folder: folder, direct: direct, prebuilt: prebuilt) }
+        let requests =
+            mode.hasPrefix("await")
+            ? { (total: Int) in
+                runAwaiting(
+                    connect, endpoint, total: total, inflight: inflight, onCallbackQueue: mode == "await-executor")
+            }
+            : { (total: Int) in
+                run(
+                    connect, endpoint, total: total, inflight: inflight, folder: folder, direct: direct,
+                    prebuilt: prebuilt)
+            }
         BenchmarkReport.measure(total: total, warmUp: min(total, inflight * 4), requests)
     }
 
@@ -119,9 +142,12 @@ struct HTTPBenchmark {
     /// its request is sent through its transport instead; with `prebuilt`, that request is sent
     /// through `connect.send(_:)`.
     @discardableResult
-    static func run(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int, folder: URL? = nil,
-                    direct: (transport: CurlTransport, request: Request)? = nil, prebuilt: Request? = nil) -> Int {
-        let driver = Driver(connect: connect, endpoint: endpoint, total: total, folder: folder, direct: direct, prebuilt: prebuilt)
+    static func run(
+        _ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int, folder: URL? = nil,
+        direct: (transport: CurlTransport, request: Request)? = nil, prebuilt: Request? = nil
+    ) -> Int {
+        let driver = Driver(
+            connect: connect, endpoint: endpoint, total: total, folder: folder, direct: direct, prebuilt: prebuilt)
         for _ in 0..<min(inflight, total) { driver.startNext() }
         driver.done.wait()
         return driver.state.withLock { $0.failures }
@@ -141,7 +167,10 @@ struct HTTPBenchmark {
         let state = Guarded((started: 0, finished: 0, failures: 0))
         let done = DispatchSemaphore(value: 0)
 
-        init(connect: Connect, endpoint: Endpoint, total: Int, folder: URL?, direct: (transport: CurlTransport, request: Request)?, prebuilt: Request?) {
+        init(
+            connect: Connect, endpoint: Endpoint, total: Int, folder: URL?,
+            direct: (transport: CurlTransport, request: Request)?, prebuilt: Request?
+        ) {
             self.connect = connect
             self.endpoint = endpoint
             self.total = total
@@ -197,7 +226,9 @@ struct HTTPBenchmark {
 
     /// `total` GETs from `inflight` tasks, each awaiting one response after another, preferring
     /// `connect.callbackExecutor` when `onCallbackQueue`; returns the failures.
-    static func runAwaiting(_ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int, onCallbackQueue: Bool) -> Int {
+    static func runAwaiting(
+        _ connect: Connect, _ endpoint: Endpoint, total: Int, inflight: Int, onCallbackQueue: Bool
+    ) -> Int {
         let started = Guarded(0)
         let failures = Guarded(0)
         let done = DispatchSemaphore(value: 0)

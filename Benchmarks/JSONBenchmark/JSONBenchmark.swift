@@ -45,12 +45,17 @@ struct JSONBenchmark {
                 let elapsed = ContinuousClock.now - start
                 let allocations = Double(connect_allocation_count() - allocationsBefore) / Double(perRound)
                 precondition(bytes > 0 || encoder == .codableAlone)
-                let nanoseconds = (Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9) / Double(perRound)
+                let nanoseconds =
+                    (Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9)
+                    / Double(perRound)
                 samples[encoder, default: []].append((nanoseconds, allocations))
             }
         }
         let medians = samples.mapValues { runs in
-            (nanoseconds: runs.map(\.nanoseconds).sorted()[runs.count / 2], allocations: runs.map(\.allocations).sorted()[runs.count / 2])
+            (
+                nanoseconds: runs.map(\.nanoseconds).sorted()[runs.count / 2],
+                allocations: runs.map(\.allocations).sorted()[runs.count / 2]
+            )
         }
         let floor = medians[.codableAlone]!.nanoseconds
         let foundation = medians[.foundation]!.nanoseconds
@@ -58,7 +63,10 @@ struct JSONBenchmark {
         print("| --- | ---: | ---: | ---: | ---: |")
         for encoder in Encoding.allCases {
             let median = medians[encoder]!
-            print(String(format: "| %@ | %.0f | %.1f | %.2fx | %.2fx |", encoder.title, median.nanoseconds, median.allocations, median.nanoseconds / foundation, median.nanoseconds / floor))
+            print(
+                String(
+                    format: "| %@ | %.0f | %.1f | %.2fx | %.2fx |", encoder.title, median.nanoseconds,
+                    median.allocations, median.nanoseconds / foundation, median.nanoseconds / floor))
         }
     }
 }

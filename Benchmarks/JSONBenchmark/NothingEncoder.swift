@@ -31,10 +31,14 @@ final class NothingEncoder: Encoder {
         mutating func encode(_ value: String, forKey key: Key) throws { encoder.count() }
         mutating func encode(_ value: Int, forKey key: Key) throws { encoder.count() }
         mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws { try value.encode(to: encoder) }
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type, forKey key: Key
+        ) -> KeyedEncodingContainer<NestedKey> {
             encoder.container(keyedBy: NestedKey.self)
         }
-        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer { encoder.unkeyedContainer() }
+        mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+            encoder.unkeyedContainer()
+        }
         mutating func superEncoder() -> any Encoder { encoder }
         mutating func superEncoder(forKey key: Key) -> any Encoder { encoder }
     }
@@ -49,7 +53,9 @@ final class NothingEncoder: Encoder {
             count += 1
             try value.encode(to: encoder)
         }
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy keyType: NestedKey.Type
+        ) -> KeyedEncodingContainer<NestedKey> {
             encoder.container(keyedBy: NestedKey.self)
         }
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer { encoder.unkeyedContainer() }

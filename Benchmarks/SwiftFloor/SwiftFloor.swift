@@ -40,7 +40,10 @@ final class Exchange {
     let body: UnsafeMutablePointer<Body>
     let completion: (Result<Data, CurlFailure>) -> Void
 
-    init(handle: UnsafeMutableRawPointer, body: UnsafeMutablePointer<Body>, completion: @escaping (Result<Data, CurlFailure>) -> Void) {
+    init(
+        handle: UnsafeMutableRawPointer, body: UnsafeMutablePointer<Body>,
+        completion: @escaping (Result<Data, CurlFailure>) -> Void
+    ) {
         self.handle = handle
         self.body = body
         self.completion = completion
@@ -100,7 +103,8 @@ final class Client {
                 idle.append((exchange.handle, exchange.body))
                 let code = message.pointee.data.result
                 if code == CURLE_OK, status == 200 {
-                    exchange.completion(.success(Data(bytes: exchange.body.pointee.bytes!, count: exchange.body.pointee.count)))
+                    exchange.completion(
+                        .success(Data(bytes: exchange.body.pointee.bytes!, count: exchange.body.pointee.count)))
                 } else {
                     exchange.completion(.failure(CurlFailure(code: code, status: status)))
                 }
@@ -132,7 +136,9 @@ final class Client {
 }
 
 /// libcurl's write callback: appends to the handle's body buffer.
-private func receiveBody(_ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?) -> Int {
+private func receiveBody(
+    _ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
     let body = context!.assumingMemoryBound(to: Body.self)
     let length = size * count
     if body.pointee.count + length > body.pointee.capacity {

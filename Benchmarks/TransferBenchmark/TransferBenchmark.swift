@@ -18,7 +18,8 @@ struct TransferBenchmark {
     static func main() async throws {
         let arguments = CommandLine.arguments
         guard arguments.count >= 4, let url = URL(string: arguments[2]) else {
-            FileHandle.standardError.write(Data("usage: TransferBenchmark download|upload URL PATH, or events URL COUNT [slow]\n".utf8))
+            FileHandle.standardError.write(
+                Data("usage: TransferBenchmark download|upload URL PATH, or events URL COUNT [slow]\n".utf8))
             exit(2)
         }
         let path = URL(fileURLWithPath: arguments[3])
@@ -34,9 +35,12 @@ struct TransferBenchmark {
         switch arguments[1] {
         case "download":
             let file = try await connect.download(Endpoint(baseURL: url, method: .get), to: path).value
-            bytes = Int64((try FileManager.default.attributesOfItem(atPath: file.location.path)[.size] as? NSNumber)?.int64Value ?? 0)
+            bytes = Int64(
+                (try FileManager.default.attributesOfItem(atPath: file.location.path)[.size] as? NSNumber)?.int64Value
+                    ?? 0)
         case "upload":
-            bytes = Int64((try FileManager.default.attributesOfItem(atPath: path.path)[.size] as? NSNumber)?.int64Value ?? 0)
+            bytes = Int64(
+                (try FileManager.default.attributesOfItem(atPath: path.path)[.size] as? NSNumber)?.int64Value ?? 0)
             _ = try await connect.upload(fileAt: path, to: Endpoint(baseURL: url, method: .put)).value
         case "upload-stream":
             // A body generated as it is sent, of a length not declared: it goes out chunked, and

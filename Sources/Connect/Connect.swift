@@ -84,8 +84,10 @@ public final class Connect: Sendable {
         builder = UncheckedRequestBuilder(RequestBuilder(configuration: configuration))
         (transport as? any TransferCarrier)?.adopt(builder)
         client = SharedClientState(transport: transport, middleware: middleware, context: context)
-        sharedPolicy = self.tracer == nil
-            ? Self.policy(configuration: configuration, errorHandler: errorHandler, transport: transport, tracer: nil) : nil
+        sharedPolicy =
+            self.tracer == nil
+            ? Self.policy(configuration: configuration, errorHandler: errorHandler, transport: transport, tracer: nil)
+            : nil
     }
 
     /// Sends the request `connector` describes; the future gives the response body.
@@ -156,7 +158,8 @@ public final class Connect: Sendable {
     /// client's own where a rule is `nil`. The connector's rules come in as values rather than
     /// the connector as an optional, which would copy it for each rule read.
     func exchange(
-        acceptedStatusCodes: AcceptedStatusCodes? = nil, errorHandler connectorErrorHandler: (any ErrorHandlerProtocol)? = nil,
+        acceptedStatusCodes: AcceptedStatusCodes? = nil,
+        errorHandler connectorErrorHandler: (any ErrorHandlerProtocol)? = nil,
         redirectHandler: (any RedirectHandler)? = nil, debugResponse: Bool
     ) -> Exchange {
         let policy: ExchangePolicy
@@ -164,17 +167,20 @@ public final class Connect: Sendable {
             policy = sharedPolicy
         } else {
             policy = Self.policy(
-                configuration: configuration, errorHandler: connectorErrorHandler ?? errorHandler, transport: transport, tracer: tracer,
+                configuration: configuration, errorHandler: connectorErrorHandler ?? errorHandler, transport: transport,
+                tracer: tracer,
                 acceptedStatusCodes: acceptedStatusCodes, redirectHandler: redirectHandler)
         }
-        let log = debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
+        let log =
+            debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
         return Exchange(client: client, policy: policy, log: log)
     }
 
     /// The policy of a request with these rules, the configuration's where a rule is `nil`; with
     /// a tracer, its hops are traced under the caller's current service context.
     static func policy(
-        configuration: ConnectConfiguration, errorHandler: any ErrorHandlerProtocol, transport: any Transport, tracer: (any Tracer)?,
+        configuration: ConnectConfiguration, errorHandler: any ErrorHandlerProtocol, transport: any Transport,
+        tracer: (any Tracer)?,
         acceptedStatusCodes: AcceptedStatusCodes? = nil, redirectHandler: (any RedirectHandler)? = nil
     ) -> ExchangePolicy {
         ExchangePolicy(

@@ -57,7 +57,8 @@ public struct DecodingFailure: Error, CustomStringConvertible, @unchecked Sendab
 
     public var description: String {
         let location = codingPath.isEmpty ? "" : " at `\(codingPath)`"
-        let body = bodyPreview.isEmpty ? "The body is empty." : "\(lineNumber == nil ? "Body" : "Line") starts: \(bodyPreview)"
+        let body =
+            bodyPreview.isEmpty ? "The body is empty." : "\(lineNumber == nil ? "Body" : "Line") starts: \(bodyPreview)"
         let line = lineNumber.map { " on line \($0)" } ?? ""
         return "Could not decode \(typeName)\(line)\(location): \(reason). \(body)"
     }

@@ -6,7 +6,10 @@ final class FlatMapStep<Value: Sendable, NewValue: Sendable>: FutureStorage<Futu
     @usableFromInline let transform: @Sendable (Value) throws -> Future<NewValue>
 
     @inlinable
-    init(following source: __shared Future<Value>.Storage, transform: @escaping @Sendable (Value) throws -> Future<NewValue>) {
+    init(
+        following source: __shared Future<Value>.Storage,
+        transform: @escaping @Sendable (Value) throws -> Future<NewValue>
+    ) {
         self.transform = transform
         super.init(following: source)
     }
@@ -14,10 +17,12 @@ final class FlatMapStep<Value: Sendable, NewValue: Sendable>: FutureStorage<Futu
     /// Registers this step on `source`.
     @inlinable
     func attach(to source: Future<Value>.Storage) {
-        source.append(FutureContinuation(target: self) { step, source in
-            let step = unsafeDowncast(step.unsafelyUnwrapped, to: FlatMapStep.self)
-            let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
-            return Future<NewValue>.complete(step, like: Future<Value>.flatMapStep(source.resultOfCompleted, step.transform).storage)
-        })
+        source.append(
+            FutureContinuation(target: self) { step, source in
+                let step = unsafeDowncast(step.unsafelyUnwrapped, to: FlatMapStep.self)
+                let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
+                return Future<NewValue>.complete(
+                    step, like: Future<Value>.flatMapStep(source.resultOfCompleted, step.transform).storage)
+            })
     }
 }

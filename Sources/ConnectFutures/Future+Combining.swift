@@ -8,7 +8,8 @@ extension Future {
     /// ```
     /// Cancelling it cancels both.
     public func zip<Other: Sendable>(_ other: Future<Other>) -> Future<(Value, Other)> {
-        let child = Future<(Value, Other)>.Storage(upstream: UpstreamGroup([storage, other.storage]), context: storage.context)
+        let child = Future<(Value, Other)>.Storage(
+            upstream: UpstreamGroup([storage, other.storage]), context: storage.context)
         other.storage.append {
             guard case .failure(let error) = other.storage.resultOfCompleted else { return nil }
             return child.complete(.failure(error), from: other.storage)
@@ -41,7 +42,8 @@ extension Future {
     /// Cancelling it cancels every future in `futures`.
     public static func whenAll(_ futures: [Future<Value>]) -> Future<[Value]> {
         if futures.isEmpty { return Future<[Value]>(value: []) }
-        let child = Future<[Value]>.Storage(upstream: UpstreamGroup(futures.map(\.storage)), context: futures[0].storage.context)
+        let child = Future<[Value]>.Storage(
+            upstream: UpstreamGroup(futures.map(\.storage)), context: futures[0].storage.context)
         let gathered = Gathered<Value>(count: futures.count)
         for (index, future) in futures.enumerated() {
             future.storage.append {

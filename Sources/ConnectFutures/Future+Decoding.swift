@@ -22,7 +22,8 @@ extension Future where Value == Data {
         toType type: Decoded.Type = Decoded.self,
         decoder: JSONDecoder? = nil
     ) -> Future<Decoded> {
-        let decoder = decoder.map(UncheckedDecoder.init) ?? storage.context?.jsonDecoder ?? UncheckedDecoder(JSONDecoder())
+        let decoder =
+            decoder.map(UncheckedDecoder.init) ?? storage.context?.jsonDecoder ?? UncheckedDecoder(JSONDecoder())
         let report = storage.context?.decodingFailure
         return map { data in
             if data.isEmpty, let empty = Decoded.self as? any EmptyDecodable.Type {

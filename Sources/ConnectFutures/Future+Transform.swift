@@ -43,7 +43,8 @@ extension Future {
     /// the step's state held in the step, one allocation where a closure's context would be a
     /// second. Same package only.
     @inlinable
-    package func then<Transform: ValueTransform>(_ transform: consuming Transform) -> Future<Transform.Output> where Transform.Input == Value {
+    package func then<Transform: ValueTransform>(_ transform: consuming Transform) -> Future<Transform.Output>
+    where Transform.Input == Value {
         if let result = storage.resultForInlineStep {
             // Written out, as in `TransformStep`: a closure over the transform would copy it.
             switch result {
@@ -170,11 +171,12 @@ extension Future {
             return waiting.completeInChain(result)
         }
         waiting.setUpstream(inner)
-        inner.append(FutureContinuation(target: waiting) { waiting, inner in
-            let waiting = unsafeDowncast(waiting.unsafelyUnwrapped, to: Storage.self)
-            let inner = unsafeDowncast(inner, to: Storage.self)
-            return waiting.complete(inner.resultOfCompleted, from: inner)
-        })
+        inner.append(
+            FutureContinuation(target: waiting) { waiting, inner in
+                let waiting = unsafeDowncast(waiting.unsafelyUnwrapped, to: Storage.self)
+                let inner = unsafeDowncast(inner, to: Storage.self)
+                return waiting.complete(inner.resultOfCompleted, from: inner)
+            })
         return nil
     }
 }

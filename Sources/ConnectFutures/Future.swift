@@ -14,18 +14,18 @@ import Dispatch
 /// ```
 ///
 /// ## Where callbacks run
-/// A future made by a `Promise` with a `callbackQueue` runs all its observers and steps on that queue, and so do the futures chained from it.
-/// Otherwise an observer or step added to a pending future runs on the thread that completes it,
-/// and one added to a completed future runs at once, on the thread that adds it. Nothing ever
-/// hops to the main queue implicitly. To choose per observer, pass a queue:
-/// `observe(on: .main) { ... }`.
+/// A future made by a `Promise` with a `callbackQueue` runs all its observers and steps on that
+/// queue, and so do the futures chained from it. Otherwise an observer or step added to a pending
+/// future runs on the thread that completes it, and one added to a completed future runs at once,
+/// on the thread that adds it. Nothing ever hops to the main queue implicitly. To choose per
+/// observer, pass a queue: `observe(on: .main) { ... }`.
 ///
 /// ## Cancellation
 /// `cancel()` travels up the chain to its source: cancelling `fetchTodo(id: 123).decoded(...)`
-/// cancels the fetch, whose producer stops its work (``Promise/onCancel(_:)``). When several chains share one source, cancelling any of
-/// them cancels the source, so every chain that depends on it fails with the cancellation error.
-/// A step whose source has already finished (a running `delay`, an inner `flatMap` future that
-/// finished) fails on its own.
+/// cancels the fetch, whose producer stops its work (``Promise/onCancel(_:)``). When several chains
+/// share one source, cancelling any of them cancels the source, so every chain that depends on it
+/// fails with the cancellation error. A step whose source has already finished (a running `delay`,
+/// an inner `flatMap` future that finished) fails on its own.
 ///
 /// A `Future` is a cheap handle: copies refer to the same pending result.
 public struct Future<Value: Sendable>: Sendable {
@@ -73,7 +73,10 @@ public struct Future<Value: Sendable>: Sendable {
     public func delivered(on queue: DispatchQueue) -> Future<Value> {
         if storage.callbackQueue === queue { return self }
         let current = storage.context
-        return following(FutureContext(callbackQueue: queue, cancellationError: current?.cancellationError, decodingFailure: current?.decodingFailure))
+        return following(
+            FutureContext(
+                callbackQueue: queue, cancellationError: current?.cancellationError,
+                decodingFailure: current?.decodingFailure))
     }
 
     /// This future in a chain that follows `context`: itself if it already does, otherwise a
@@ -124,10 +127,11 @@ public struct Future<Value: Sendable>: Sendable {
             callback(result)
             return
         }
-        storage.append(FutureContinuation(target: nil) { _, source in
-            callback(unsafeDowncast(source, to: Storage.self).resultOfCompleted)
-            return nil
-        })
+        storage.append(
+            FutureContinuation(target: nil) { _, source in
+                callback(unsafeDowncast(source, to: Storage.self).resultOfCompleted)
+                return nil
+            })
     }
 
     /// Calls `callback` with the result, exactly once, on `queue`.
@@ -137,7 +141,9 @@ public struct Future<Value: Sendable>: Sendable {
 
     /// Calls `callback` with the value if the future succeeds; returns `self` for chaining.
     @discardableResult
-    public func onSuccess(on queue: DispatchQueue? = nil, _ callback: @escaping @Sendable (Value) -> Void) -> Future<Value> {
+    public func onSuccess(
+        on queue: DispatchQueue? = nil, _ callback: @escaping @Sendable (Value) -> Void
+    ) -> Future<Value> {
         observe(on: queue) { result in
             if case .success(let value) = result { callback(value) }
         }
@@ -146,7 +152,9 @@ public struct Future<Value: Sendable>: Sendable {
 
     /// Calls `callback` with the error if the future fails; returns `self` for chaining.
     @discardableResult
-    public func onFailure(on queue: DispatchQueue? = nil, _ callback: @escaping @Sendable (any Error) -> Void) -> Future<Value> {
+    public func onFailure(
+        on queue: DispatchQueue? = nil, _ callback: @escaping @Sendable (any Error) -> Void
+    ) -> Future<Value> {
         observe(on: queue) { result in
             if case .failure(let error) = result { callback(error) }
         }

@@ -12,7 +12,8 @@
 /// keeps the continuation until that future's own continuations have run.
 @usableFromInline
 struct FutureContinuation: Sendable {
-    @usableFromInline typealias Body = @Sendable (_ target: (any AnyObject & Sendable)?, _ source: FutureCore) -> Unmanaged<FutureCore>?
+    @usableFromInline typealias Body =
+        @Sendable (_ target: (any AnyObject & Sendable)?, _ source: FutureCore) -> Unmanaged<FutureCore>?
 
     @usableFromInline let target: (any AnyObject & Sendable)?
     @usableFromInline let body: Body

@@ -148,7 +148,8 @@ class FutureCore: @unchecked Sendable {
     @usableFromInline
     final func addAnother(_ continuation: FutureContinuation, bits: UInt8) -> UInt8 {
         if bits & Self.hasManyCallbacksBit != 0 {
-            unsafeDowncast(waiting.unsafelyUnwrapped.target.unsafelyUnwrapped, to: ContinuationList.self).items.append(continuation)
+            unsafeDowncast(waiting.unsafelyUnwrapped.target.unsafelyUnwrapped, to: ContinuationList.self).items.append(
+                continuation)
             return bits
         }
         waiting = ContinuationList.continuation(running: [waiting.unsafelyUnwrapped, continuation])
@@ -255,7 +256,9 @@ class FutureCore: @unchecked Sendable {
     @inlinable
     final func handler(of bits: UInt8) -> (any UpstreamCancellable)? {
         if bits & Self.linkIsHandlerBit != 0 { return link }
-        if bits & Self.linkIsPairBit != 0 { return unsafeDowncast(link.unsafelyUnwrapped, to: CancellationPair.self).handler }
+        if bits & Self.linkIsPairBit != 0 {
+            return unsafeDowncast(link.unsafelyUnwrapped, to: CancellationPair.self).handler
+        }
         return nil
     }
 
@@ -263,7 +266,9 @@ class FutureCore: @unchecked Sendable {
     @inlinable
     final func upstream(of bits: UInt8) -> (any UpstreamCancellable)? {
         if bits & Self.linkIsHandlerBit != 0 { return nil }
-        if bits & Self.linkIsPairBit != 0 { return unsafeDowncast(link.unsafelyUnwrapped, to: CancellationPair.self).upstream }
+        if bits & Self.linkIsPairBit != 0 {
+            return unsafeDowncast(link.unsafelyUnwrapped, to: CancellationPair.self).upstream
+        }
         return link
     }
 

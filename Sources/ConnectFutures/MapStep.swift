@@ -13,10 +13,11 @@ final class MapStep<Value: Sendable, NewValue: Sendable>: FutureStorage<FutureSl
     /// Registers this step on `source`.
     @inlinable
     func attach(to source: Future<Value>.Storage) {
-        source.append(FutureContinuation(target: self) { step, source in
-            let step = unsafeDowncast(step.unsafelyUnwrapped, to: MapStep.self)
-            let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
-            return step.completeInChain(source.resultOfCompleted.flatMapThrowing(step.transform))
-        })
+        source.append(
+            FutureContinuation(target: self) { step, source in
+                let step = unsafeDowncast(step.unsafelyUnwrapped, to: MapStep.self)
+                let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
+                return step.completeInChain(source.resultOfCompleted.flatMapThrowing(step.transform))
+            })
     }
 }

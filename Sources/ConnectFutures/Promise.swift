@@ -28,7 +28,8 @@ public final class Promise<Value: Sendable>: Sendable {
     ///     if added after completion).
     @inlinable
     public convenience init(cancellationError: (any Error)? = nil, callbackQueue: DispatchQueue? = nil) {
-        let context = cancellationError == nil && callbackQueue == nil
+        let context =
+            cancellationError == nil && callbackQueue == nil
             ? nil : FutureContext(callbackQueue: callbackQueue, cancellationError: cancellationError)
         self.init(context: context)
     }

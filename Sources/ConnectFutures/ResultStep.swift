@@ -16,10 +16,11 @@ final class ResultStep<Value: Sendable, NewValue: Sendable>: FutureStorage<Futur
     /// Registers this step on `source`.
     @inlinable
     func attach(to source: Future<Value>.Storage) {
-        source.append(FutureContinuation(target: self) { step, source in
-            let step = unsafeDowncast(step.unsafelyUnwrapped, to: ResultStep.self)
-            let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
-            return step.completeInChain(step.next(source.resultOfCompleted))
-        })
+        source.append(
+            FutureContinuation(target: self) { step, source in
+                let step = unsafeDowncast(step.unsafelyUnwrapped, to: ResultStep.self)
+                let source = unsafeDowncast(source, to: Future<Value>.Storage.self)
+                return step.completeInChain(step.next(source.resultOfCompleted))
+            })
     }
 }

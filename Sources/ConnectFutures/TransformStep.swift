@@ -22,11 +22,12 @@ final class TransformStep<Transform: ValueTransform>: FutureStorage<FutureSlot<T
     /// Registers this step on `source`.
     @inlinable
     func attach(to source: Future<Transform.Input>.Storage) {
-        source.append(FutureContinuation(target: self) { step, source in
-            let step = unsafeDowncast(step.unsafelyUnwrapped, to: TransformStep.self)
-            let source = unsafeDowncast(source, to: Future<Transform.Input>.Storage.self)
-            return step.proceed(from: source.resultOfCompleted)
-        })
+        source.append(
+            FutureContinuation(target: self) { step, source in
+                let step = unsafeDowncast(step.unsafelyUnwrapped, to: TransformStep.self)
+                let source = unsafeDowncast(source, to: Future<Transform.Input>.Storage.self)
+                return step.proceed(from: source.resultOfCompleted)
+            })
     }
 
     /// Completes the step with the transform's work on `input`, or, when the transform hands

@@ -35,14 +35,18 @@ struct EncodedMembers: Equatable {
                 codingKeys = Self.cases(of: keys, problems: &problems)
             } else if let conditional = item.decl.as(IfConfigDeclSyntax.self) {
                 // Which branch compiles is not known here, and a branch may hold stored properties.
-                problems.append(Diagnostic(node: conditional.clauses.first?.poundKeyword ?? conditional.poundEndif, message: JSONWritableProblem.conditionalMembers))
+                problems.append(
+                    Diagnostic(
+                        node: conditional.clauses.first?.poundKeyword ?? conditional.poundEndif,
+                        message: JSONWritableProblem.conditionalMembers))
             }
         }
         if let codingKeys {
             var members: [Member] = []
             for codingKey in codingKeys {
                 guard let property = stored.first(where: { $0.key == codingKey.name }) else {
-                    problems.append(Diagnostic(node: codingKey.node.name, message: JSONWritableProblem.codingKeyWithoutProperty))
+                    problems.append(
+                        Diagnostic(node: codingKey.node.name, message: JSONWritableProblem.codingKeyWithoutProperty))
                     continue
                 }
                 members.append(Member(property: property.property, key: codingKey.key))
@@ -79,7 +83,7 @@ struct EncodedMembers: Equatable {
 
     /// Attributes a stored property may carry that do not wrap it.
     private static let attributesThatDoNotWrap: Set<String> = [
-        "available", "objc", "nonobjc", "inlinable", "usableFromInline", "preconcurrency", "exclusivity", "MainActor",
+        "available", "objc", "nonobjc", "inlinable", "usableFromInline", "preconcurrency", "exclusivity", "MainActor"
     ]
 
     /// The first attribute of `variable` that may be a property wrapper: a synthesized
@@ -125,8 +129,11 @@ struct EncodedMembers: Equatable {
                 let name = element.name.unbackticked
                 var key = name
                 if hasStringRawValues, let rawValue = element.rawValue?.value {
-                    guard let literal = rawValue.as(StringLiteralExprSyntax.self), let text = literal.representedLiteralValue else {
-                        problems.append(Diagnostic(node: rawValue, message: JSONWritableProblem.codingKeyRawValueNotALiteral))
+                    guard let literal = rawValue.as(StringLiteralExprSyntax.self),
+                        let text = literal.representedLiteralValue
+                    else {
+                        problems.append(
+                            Diagnostic(node: rawValue, message: JSONWritableProblem.codingKeyRawValueNotALiteral))
                         continue
                     }
                     key = text

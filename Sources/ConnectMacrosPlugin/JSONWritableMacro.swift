@@ -14,7 +14,8 @@ import SwiftSyntaxMacros
 public struct JSONWritableMacro: ExtensionMacro {
     /// The raw value types whose values write themselves.
     static let writableRawValueTypes: Set<String> = [
-        "String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double", "Float",
+        "String", "Int", "Int8", "Int16", "Int32", "Int64", "UInt", "UInt8", "UInt16", "UInt32", "UInt64", "Double",
+        "Float"
     ]
 
     /// The extension that makes the type `declaration` declares `JSONWritable`, or the problems
@@ -35,7 +36,9 @@ public struct JSONWritableMacro: ExtensionMacro {
             guard let rawType = enumeration.inheritanceClause?.inheritedTypes.first?.type.trimmedDescription,
                 writableRawValueTypes.contains(rawType)
             else {
-                throw DiagnosticsError(diagnostics: [Diagnostic(node: enumeration.name, message: JSONWritableProblem.enumWithoutWritableRawValue)])
+                throw DiagnosticsError(diagnostics: [
+                    Diagnostic(node: enumeration.name, message: JSONWritableProblem.enumWithoutWritableRawValue)
+                ])
             }
             if let ownEncode = EncodedMembers.ownEncodeMethod(in: enumeration.memberBlock.members) {
                 throw DiagnosticsError(diagnostics: [ownEncode])
@@ -43,11 +46,15 @@ public struct JSONWritableMacro: ExtensionMacro {
             body = ["json.write(rawValue)"]
             genericParameters = []
         } else {
-            throw DiagnosticsError(diagnostics: [Diagnostic(node: node, message: JSONWritableProblem.notAStructOrRawValueEnum)])
+            throw DiagnosticsError(diagnostics: [
+                Diagnostic(node: node, message: JSONWritableProblem.notAStructOrRawValueEnum)
+            ])
         }
         // `protocols` is empty when the type declares the conformance itself: then only the method.
         let conformance = protocols.isEmpty ? "" : ": JSONWritable"
-        let requirements = genericParameters.isEmpty ? "" : " where " + genericParameters.map { "\($0): JSONWritable" }.joined(separator: ", ")
+        let requirements =
+            genericParameters.isEmpty
+            ? "" : " where " + genericParameters.map { "\($0): JSONWritable" }.joined(separator: ", ")
         let access = accessModifier(of: declaration)
         let extensionDecl: DeclSyntax = """
             extension \(type.trimmed)\(raw: conformance)\(raw: requirements) {

@@ -45,12 +45,15 @@ public struct ConnectTransport: ClientTransport {
     }
 
     /// Sends one operation's request and hands back the response as soon as it starts to arrive.
-    public func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws -> (HTTPResponse, HTTPBody?) {
+    public func send(
+        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String
+    ) async throws -> (HTTPResponse, HTTPBody?) {
         // The body's framing is Connect's to write, from the body's own length.
         var headers = [HTTPHeader](request.headerFields)
         headers.removeAll { $0.hasName("Content-Length") || $0.hasName("Transfer-Encoding") }
-        let outgoing = Request(method: HTTPMethod(rawValue: request.method.rawValue), url: try Self.url(for: request, baseURL: baseURL),
-                               headers: headers, body: body.map(Self.requestBody))
+        let outgoing = Request(
+            method: HTTPMethod(rawValue: request.method.rawValue), url: try Self.url(for: request, baseURL: baseURL),
+            headers: headers, body: body.map(Self.requestBody))
         let stream = connect.stream(outgoing, bufferSize: bufferSize)
         let head: Response
         do {
@@ -79,7 +82,9 @@ public struct ConnectTransport: ClientTransport {
         while base.hasSuffix("/") { base.removeLast() }
         let path = request.path ?? "/"
         guard let url = URL(string: base + (path.hasPrefix("/") ? path : "/" + path)) else {
-            throw ConnectError.invalidRequest("the server URL \(baseURL.absoluteString.debugDescription) and the path \(path.debugDescription) do not make a URL")
+            throw ConnectError.invalidRequest(
+                "the server URL \(baseURL.absoluteString.debugDescription) and the path \(path.debugDescription) do not make a URL"
+            )
         }
         return url
     }
@@ -101,7 +106,9 @@ public struct ConnectTransport: ClientTransport {
     /// The length of the body to come, when the response says it and Connect does not decode it
     /// (a decoded body has another length than the one sent).
     static func length(of head: Response) -> HTTPBody.Length {
-        guard head.header("Content-Encoding") == nil, let value = head.header("Content-Length"), let length = Int64(value) else { return .unknown }
+        guard head.header("Content-Encoding") == nil, let value = head.header("Content-Length"),
+            let length = Int64(value)
+        else { return .unknown }
         return .known(length)
     }
 }

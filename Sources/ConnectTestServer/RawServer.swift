@@ -40,7 +40,8 @@ public final class RawServer: LocalServer, @unchecked Sendable {
     /// Starts a server that answers each request with `script`'s steps.
     public init(script: @escaping Script) throws {
         try super.init { state, channel, connectionID in
-            try channel.pipeline.syncOperations.addHandler(RawConnectionHandler(state: state, script: script, connectionID: connectionID))
+            try channel.pipeline.syncOperations.addHandler(
+                RawConnectionHandler(state: state, script: script, connectionID: connectionID))
         }
     }
 
@@ -48,7 +49,9 @@ public final class RawServer: LocalServer, @unchecked Sendable {
     /// body themselves.
     public static func response(status: String = "200 OK", headers: [String] = [], body: String = "") -> String {
         var head = "HTTP/1.1 \(status)\r\n"
-        let framed = headers.contains { $0.lowercased().hasPrefix("content-length:") || $0.lowercased().hasPrefix("transfer-encoding:") }
+        let framed = headers.contains {
+            $0.lowercased().hasPrefix("content-length:") || $0.lowercased().hasPrefix("transfer-encoding:")
+        }
         for header in headers { head += header + "\r\n" }
         if !framed { head += "Content-Length: \(body.utf8.count)\r\n" }
         return head + "\r\n" + body
@@ -130,7 +133,8 @@ enum RawRequestParser {
         var headers: [(String, String)] = []
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(
+                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
         func header(_ name: String) -> String? { headers.first { $0.0.lowercased() == name }?.1 }
         var body: [UInt8] = []
@@ -156,7 +160,9 @@ enum RawRequestParser {
             body = Array(bytes[headEnd..<(headEnd + length)])
             end = headEnd + length
         }
-        let request = RecordedRequest(method: String(requestLine[0]), uri: String(requestLine[1]), headers: headers, body: Data(body), connectionID: connectionID)
+        let request = RecordedRequest(
+            method: String(requestLine[0]), uri: String(requestLine[1]), headers: headers, body: Data(body),
+            connectionID: connectionID)
         return (request, end)
     }
 }

@@ -30,7 +30,8 @@ public struct TestResponse: Sendable {
     public var behavior: Behavior
 
     /// A response with a status, headers, a body and a behaviour.
-    public init(status: Int = 200, headers: [(String, String)] = [], body: Data = Data(), behavior: Behavior = .respond) {
+    public init(status: Int = 200, headers: [(String, String)] = [], body: Data = Data(), behavior: Behavior = .respond)
+    {
         self.status = status
         self.headers = headers
         self.body = body
@@ -43,7 +44,9 @@ public struct TestResponse: Sendable {
     }
 
     /// A plain-text body.
-    public static func text(_ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8") -> TestResponse {
+    public static func text(
+        _ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8"
+    ) -> TestResponse {
         TestResponse(status: status, headers: [("Content-Type", contentType)], body: Data(text.utf8))
     }
 

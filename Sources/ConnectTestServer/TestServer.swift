@@ -22,7 +22,8 @@ public final class TestServer: LocalServer, @unchecked Sendable {
     public init(handler: @escaping Handler) throws {
         try super.init { state, channel, connectionID in
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-            try channel.pipeline.syncOperations.addHandler(TestServerHandler(state: state, handler: handler, connectionID: connectionID))
+            try channel.pipeline.syncOperations.addHandler(
+                TestServerHandler(state: state, handler: handler, connectionID: connectionID))
         }
     }
 }
@@ -95,7 +96,9 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         }
     }
 
-    private func trickle(_ body: Data, from offset: Int, chunk: Int, every interval: Duration, context: ChannelHandlerContext) {
+    private func trickle(
+        _ body: Data, from offset: Int, chunk: Int, every interval: Duration, context: ChannelHandlerContext
+    ) {
         guard context.channel.isActive else { return }
         guard offset < body.count else {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)

@@ -34,7 +34,7 @@ public final class TodoService: Sendable {
     public static let todos = [
         Todo(userId: 1, id: 1, title: "Describe endpoints as Connectors", completed: true),
         Todo(userId: 1, id: 2, title: "Chain futures top-down", completed: false),
-        Todo(userId: 1, id: 3, title: "Run on Linux over libcurl", completed: true),
+        Todo(userId: 1, id: 3, title: "Run on Linux over libcurl", completed: true)
     ]
 
     /// The server it runs on.
@@ -67,7 +67,9 @@ public final class TodoService: Sendable {
         case ("GET", 1) where segments == ["todos"]:
             let query = queryItems(of: request)
             var todos = todos
-            if let completed = query["completed"].flatMap(Bool.init) { todos = todos.filter { $0.completed == completed } }
+            if let completed = query["completed"].flatMap(Bool.init) {
+                todos = todos.filter { $0.completed == completed }
+            }
             if let limit = query["limit"].flatMap(Int.init) { todos = Array(todos.prefix(limit)) }
             return .json(encode(todos))
         case ("GET", 2) where segments == ["todos", "activity"]:
@@ -75,8 +77,9 @@ public final class TodoService: Sendable {
             // client comes back with the last ID.
             if request.header("Last-Event-ID") != nil { return TestResponse(status: 204) }
             let events = todos.map { "id: \($0.id)\nevent: progress\ndata: \(encode($0))\n\n" }.joined()
-            return TestResponse(headers: [("Content-Type", "text/event-stream")], body: Data(("retry: 100\n\n" + events).utf8),
-                                behavior: .trickle(chunk: 64, every: .milliseconds(20)))
+            return TestResponse(
+                headers: [("Content-Type", "text/event-stream")], body: Data(("retry: 100\n\n" + events).utf8),
+                behavior: .trickle(chunk: 64, every: .milliseconds(20)))
         case ("GET", 2) where segments[0] == "todos":
             guard let id = Int(segments[1]), let todo = todos.first(where: { $0.id == id }) else {
                 return .json(#"{"message":"Todo \#(segments[1]) does not exist"}"#, status: 404)
@@ -94,8 +97,9 @@ public final class TodoService: Sendable {
                 return .json(#"{"message":"Todo \#(segments[1]) has no attachment"}"#, status: 404)
             }
             // Sent in pieces, so that a client can be seen reading it as it arrives.
-            return TestResponse(headers: [("Content-Type", "application/octet-stream")], body: file,
-                                behavior: .trickle(chunk: max(1, file.count / 8), every: .milliseconds(10)))
+            return TestResponse(
+                headers: [("Content-Type", "application/octet-stream")], body: file,
+                behavior: .trickle(chunk: max(1, file.count / 8), every: .milliseconds(10)))
         case ("PUT", 4) where segments[0] == "users" && segments[2] == "todos":
             guard request.query == "action=update" else {
                 return .json(#"{"error":{"message":"unknown action"}}"#, status: 400)

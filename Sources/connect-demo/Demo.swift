@@ -39,7 +39,9 @@ struct Demo {
         }
         let failures = await run(against: baseURL!)
         _ = server
-        print(failures == 0 ? "\nAll demo steps behaved as expected." : "\n\(failures) demo step(s) did not behave as expected.")
+        print(
+            failures == 0
+                ? "\nAll demo steps behaved as expected." : "\n\(failures) demo step(s) did not behave as expected.")
         exit(failures == 0 ? 0 : 1)
     }
 
@@ -68,7 +70,10 @@ struct Demo {
         let edited = Todo(userId: 2, id: 1, title: "Test Todo", completed: false)
         do {
             let updated = try await Connect.default
-                .request(AdvancedTodoConnector.update(userId: 1, todoId: 2, action: .update, object: edited), debugResponse: true)
+                .request(
+                    AdvancedTodoConnector.update(userId: 1, todoId: 2, action: .update, object: edited),
+                    debugResponse: true
+                )
                 .decoded(toType: Todo.self)
                 .value
             print("→ the server stored \(updated)")
@@ -105,9 +110,11 @@ struct Demo {
 
         step("5. Three requests at once, combined with Future.whenAll")
         do {
-            let todos = try await Future.whenAll((1...3).map { id in
-                Connect.default.request(TodoConnector.get(id: id)).decoded(toType: Todo.self)
-            }).value
+            let todos = try await Future.whenAll(
+                (1...3).map { id in
+                    Connect.default.request(TodoConnector.get(id: id)).decoded(toType: Todo.self)
+                }
+            ).value
             for todo in todos { print("→ #\(todo.id) \(todo.completed ? "✓" : "·") \(todo.title)") }
         } catch {
             print("→ error: \(error)")
@@ -133,14 +140,20 @@ struct Demo {
             print("→ listTodos(completed: true): \(done.map { "#\($0.id)" }.joined(separator: ", "))")
             switch try await client.getTodo(path: .init(id: 42)) {
             case .notFound(let notFound): print("→ getTodo(42): 404, \(try notFound.body.json.message)")
-            case let other: print("→ getTodo(42): unexpected \(other)"); failures += 1
+            case let other:
+                print("→ getTodo(42): unexpected \(other)")
+                failures += 1
             }
             // An upload streamed from a sequence of chunks, and the download read as it arrives.
             let chunks = AsyncStream<ArraySlice<UInt8>> { continuation in
-                for line in ["first line\n", "second line\n", "third line\n"] { continuation.yield(ArraySlice(line.utf8)) }
+                for line in ["first line\n", "second line\n", "third line\n"] {
+                    continuation.yield(ArraySlice(line.utf8))
+                }
                 continuation.finish()
             }
-            let receipt = try await client.uploadAttachment(path: .init(id: 1), body: .binary(HTTPBody(chunks, length: .unknown))).ok.body.json
+            let receipt = try await client.uploadAttachment(
+                path: .init(id: 1), body: .binary(HTTPBody(chunks, length: .unknown))
+            ).ok.body.json
             print("→ uploadAttachment: \(receipt.bytes) bytes, checksum \(receipt.checksum)")
             var pieces = 0
             var bytes = 0
@@ -160,8 +173,10 @@ struct Demo {
             var configuration = ConnectConfiguration()
             configuration.tracer = tracer
             let traced = Connect(configuration: configuration)
-            let standard = HTTPRequest(method: .put, scheme: baseURL.scheme, authority: "\(baseURL.host() ?? "127.0.0.1"):\(baseURL.port ?? 80)",
-                                       path: "/todos/2/attachment")
+            let standard = HTTPRequest(
+                method: .put, scheme: baseURL.scheme,
+                authority: "\(baseURL.host() ?? "127.0.0.1"):\(baseURL.port ?? 80)",
+                path: "/todos/2/attachment")
             let lines = AsyncStream<Data> { continuation in
                 for index in 1...3 { continuation.yield(Data("line \(index)\n".utf8)) }
                 continuation.finish()
@@ -169,7 +184,9 @@ struct Demo {
             let response = try await traced.send(try Request(standard, body: .stream(lines))).value
             print("→ \(response.httpResponse.status): \(String(decoding: response.body, as: UTF8.self))")
             for span in tracer.finishedSpans {
-                let attributes = ["http.request.method", "url.full", "http.response.status_code"].map { "\($0)=\(span.attributes[$0].map { "\($0)" } ?? "-")" }
+                let attributes = ["http.request.method", "url.full", "http.response.status_code"].map {
+                    "\($0)=\(span.attributes[$0].map { "\($0)" } ?? "-")"
+                }
                 print("→ span \(span.operationName) (\(span.kind)): \(attributes.joined(separator: ", "))")
             }
             if response.statusCode != 200 || tracer.finishedSpans.count != 1 { failures += 1 }

@@ -18,7 +18,12 @@ final class Recorder<Element: Sendable>: Sendable {
 /// A thread-safe counter that `#expect` can read.
 final class Counter: Sendable {
     private let value = Locked(0)
-    @discardableResult func increment() -> Int { value.withLock { $0 += 1; return $0 } }
+    @discardableResult func increment() -> Int {
+        value.withLock {
+            $0 += 1
+            return $0
+        }
+    }
     var current: Int { value.withLock { $0 } }
 }
 
@@ -77,7 +82,9 @@ struct PromiseTests {
         let queue = DispatchQueue(label: "observer")
         queue.setSpecific(key: key, value: "observer")
         let where_ = await withCheckedContinuation { continuation in
-            Future(value: 1).observe(on: queue) { _ in continuation.resume(returning: DispatchQueue.getSpecific(key: key)) }
+            Future(value: 1).observe(on: queue) { _ in
+                continuation.resume(returning: DispatchQueue.getSpecific(key: key))
+            }
         }
         #expect(where_ == "observer")
     }
@@ -244,7 +251,9 @@ struct OperatorTests {
         #expect(await error(of: thrown) as? TestError == TestError(code: 12))
 
         let (failingInner, completeFailingInner) = source(.success(4))
-        let innerFailed = failingInner.flatMap(valueOrFuture: { _ in ValueOrFuture<Int>.future(Future(error: TestError(code: 13))) })
+        let innerFailed = failingInner.flatMap(valueOrFuture: { _ in
+            ValueOrFuture<Int>.future(Future(error: TestError(code: 13)))
+        })
         completeFailingInner()
         #expect(await error(of: innerFailed) as? TestError == TestError(code: 13))
     }
@@ -280,10 +289,11 @@ struct OperatorTests {
 
     @Test func alwaysRunsItsBodyBeforeAnythingChainedAfterIt() async throws {
         let recorder = Recorder<String>()
-        #expect(try await Future(value: 1).always { _ in recorder.append("body") }.map { value -> Int in
-            recorder.append("map")
-            return value
-        }.value == 1)
+        #expect(
+            try await Future(value: 1).always { _ in recorder.append("body") }.map { value -> Int in
+                recorder.append("map")
+                return value
+            }.value == 1)
         #expect(recorder.all == ["body", "map"])
 
         // The source completes on another thread while the chain is built: a step attached
@@ -444,7 +454,8 @@ struct DecodingTests {
         struct Item: Decodable, Sendable { let createdAt: Int }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
-        let item = try await Future(value: Data(#"{"created_at":5}"#.utf8)).decoded(toType: Item.self, decoder: decoder).value
+        let item = try await Future(value: Data(#"{"created_at":5}"#.utf8)).decoded(toType: Item.self, decoder: decoder)
+            .value
         #expect(item.createdAt == 5)
     }
 
@@ -461,7 +472,8 @@ struct DecodingTests {
         let failure = await error(of: Future(value: Data("<html>".utf8)).decoded(toType: Todo.self)) as? DecodingFailure
         #expect(failure?.codingPath == "")
         #expect(failure?.description.contains("<html>") == true)
-        let missing = await error(of: Future(value: Data(#"{"id":1}"#.utf8)).decoded(toType: Todo.self)) as? DecodingFailure
+        let missing =
+            await error(of: Future(value: Data(#"{"id":1}"#.utf8)).decoded(toType: Todo.self)) as? DecodingFailure
         #expect(missing?.reason.contains("title") == true)
     }
 }
@@ -749,7 +761,10 @@ struct MemoryTests {
             let promise = Promise<Int>()
             let canary = Canary()
             weakCanary = canary
-            let end = promise.future.map { $0 }.map { value in _ = canary; return value }
+            let end = promise.future.map { $0 }.map { value in
+                _ = canary
+                return value
+            }
             end.observe { _ in _ = canary }
             weakEnd = end.storage
         }
@@ -779,21 +794,21 @@ struct StressTests {
         for thread in 0..<threads {
             done.enter()
             Thread {
-                    for index in stride(from: thread, to: total, by: threads) {
-                        let promise = promises[index]
-                        let other = promises[(index + 1) % total]
-                        promise.future.map { $0 + 1 }.observe { result in
-                            observed.increment()
-                            switch result {
-                            case .success: succeeded.increment()
-                            case .failure: cancelled.increment()
-                            }
+                for index in stride(from: thread, to: total, by: threads) {
+                    let promise = promises[index]
+                    let other = promises[(index + 1) % total]
+                    promise.future.map { $0 + 1 }.observe { result in
+                        observed.increment()
+                        switch result {
+                        case .success: succeeded.increment()
+                        case .failure: cancelled.increment()
                         }
-                        // Race a completion against a cancel from another thread's promise.
-                        if promise.succeed(index) { completionsWon.increment() }
-                        if other.future.cancel() { cancelsWon.increment() }
                     }
-                    done.leave()
+                    // Race a completion against a cancel from another thread's promise.
+                    if promise.succeed(index) { completionsWon.increment() }
+                    if other.future.cancel() { cancelsWon.increment() }
+                }
+                done.leave()
             }.start()
         }
         // Waiting without holding a cooperative thread: there may be as few as two, and the other

@@ -30,11 +30,12 @@ private final class CancellationRecorder: PromiseCancellationObserver, Sendable 
 
 @Suite("PendingStep")
 struct PendingStepTests {
-    @Test(arguments: [
-        (Result<Int, any Error>.success(21), 42, 1),
-        (.failure(TestError(code: 7)), nil, 0),  // a failure passes through, the transform never runs
-        (.success(-3), nil, 1),  // the transform's throw fails the future
-    ] as [(Result<Int, any Error>, Int?, Int)])
+    @Test(
+        arguments: [
+            (Result<Int, any Error>.success(21), 42, 1),
+            (.failure(TestError(code: 7)), nil, 0),  // a failure passes through, the transform never runs
+            (.success(-3), nil, 1)  // the transform's throw fails the future
+        ] as [(Result<Int, any Error>, Int?, Int)])
     func receiveRunsTheStepHere(input: Result<Int, any Error>, expected: Int?, runs: Int) throws {
         let transform = Doubling()
         let (producer, future) = PendingStep<Int>.making(context: nil, transform: transform)
@@ -61,13 +62,15 @@ struct PendingStepTests {
 
     @Test func aFutureFromTheTransformIsFollowedPendingOrCompleted() throws {
         let inner = Promise<Int>()
-        let (pendingProducer, followsPending) = PendingStep<Int>.making(context: nil, transform: Doubling(inner: inner.future))
+        let (pendingProducer, followsPending) = PendingStep<Int>.making(
+            context: nil, transform: Doubling(inner: inner.future))
         pendingProducer.receive(.success(1))
         #expect(followsPending.result == nil)
         inner.succeed(99)
         #expect(try followsPending.result?.get() == 99)
 
-        let (completedProducer, followsCompleted) = PendingStep<Int>.making(context: nil, transform: Doubling(inner: Future(value: 5)))
+        let (completedProducer, followsCompleted) = PendingStep<Int>.making(
+            context: nil, transform: Doubling(inner: Future(value: 5)))
         let observed = Recorder<Int>()
         followsCompleted.observe { if let value = try? $0.get() { observed.append(value) } }
         completedProducer.receive(.success(1))
@@ -104,11 +107,16 @@ struct PendingStepTests {
         let queue = DispatchQueue(label: "PendingStepTests.callbacks")
         let key = DispatchSpecificKey<Bool>()
         queue.setSpecific(key: key, value: true)
-        let (producer, future) = PendingStep<Int>.making(context: FutureContext(callbackQueue: queue), transform: Doubling())
+        let (producer, future) = PendingStep<Int>.making(
+            context: FutureContext(callbackQueue: queue), transform: Doubling())
         let outcome: (onQueue: Bool, abandoned: Bool) = await withCheckedContinuation { continuation in
             future.observe { result in
                 let abandoned: Bool
-                if case .failure(let error) = result, case .promiseAbandoned? = error as? FutureError { abandoned = true } else { abandoned = false }
+                if case .failure(let error) = result, case .promiseAbandoned? = error as? FutureError {
+                    abandoned = true
+                } else {
+                    abandoned = false
+                }
                 continuation.resume(returning: (DispatchQueue.getSpecific(key: key) == true, abandoned))
             }
             producer.abandonIfPending()

@@ -173,7 +173,12 @@ struct JSONWritableExpansionTests {
                     func encode(to encoder: any Encoder) throws {}
                 }
                 """,
-            diagnostics: [("this type encodes itself ('encode(to:)'), so what it writes is not known here; write 'write(to:)' by hand, to match it", 4, 10)]
+            diagnostics: [
+                (
+                    "this type encodes itself ('encode(to:)'), so what it writes is not known here; write 'write(to:)' by hand, to match it",
+                    4, 10
+                )
+            ]
         ),
         Case(
             name: "an enum with a raw value and its own encode(to:)",
@@ -183,7 +188,12 @@ struct JSONWritableExpansionTests {
                     func encode(to encoder: any Encoder) throws {}
                 }
                 """,
-            diagnostics: [("this type encodes itself ('encode(to:)'), so what it writes is not known here; write 'write(to:)' by hand, to match it", 4, 10)]
+            diagnostics: [
+                (
+                    "this type encodes itself ('encode(to:)'), so what it writes is not known here; write 'write(to:)' by hand, to match it",
+                    4, 10
+                )
+            ]
         ),
         Case(
             name: "members under #if",
@@ -195,7 +205,12 @@ struct JSONWritableExpansionTests {
                     #endif
                 }
                 """,
-            diagnostics: [("@JSONWritable cannot know which branch of an '#if' compiles; move stored properties out of it, or write 'write(to:)' by hand", 4, 5)]
+            diagnostics: [
+                (
+                    "@JSONWritable cannot know which branch of an '#if' compiles; move stored properties out of it, or write 'write(to:)' by hand",
+                    4, 5
+                )
+            ]
         ),
         Case(
             name: "a class",
@@ -213,10 +228,16 @@ struct JSONWritableExpansionTests {
                     case circle(radius: Double)
                 }
                 """,
-            diagnostics: [("@JSONWritable applies to enums whose raw value is a String, an integer, a Double or a Float; write this enum's 'write(to:)' by hand", 2, 6)]
+            diagnostics: [
+                (
+                    "@JSONWritable applies to enums whose raw value is a String, an integer, a Double or a Float; write this enum's 'write(to:)' by hand",
+                    2, 6
+                )
+            ]
         ),
         Case(
-            name: "tuple patterns, lazy properties, property wrappers and a coding key without a property, all reported",
+            name:
+                "tuple patterns, lazy properties, property wrappers and a coding key without a property, all reported",
             declaration: """
                 struct Odd: Encodable {
                     var (x, y) = (1, 2)
@@ -229,12 +250,21 @@ struct JSONWritableExpansionTests {
                 }
                 """,
             diagnostics: [
-                ("@JSONWritable cannot read a property declared with a tuple pattern; declare each property on its own", 3, 9),
-                ("@JSONWritable cannot write a lazy property without a mutating call; write 'write(to:)' by hand", 4, 14),
-                ("a property wrapper's storage is encoded as the wrapper's own Encodable conformance decides; write 'write(to:)' by hand", 5, 5),
-                ("this coding key names no stored property of the type", 8, 20),
+                (
+                    "@JSONWritable cannot read a property declared with a tuple pattern; declare each property on its own",
+                    3, 9
+                ),
+                (
+                    "@JSONWritable cannot write a lazy property without a mutating call; write 'write(to:)' by hand", 4,
+                    14
+                ),
+                (
+                    "a property wrapper's storage is encoded as the wrapper's own Encodable conformance decides; write 'write(to:)' by hand",
+                    5, 5
+                ),
+                ("this coding key names no stored property of the type", 8, 20)
             ]
-        ),
+        )
     ]
 
     /// The compiler asks for no conformance when the type declares `JSONWritable` itself: the
@@ -266,7 +296,9 @@ struct JSONWritableExpansionTests {
         assertMacroExpansion(
             example.source,
             expandedSource: example.expanded,
-            diagnostics: example.diagnostics.map { DiagnosticSpec(message: $0.message, line: $0.line, column: $0.column) },
+            diagnostics: example.diagnostics.map {
+                DiagnosticSpec(message: $0.message, line: $0.line, column: $0.column)
+            },
             macroSpecs: Self.macros,
             indentationWidth: .spaces(4),
             failureHandler: { failure in

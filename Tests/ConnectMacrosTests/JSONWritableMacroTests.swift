@@ -53,7 +53,7 @@ enum ReadmeExample {
         let id: Int
         let title: String
         let tags: [String]
-        let note: String?   // left out when nil, as Encodable does
+        let note: String?  // left out when nil, as Encodable does
     }
 }
 
@@ -89,10 +89,14 @@ struct JSONWritableMacroTests {
     /// The writer's document and `JSONEncoder`'s for `value`, compared with their objects' keys
     /// sorted: `JSONEncoder` on Linux writes them in its dictionary's order. The order the writer
     /// keeps is checked byte for byte where it matters.
-    static func expectSameJSON<Value: JSONWritable>(_ value: Value, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func expectSameJSON<Value: JSONWritable>(
+        _ value: Value, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         func canonical(_ data: Data) throws -> String {
             let document = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
-            return String(decoding: try JSONSerialization.data(withJSONObject: document, options: [.sortedKeys, .fragmentsAllowed]), as: UTF8.self)
+            return String(
+                decoding: try JSONSerialization.data(
+                    withJSONObject: document, options: [.sortedKeys, .fragmentsAllowed]), as: UTF8.self)
         }
         let written = try JSONWriter.data(of: value, escapingSlashes: true).get()
         #expect(try canonical(written) == canonical(JSONEncoder().encode(value)), sourceLocation: sourceLocation)
@@ -113,15 +117,21 @@ struct JSONWritableMacroTests {
     @Test func theReadmeExampleWritesWhatItSays() throws {
         let todo = ReadmeExample.Todo(id: 1, title: "Buy milk", tags: ["home"], note: nil)
         try Self.expectSameJSON(todo)
-        #expect(try JSONWriter.data(of: todo, escapingSlashes: true).get() == Data(#"{"id":1,"title":"Buy milk","tags":["home"]}"#.utf8))
+        #expect(
+            try JSONWriter.data(of: todo, escapingSlashes: true).get()
+                == Data(#"{"id":1,"title":"Buy milk","tags":["home"]}"#.utf8))
         let noted = ReadmeExample.Todo(id: 2, title: "t", tags: [], note: "n")
-        #expect(try JSONWriter.data(of: noted, escapingSlashes: true).get() == Data(#"{"id":2,"title":"t","tags":[],"note":"n"}"#.utf8))
+        #expect(
+            try JSONWriter.data(of: noted, escapingSlashes: true).get()
+                == Data(#"{"id":2,"title":"t","tags":[],"note":"n"}"#.utf8))
     }
 
     @Test func codingKeysChooseTheMembersAndTheirKeys() throws {
         let renamed = Renamed(userName: "ann", hidden: 9, age: 30)
         try Self.expectSameJSON(renamed)
-        #expect(try JSONWriter.data(of: renamed, escapingSlashes: false).get() == Data(#"{"years":30,"user/name":"ann"}"#.utf8))
+        #expect(
+            try JSONWriter.data(of: renamed, escapingSlashes: false).get()
+                == Data(#"{"years":30,"user/name":"ann"}"#.utf8))
     }
 
     @Test func rawValueEnumsGenericsAndEmptyStructs() throws {
@@ -139,7 +149,9 @@ struct JSONWritableMacroTests {
         let connector = Endpoint(baseURL: server.baseURL, parameters: Parameter.jsonObject(value: Self.todo))
         let response = try await connect.response(connector).value
         #expect(response.body == (try JSONWriter.data(of: Self.todo, escapingSlashes: true).get()))
-        #expect(response.body.starts(with: Data(#"{"id":7,"title":"über \"quoted\" \/ slashed","done":false,"priority":"HIGH""#.utf8)))
+        #expect(
+            response.body.starts(
+                with: Data(#"{"id":7,"title":"über \"quoted\" \/ slashed","done":false,"priority":"HIGH""#.utf8)))
     }
 
     /// A connector posting its parameters to `/echo`.

@@ -12,7 +12,8 @@ struct ChunkedDecoderTests {
         case problem(ChunkedDecoder.Problem)
         var description: String {
             switch self {
-            case .body(let body, let trailers, let complete): return "\(body.debugDescription) trailers \(trailers.debugDescription)\(complete ? "" : ", cut off")"
+            case .body(let body, let trailers, let complete):
+                return "\(body.debugDescription) trailers \(trailers.debugDescription)\(complete ? "" : ", cut off")"
             case .problem(let problem): return "\(problem)"
             }
         }
@@ -26,11 +27,15 @@ struct ChunkedDecoderTests {
         for piece in pieces {
             if let problem = feed(&decoder, piece, into: &body) { return .problem(problem) }
         }
-        return .body(String(decoding: body, as: UTF8.self), trailers: String(decoding: decoder.trailers, as: UTF8.self), complete: decoder.isComplete)
+        return .body(
+            String(decoding: body, as: UTF8.self), trailers: String(decoding: decoder.trailers, as: UTF8.self),
+            complete: decoder.isComplete)
     }
 
     /// Decodes `piece` into `body`; the problem, if any.
-    static func feed(_ decoder: inout ChunkedDecoder, _ piece: [UInt8], into body: inout Data, accepting: Bool = true) -> ChunkedDecoder.Problem? {
+    static func feed(
+        _ decoder: inout ChunkedDecoder, _ piece: [UInt8], into body: inout Data, accepting: Bool = true
+    ) -> ChunkedDecoder.Problem? {
         withCopiedBytes(piece) { input -> ChunkedDecoder.Problem? in
             do throws(ChunkedDecoder.Problem) {
                 _ = try decoder.decode(input) { chunk in
@@ -67,7 +72,10 @@ struct ChunkedDecoderTests {
         ("0\r\n\r\n", .body("")),
         ("5;ext=1;other\r\nhello\r\n0;last\r\n\r\n", .body("hello")),
         ("5 ;ext\r\nhello\r\n0\r\n\r\n", .body("hello")),
-        ("5\r\nhello\r\n0\r\nX-Checksum: 1\r\nX-Other:two\r\n\r\n", .body("hello", trailers: "X-Checksum: 1\r\nX-Other:two\r\n")),
+        (
+            "5\r\nhello\r\n0\r\nX-Checksum: 1\r\nX-Other:two\r\n\r\n",
+            .body("hello", trailers: "X-Checksum: 1\r\nX-Other:two\r\n")
+        ),
         ("5\r\nhello\r\n0\r\nX-Checksum: 1\n\r\n", .body("hello", trailers: "X-Checksum: 1\r\n")),
         // Cut off: not complete, no problem yet.
         ("5\r\nhel", .body("hel", complete: false)),
@@ -94,7 +102,7 @@ struct ChunkedDecoderTests {
         ("5\r\nhello\r\n0\r\nX-A: 1\r\n folded\r\n\r\n", .problem(.malformedTrailer)),
         ("5\r\nhello\r\n0\r\nX A: 1\r\n\r\n", .problem(.malformedTrailer)),
         ("5\r\nhello\r\n0\r\nX-A: 1\rX\r\n\r\n", .problem(.malformedTrailer)),
-        ("5\r\nhello\r\n0\r\n\rX", .problem(.missingLineEnd)),
+        ("5\r\nhello\r\n0\r\n\rX", .problem(.missingLineEnd))
     ])
     func decodes(_ wire: String, _ expected: Outcome) {
         #expect(Self.decode(wire, byteByByte: false) == expected)
@@ -130,8 +138,13 @@ struct ChunkedDecoderTests {
 
     @Test func bodyDecoderReportsAChunkedProblemAndAContentFailure() throws {
         var body = Data()
-        #expect(Self.feed(try BodyDecoder(chunked: true, codings: []), Data("0x5\r\n".utf8), into: &body) == .chunked(.malformedChunkSize))
-        guard case .content? = Self.feed(try BodyDecoder(chunked: true, codings: [.gzip]), Data("5\r\nnotgz\r\n".utf8), into: &body) else {
+        #expect(
+            Self.feed(try BodyDecoder(chunked: true, codings: []), Data("0x5\r\n".utf8), into: &body)
+                == .chunked(.malformedChunkSize))
+        guard
+            case .content? = Self.feed(
+                try BodyDecoder(chunked: true, codings: [.gzip]), Data("5\r\nnotgz\r\n".utf8), into: &body)
+        else {
             Issue.record("a body that is not gzip is refused")
             return
         }

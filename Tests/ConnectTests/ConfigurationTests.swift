@@ -16,7 +16,9 @@ struct ConfigurationTests {
         configuration.defaultQueryItems = [QueryItem(name: "locale", value: "en"), QueryItem(name: "page", value: "1")]
         configuration.userAgent = "Demo/2.0"
         let connect = Connect(configuration: configuration)
-        let connector = TestConnector(server, "/items", headers: [HTTPHeader(name: "X-App", value: "mine")], parameters: Parameter.query(key: "page", value: "3"))
+        let connector = TestConnector(
+            server, "/items", headers: [HTTPHeader(name: "X-App", value: "mine")],
+            parameters: Parameter.query(key: "page", value: "3"))
         _ = try await connect.request(connector).value
         let received = try #require(server.requests.first)
         #expect(received.uri == "/items?locale=en&page=3")
@@ -54,7 +56,9 @@ struct ConfigurationTests {
         var configuration = ConnectConfiguration()
         configuration.environment = .development(server.baseURL)
         configuration.logger = Logger(label: "dev") { _ in CapturingLogHandler(lines: lines) }
-        _ = try await Connect(configuration: configuration).request(TestConnector(url: URL(string: "https://api.example.com")!, endpoint: "/ping")).value
+        _ = try await Connect(configuration: configuration).request(
+            TestConnector(url: URL(string: "https://api.example.com")!, endpoint: "/ping")
+        ).value
         #expect(lines.all.contains { $0.contains("curl -v") && $0.contains("\(server.baseURL.absoluteString)/ping") })
         #expect(lines.all.contains { $0.contains("HTTP/1.1 200 OK") })
     }
@@ -65,20 +69,33 @@ struct ConfigurationTests {
         }
         defer { server.shutdown() }
         func send(_ task: HTTPTask, method: HTTPMethod = .post, headers: [HTTPHeader] = []) async throws -> String {
-            String(decoding: try await sharedConnect.request(TestConnector(server, "/t", method: method, headers: headers, parameters: task)).value, as: UTF8.self)
+            String(
+                decoding: try await sharedConnect.request(
+                    TestConnector(server, "/t", method: method, headers: headers, parameters: task)
+                ).value, as: UTF8.self)
         }
         #expect(try await send(.requestPlain, method: .get) == "GET /t - ")
         #expect(try await send(.requestData(Data("raw".utf8))) == "POST /t application/octet-stream raw")
-        #expect(try await send(.requestData(Data("<a/>".utf8), contentType: "application/xml")) == "POST /t application/xml <a/>")
+        #expect(
+            try await send(.requestData(Data("<a/>".utf8), contentType: "application/xml"))
+                == "POST /t application/xml <a/>")
         struct Item: Encodable { let createdAt = Date(timeIntervalSince1970: 0) }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        #expect(try await send(.requestJSONEncodable(Item(), encoder: encoder)) == #"POST /t application/json {"created_at":"1970-01-01T00:00:00Z"}"#)
-        #expect(try await send(.requestParameters(["b": "2 3", "a": "x&y"], encoding: .queryString), method: .get) == "GET /t?a=x%26y&b=2%203 - ")
-        #expect(try await send(.requestParameters(["b": "2 3", "a": "x&y"], encoding: .httpBody)) == "POST /t application/x-www-form-urlencoded; charset=utf-8 a=x%26y&b=2%203")
+        #expect(
+            try await send(.requestJSONEncodable(Item(), encoder: encoder))
+                == #"POST /t application/json {"created_at":"1970-01-01T00:00:00Z"}"#)
+        #expect(
+            try await send(.requestParameters(["b": "2 3", "a": "x&y"], encoding: .queryString), method: .get)
+                == "GET /t?a=x%26y&b=2%203 - ")
+        #expect(
+            try await send(.requestParameters(["b": "2 3", "a": "x&y"], encoding: .httpBody))
+                == "POST /t application/x-www-form-urlencoded; charset=utf-8 a=x%26y&b=2%203")
         // The connector's own Content-Type wins.
-        #expect(try await send(.requestData(Data("{}".utf8)), headers: [.contentType("application/vnd.api+json")]) == "POST /t application/vnd.api+json {}")
+        #expect(
+            try await send(.requestData(Data("{}".utf8)), headers: [.contentType("application/vnd.api+json")])
+                == "POST /t application/vnd.api+json {}")
     }
 
     @Test func theConfiguredEncoderIsUsedForJSONObjects() async throws {
@@ -87,39 +104,63 @@ struct ConfigurationTests {
         struct Event: Encodable { let startsAt = Date(timeIntervalSince1970: 86_400) }
         let configuration = ConnectConfiguration()
         configuration.jsonEncoder.dateEncodingStrategy = .iso8601  // JSONEncoder is a class
-        let body = try await Connect(configuration: configuration).request(TestConnector(server, "/e", method: .post, parameters: Parameter.jsonObject(value: Event()))).value
+        let body = try await Connect(configuration: configuration).request(
+            TestConnector(server, "/e", method: .post, parameters: Parameter.jsonObject(value: Event()))
+        ).value
         #expect(String(decoding: body, as: UTF8.self) == #"{"startsAt":"1970-01-02T00:00:00Z"}"#)
     }
 
     @Test func responseDecoders() async throws {
         let server = try TestServer { request in
             switch request.path {
-            case "/latin1": return TestResponse(headers: [("Content-Type", "text/plain; charset=ISO-8859-1")], body: Data([0x63, 0x61, 0x66, 0xE9]))
+            case "/latin1":
+                return TestResponse(
+                    headers: [("Content-Type", "text/plain; charset=ISO-8859-1")], body: Data([0x63, 0x61, 0x66, 0xE9]))
             case "/utf8": return .text("café ☕️")
             case "/none": return TestResponse(status: 204)
             case "/snake": return .json(#"{"user_id":5,"created_at":"1970-01-01T00:01:00Z"}"#)
-            default: return TestResponse(headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data([0xFF, 0xFE, 0x00]))
+            default:
+                return TestResponse(
+                    headers: [("Content-Type", "text/plain; charset=utf-8")], body: Data([0xFF, 0xFE, 0x00]))
             }
         }
         defer { server.shutdown() }
         #expect(try await sharedConnect.response(TestConnector(server, "/latin1")).text().value == "café")
         #expect(try await sharedConnect.response(TestConnector(server, "/utf8")).text().value == "café ☕️")
         let invalid = await connectError(sharedConnect.response(TestConnector(server, "/bad")).text())
-        guard case .decoding? = invalid else { Issue.record("expected a decoding failure, got \(String(describing: invalid))"); return }
+        guard case .decoding? = invalid else {
+            Issue.record("expected a decoding failure, got \(String(describing: invalid))")
+            return
+        }
 
-        #expect(try await sharedConnect.request(TestConnector(server, "/none", method: .delete)).decoded(toType: EmptyResponse.self).value == EmptyResponse())
-        #expect(try await sharedConnect.response(TestConnector(server, "/none")).decoded(with: JSONResponseDecoder<EmptyResponse>()).value == EmptyResponse())
+        #expect(
+            try await sharedConnect.request(TestConnector(server, "/none", method: .delete)).decoded(
+                toType: EmptyResponse.self
+            ).value == EmptyResponse())
+        #expect(
+            try await sharedConnect.response(TestConnector(server, "/none")).decoded(
+                with: JSONResponseDecoder<EmptyResponse>()
+            ).value == EmptyResponse())
 
-        struct Record: Decodable, Sendable { let userId: Int; let createdAt: Date }
+        struct Record: Decodable, Sendable {
+            let userId: Int
+            let createdAt: Date
+        }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         decoder.dateDecodingStrategy = .iso8601
-        let record = try await sharedConnect.response(TestConnector(server, "/snake")).decoded(with: JSONResponseDecoder(Record.self, decoder: decoder)).value
+        let record = try await sharedConnect.response(TestConnector(server, "/snake")).decoded(
+            with: JSONResponseDecoder(Record.self, decoder: decoder)
+        ).value
         #expect(record.userId == 5 && record.createdAt == Date(timeIntervalSince1970: 60))
-        let raw = try await sharedConnect.response(TestConnector(server, "/latin1")).decoded(with: RawDataResponseDecoder()).value
+        let raw = try await sharedConnect.response(TestConnector(server, "/latin1")).decoded(
+            with: RawDataResponseDecoder()
+        ).value
         #expect(raw == Data([0x63, 0x61, 0x66, 0xE9]))
         // decoded(toType:decoder:) on request() keeps working as in the seed, with a configured decoder.
-        let seedStyle = try await sharedConnect.request(TestConnector(server, "/snake")).decoded(toType: Record.self, decoder: decoder).value
+        let seedStyle = try await sharedConnect.request(TestConnector(server, "/snake")).decoded(
+            toType: Record.self, decoder: decoder
+        ).value
         #expect(seedStyle.userId == 5)
     }
 }

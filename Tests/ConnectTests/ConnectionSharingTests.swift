@@ -12,7 +12,9 @@ struct ConnectionSharingTests {
         var proven = false
         var claimSeen = false
         var allowed: Bool
-        var description: String { "\(inFlight) in flight, proven \(proven), HTTP/2 claim seen \(claimSeen) → \(allowed)" }
+        var description: String {
+            "\(inFlight) in flight, proven \(proven), HTTP/2 claim seen \(claimSeen) → \(allowed)"
+        }
     }
 
     @Test(arguments: [
@@ -28,11 +30,12 @@ struct ConnectionSharingTests {
         SharingCase(inFlight: 5, claimSeen: true, allowed: false),
         SharingCase(inFlight: 1, proven: true, claimSeen: true, allowed: true),
         SharingCase(inFlight: 7, proven: true, claimSeen: true, allowed: true),
-        SharingCase(inFlight: 1, proven: true, allowed: true),
+        SharingCase(inFlight: 1, proven: true, allowed: true)
     ])
     func anotherExchange(_ row: SharingCase) {
         #expect(
-            ConnectionSharing.allowsAnotherExchange(inFlight: row.inFlight, multiplexingProven: row.proven, sawHTTP2Claim: row.claimSeen)
+            ConnectionSharing.allowsAnotherExchange(
+                inFlight: row.inFlight, multiplexingProven: row.proven, sawHTTP2Claim: row.claimSeen)
                 == row.allowed)
     }
 
@@ -45,7 +48,7 @@ struct ConnectionSharingTests {
         (0x08_00_01, true),  // 8.0.1
         (0x08_01_00, false),  // 8.1.0: fixed (curl #11101)
         (0x08_05_00, false),  // 8.5.0, Ubuntu 24.04
-        (0x08_0E_01, false),  // 8.14.1
+        (0x08_0E_01, false)  // 8.14.1
     ])
     func freshHandlesOnVersionsThatKeepAFreedHeader(_ version: Int, _ affected: Bool) {
         let defects = LibcurlDefects(version: UInt32(version))
@@ -57,7 +60,7 @@ struct ConnectionSharingTests {
         // the others back while one opens.
         (0x07_51_00, true), (0x07_58_01, true),
         // libcurl 8 waits for a pending connection itself (seen on 8.14).
-        (0x08_00_00, false), (0x08_0E_01, false),
+        (0x08_00_00, false), (0x08_0E_01, false)
     ])
     func sharedOpeningsOnVersionsThatOpenOnePerWaitingTransfer(_ version: Int, _ affected: Bool) {
         let defects = LibcurlDefects(version: UInt32(version))
@@ -72,7 +75,9 @@ struct ConnectionSharingTests {
     /// `make test-curl8` runs the suite on a second libcurl; this says it really did.
     @Test(.enabled(if: ProcessInfo.processInfo.environment["CONNECT_EXPECTED_LIBCURL_MAJOR"] != nil))
     func theRunningLibcurlIsTheOneTheRunAskedFor() throws {
-        let expected = try #require(ProcessInfo.processInfo.environment["CONNECT_EXPECTED_LIBCURL_MAJOR"].flatMap { UInt32($0) })
-        #expect(LibcurlDefects.running.version >> 16 == expected, "running libcurl \(LibcurlDefects.running.versionText)")
+        let expected = try #require(
+            ProcessInfo.processInfo.environment["CONNECT_EXPECTED_LIBCURL_MAJOR"].flatMap { UInt32($0) })
+        #expect(
+            LibcurlDefects.running.version >> 16 == expected, "running libcurl \(LibcurlDefects.running.versionText)")
     }
 }

@@ -13,17 +13,26 @@ struct ContentDecoderTests {
         (.gzip, "H4sIAAAAAAACA6tWykxRslIw11FQKsksyUkFspWS83MLilKLi1NTFCqGCVDSgXgrJ7UkFeTfkqLS1FoAsXKfEfwAAAA=", ""),
         (.deflate, "eJyrVspMUbJSMNdRUCrJLMlJBbKVKogECsn5uQVFqcXFqSlKQP0gXk5qSSrIvJKi0tRaAEkgI2c=", json),
         (.zstd, "KLUv/QRopQEAEoMKEMDrJkuh0Wz5tDqFq0td5gTtCmXP+DxxgfEpHZ1iRJd7PsmRLgg94zALAgAxg1oJ7tTGN6s=", json),
-        (.brotli, "sAUQeyJpZCI6IDcsICJ0aXRsZSI6ICJ4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4IGNvbXByZXNzZWQiLCAiY29tcGxldGVkIjogdHJ1ZX0D", json),
+        (
+            .brotli,
+            "sAUQeyJpZCI6IDcsICJ0aXRsZSI6ICJ4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4IGNvbXByZXNzZWQiLCAiY29tcGxldGVkIjogdHJ1ZX0D",
+            json
+        )
     ]
 
     /// Decodes `input` in pieces of `piece` bytes; the output, and whether the stream was whole.
-    static func decode(_ coding: ContentDecoder.Coding, _ input: Data, piece: Int = .max) throws(ContentDecoder.Failure) -> (Data, Bool) {
+    static func decode(
+        _ coding: ContentDecoder.Coding, _ input: Data, piece: Int = .max
+    ) throws(ContentDecoder.Failure) -> (Data, Bool) {
         let decoder = try ContentDecoder(coding: coding)
         var output = Data()
         var offset = 0
         while offset < input.count {
             let end = input.count - offset <= piece ? input.count : offset + piece
-            let delivered = try feed(decoder, input[offset..<end]) { output.append(contentsOf: $0.bindMemory(to: UInt8.self)); return true }
+            let delivered = try feed(decoder, input[offset..<end]) {
+                output.append(contentsOf: $0.bindMemory(to: UInt8.self))
+                return true
+            }
             #expect(delivered)
             offset = end
         }
@@ -31,7 +40,9 @@ struct ContentDecoderTests {
     }
 
     /// `bytes` to `decoder` from a buffer of their own, as the transport hands them over.
-    static func feed(_ decoder: ContentDecoder, _ bytes: Data, deliver: (UnsafeRawBufferPointer) -> Bool) throws(ContentDecoder.Failure) -> Bool {
+    static func feed(
+        _ decoder: ContentDecoder, _ bytes: Data, deliver: (UnsafeRawBufferPointer) -> Bool
+    ) throws(ContentDecoder.Failure) -> Bool {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
         defer { buffer.deallocate() }
         buffer.copyBytes(from: bytes)
@@ -77,12 +88,16 @@ struct ContentDecoderTests {
 
     @Test(arguments: ContentDecoder.Coding.allCases)
     func bytesThatAreNotTheCodingAreCorrupt(coding: ContentDecoder.Coding) {
-        #expect(throws: ContentDecoder.Failure.self) { try Self.decode(coding, Data("this is plain text, not compressed at all".utf8)) }
+        #expect(throws: ContentDecoder.Failure.self) {
+            try Self.decode(coding, Data("this is plain text, not compressed at all".utf8))
+        }
     }
 
     @Test func bytesAfterASingleStreamCodingAreCorrupt() {
         for (coding, base64, _) in Self.encoded where coding == .deflate || coding == .brotli {
-            #expect(throws: ContentDecoder.Failure.self) { try Self.decode(coding, Data(base64Encoded: base64)! + Data("junk".utf8)) }
+            #expect(throws: ContentDecoder.Failure.self) {
+                try Self.decode(coding, Data(base64Encoded: base64)! + Data("junk".utf8))
+            }
         }
     }
 
@@ -92,8 +107,9 @@ struct ContentDecoderTests {
         var length = uLongf(compressed.count)
         let status = compressed.withUnsafeMutableBytes { target in
             original.withUnsafeBytes { source in
-                compress2(target.baseAddress!.assumingMemoryBound(to: Bytef.self), &length,
-                          source.baseAddress!.assumingMemoryBound(to: Bytef.self), uLong(original.count), 9)
+                compress2(
+                    target.baseAddress!.assumingMemoryBound(to: Bytef.self), &length,
+                    source.baseAddress!.assumingMemoryBound(to: Bytef.self), uLong(original.count), 9)
             }
         }
         #expect(status == Z_OK)

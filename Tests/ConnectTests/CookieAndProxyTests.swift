@@ -26,7 +26,9 @@ final class RawListener: @unchecked Sendable {
         let descriptor = self.descriptor
         try withUnsafeMutablePointer(to: &address) { pointer in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                guard bind(descriptor, raw, length) == 0, listen(descriptor, 4) == 0, getsockname(descriptor, raw, &length) == 0 else {
+                guard bind(descriptor, raw, length) == 0, listen(descriptor, 4) == 0,
+                    getsockname(descriptor, raw, &length) == 0
+                else {
                     throw POSIXError(.EADDRINUSE)
                 }
             }
@@ -71,7 +73,9 @@ struct CookieAndProxyTests {
         defer { server.shutdown() }
         let connect = Connect()
         _ = try await connect.request(TestConnector(server, "/login")).value
-        #expect(String(decoding: try await connect.request(TestConnector(server, "/me")).value, as: UTF8.self) == "cookie: none")
+        #expect(
+            String(decoding: try await connect.request(TestConnector(server, "/me")).value, as: UTF8.self)
+                == "cookie: none")
     }
 
     @Test func inMemoryCookiesAreSharedAcrossRequests() async throws {
@@ -81,24 +85,32 @@ struct CookieAndProxyTests {
         configuration.cookies = .inMemory
         let connect = Connect(configuration: configuration)
         _ = try await connect.request(TestConnector(server, "/login")).value
-        #expect(String(decoding: try await connect.request(TestConnector(server, "/me")).value, as: UTF8.self) == "cookie: session=abc123")
+        #expect(
+            String(decoding: try await connect.request(TestConnector(server, "/me")).value, as: UTF8.self)
+                == "cookie: session=abc123")
         // Another client has its own jar.
         var other = ConnectConfiguration()
         other.cookies = .inMemory
-        #expect(String(decoding: try await Connect(configuration: other).request(TestConnector(server, "/me")).value, as: UTF8.self) == "cookie: none")
+        #expect(
+            String(
+                decoding: try await Connect(configuration: other).request(TestConnector(server, "/me")).value,
+                as: UTF8.self) == "cookie: none")
     }
 
     @Test func fileCookiesOutliveTheClient() async throws {
         let server = try Self.cookieServer()
         defer { server.shutdown() }
-        let jar = FileManager.default.temporaryDirectory.appendingPathComponent("connect-cookies-\(UUID().uuidString).txt")
+        let jar = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "connect-cookies-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: jar) }
         var configuration = ConnectConfiguration()
         configuration.cookies = .file(jar)
         _ = try await Connect(configuration: configuration).request(TestConnector(server, "/login")).value
         #expect(try String(contentsOf: jar, encoding: .utf8).contains("session\tabc123"))
         let later = Connect(configuration: configuration)
-        #expect(String(decoding: try await later.request(TestConnector(server, "/me")).value, as: UTF8.self) == "cookie: session=abc123")
+        #expect(
+            String(decoding: try await later.request(TestConnector(server, "/me")).value, as: UTF8.self)
+                == "cookie: session=abc123")
     }
 
     @Test func requestsGoThroughAnHTTPProxy() async throws {
@@ -106,7 +118,9 @@ struct CookieAndProxyTests {
         defer { proxy.shutdown() }
         var configuration = ConnectConfiguration()
         configuration.proxy = .http(host: "127.0.0.1", port: proxy.port, username: "me", password: "secret")
-        let body = try await Connect(configuration: configuration).request(TestConnector(url: URL(string: "http://api.example.invalid")!, endpoint: "/todos/1")).value
+        let body = try await Connect(configuration: configuration).request(
+            TestConnector(url: URL(string: "http://api.example.invalid")!, endpoint: "/todos/1")
+        ).value
         #expect(String(decoding: body, as: UTF8.self) == "proxied http://api.example.invalid/todos/1")
         #expect(proxy.requests.first?.header("Proxy-Authorization") == "Basic bWU6c2VjcmV0")
         #expect(proxy.requests.first?.header("Host") == "api.example.invalid")
@@ -117,7 +131,10 @@ struct CookieAndProxyTests {
         defer { server.shutdown() }
         var configuration = ConnectConfiguration()
         configuration.proxy = ProxyConfiguration(url: "http://127.0.0.1:1", bypassHosts: ["127.0.0.1"])
-        #expect(String(decoding: try await Connect(configuration: configuration).request(TestConnector(server, "/")).value, as: UTF8.self) == "direct")
+        #expect(
+            String(
+                decoding: try await Connect(configuration: configuration).request(TestConnector(server, "/")).value,
+                as: UTF8.self) == "direct")
     }
 
     @Test func aSOCKS5ProxyIsSpokenTo() async throws {
@@ -126,8 +143,13 @@ struct CookieAndProxyTests {
         let listener = try RawListener(reply: [0x05, 0xFF])
         var configuration = ConnectConfiguration()
         configuration.proxy = .socks5(host: "127.0.0.1", port: listener.port, username: "u", password: "p")
-        let error = await connectError(Connect(configuration: configuration).request(TestConnector(url: URL(string: "http://api.example.invalid")!)))
-        guard case .transport(let failure)? = error, !failure.requestSent else { Issue.record("expected a proxy failure, got \(String(describing: error))"); return }
+        let error = await connectError(
+            Connect(configuration: configuration).request(
+                TestConnector(url: URL(string: "http://api.example.invalid")!)))
+        guard case .transport(let failure)? = error, !failure.requestSent else {
+            Issue.record("expected a proxy failure, got \(String(describing: error))")
+            return
+        }
         #expect(failure.kind == .proxy && failure.curlCode == 97)  // CURLE_PROXY
         let greeting = listener.firstBytes()
         #expect(greeting.first == 0x05)  // SOCKS version 5

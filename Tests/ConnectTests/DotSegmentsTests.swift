@@ -21,7 +21,7 @@ struct DotSegmentsTests {
         ("http://h/.hidden/a..b/...", "http://h/.hidden/a..b/..."),
         ("http://h", "http://h"),
         ("http://h?q=/./", "http://h?q=/./"),
-        ("http://user@h/x/./y", "http://user@h/x/y"),
+        ("http://user@h/x/./y", "http://user@h/x/y")
     ])
     func removing(_ url: String, _ expected: String) {
         #expect(DotSegments.removing(fromURL: url) == expected)

@@ -27,15 +27,19 @@ func scratchDirectory() throws -> URL {
 }
 
 /// Serves `body`, honouring `Range: bytes=N-` with a 206 unless `ignoreRange`.
-func rangeServer(_ body: Data, ignoreRange: Bool = false, behavior: @escaping @Sendable (Int) -> TestResponse.Behavior = { _ in .respond }) throws -> TestServer {
+func rangeServer(
+    _ body: Data, ignoreRange: Bool = false,
+    behavior: @escaping @Sendable (Int) -> TestResponse.Behavior = { _ in .respond }
+) throws -> TestServer {
     let hits = Hits()
     return try TestServer { request in
         let hit = hits.next()
         if !ignoreRange, let range = request.header("Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
             let start = Int(range.dropFirst(6).dropLast()), start < body.count
         {
-            return TestResponse(status: 206, headers: [("Content-Range", "bytes \(start)-\(body.count - 1)/\(body.count)")],
-                                body: body.suffix(from: start), behavior: behavior(hit))
+            return TestResponse(
+                status: 206, headers: [("Content-Range", "bytes \(start)-\(body.count - 1)/\(body.count)")],
+                body: body.suffix(from: start), behavior: behavior(hit))
         }
         return TestResponse(body: body, behavior: behavior(hit))
     }
@@ -45,17 +49,22 @@ func rangeServer(_ body: Data, ignoreRange: Bool = false, behavior: @escaping @S
 struct DownloadTests {
     @Test func downloadsToAFileWithMonotonicCompleteProgress() async throws {
         let body = pattern(600_000)
-        let server = try TestServer { _ in TestResponse(body: body, behavior: .trickle(chunk: 60_000, every: .milliseconds(40))) }
+        let server = try TestServer { _ in
+            TestResponse(body: body, behavior: .trickle(chunk: 60_000, every: .milliseconds(40)))
+        }
         defer { server.shutdown() }
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("video.bin")
         let reports = Recorder()
         let seen = Locked<[TransferProgress]>([])
-        let file = try await sharedConnect.download(TestConnector(server, "/video"), to: destination, progress: ProgressHandler { progress in
-            seen.withLock { $0.append(progress) }
-            reports.append("\(progress.bytesReceived)")
-        }).value
+        let file = try await sharedConnect.download(
+            TestConnector(server, "/video"), to: destination,
+            progress: ProgressHandler { progress in
+                seen.withLock { $0.append(progress) }
+                reports.append("\(progress.bytesReceived)")
+            }
+        ).value
         #expect(file.location == destination)
         #expect(file.response.body.isEmpty && file.response.fileURL == destination)
         #expect(try Data(contentsOf: destination) == body)
@@ -70,7 +79,9 @@ struct DownloadTests {
 
     @Test func progressAsAnAsyncSequence() async throws {
         let body = pattern(300_000)
-        let server = try TestServer { _ in TestResponse(body: body, behavior: .trickle(chunk: 50_000, every: .milliseconds(30))) }
+        let server = try TestServer { _ in
+            TestResponse(body: body, behavior: .trickle(chunk: 50_000, every: .milliseconds(30)))
+        }
         defer { server.shutdown() }
         let (updates, handler) = TransferProgress.stream()
         let download = sharedConnect.download(TestConnector(server, "/file"), progress: handler)
@@ -90,12 +101,15 @@ struct DownloadTests {
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let received = Locked<Int64>(0)
-        let download = sharedConnect.download(TestConnector(server, "/big"), to: directory.appendingPathComponent("big.bin"),
-                                              progress: ProgressHandler { progress in received.withLock { $0 = progress.bytesReceived } })
+        let download = sharedConnect.download(
+            TestConnector(server, "/big"), to: directory.appendingPathComponent("big.bin"),
+            progress: ProgressHandler { progress in received.withLock { $0 = progress.bytesReceived } })
         #expect(await eventually { received.withLock { $0 } > 0 })
         download.cancel()
         #expect(await connectError(download) == .cancelled)
-        #expect(await eventually { (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty == true })
+        #expect(
+            await eventually { (try? FileManager.default.contentsOfDirectory(atPath: directory.path))?.isEmpty == true }
+        )
     }
 
     @Test func resumesAfterTheServerDropsTheConnectionHalfway() async throws {
@@ -106,12 +120,17 @@ struct DownloadTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let destination = directory.appendingPathComponent("episode.mp4")
 
-        let first = await connectError(sharedConnect.download(TestConnector(server, "/episode"), to: destination, resuming: true))
-        guard case .transport? = first else { Issue.record("expected the first try to fail, got \(String(describing: first))"); return }
+        let first = await connectError(
+            sharedConnect.download(TestConnector(server, "/episode"), to: destination, resuming: true))
+        guard case .transport? = first else {
+            Issue.record("expected the first try to fail, got \(String(describing: first))")
+            return
+        }
         let partial = try Data(contentsOf: destination)
         #expect(partial.count == 150_000 && partial == body.prefix(150_000))
 
-        let file = try await sharedConnect.download(TestConnector(server, "/episode"), to: destination, resuming: true).value
+        let file = try await sharedConnect.download(TestConnector(server, "/episode"), to: destination, resuming: true)
+            .value
         #expect(file.resumed)
         #expect(file.response.statusCode == 206)
         #expect(server.requests.last?.header("Range") == "bytes=150000-")
@@ -127,7 +146,8 @@ struct DownloadTests {
         let destination = directory.appendingPathComponent("data.bin")
         try Data(repeating: 0xEE, count: 50_000).write(to: destination)  // a partial file from elsewhere
 
-        let file = try await sharedConnect.download(TestConnector(server, "/data"), to: destination, resuming: true).value
+        let file = try await sharedConnect.download(TestConnector(server, "/data"), to: destination, resuming: true)
+            .value
         #expect(server.requests.first?.header("Range") == "bytes=50000-")
         #expect(!file.resumed && file.response.statusCode == 200)
         #expect(try Data(contentsOf: destination) == body)
@@ -161,8 +181,10 @@ struct DownloadTests {
         let fileURL = try temporaryFile(contents)
         defer { try? FileManager.default.removeItem(at: fileURL) }
         let last = Locked<TransferProgress?>(nil)
-        let body = try await sharedConnect.upload(fileAt: fileURL, to: TestConnector(server, "/up", method: .put),
-                                                  progress: ProgressHandler { progress in last.withLock { $0 = progress } }).value
+        let body = try await sharedConnect.upload(
+            fileAt: fileURL, to: TestConnector(server, "/up", method: .put),
+            progress: ProgressHandler { progress in last.withLock { $0 = progress } }
+        ).value
         #expect(String(decoding: body, as: UTF8.self) == "2000000")
         #expect(last.withLock { $0 }?.bytesSent == 2_000_000)
         #expect(last.withLock { $0 }?.totalBytesToSend == 2_000_000)
@@ -173,7 +195,9 @@ struct DownloadTests {
     @Test func anAdapterThatMakesANewRequestKeepsTheDownloadsFile() async throws {
         struct Rebuilding: RequestAdapter {
             func adapt(_ request: Request) async throws -> Request {
-                Request(method: request.method, url: request.url, headers: request.headers + [HTTPHeader(name: "X-Rebuilt", value: "1")])
+                Request(
+                    method: request.method, url: request.url,
+                    headers: request.headers + [HTTPHeader(name: "X-Rebuilt", value: "1")])
             }
         }
         let body = pattern(70_000)

@@ -24,13 +24,17 @@ struct StatusAwareHandler: ErrorHandlerProtocol {
     func handle(response: [String: Any]) -> (any Error)? { nil }
 
     func handle(failure: FailedExchange) -> (any Error)? {
-        AppError.server("\(failure.request.method) \(failure.statusCode) \(failure.response.header("X-Request-ID") ?? "-") \(failure.response.body.count)")
+        AppError.server(
+            "\(failure.request.method) \(failure.statusCode) \(failure.response.header("X-Request-ID") ?? "-") \(failure.response.body.count)"
+        )
     }
 }
 
 /// The HTTP failure a body produces with the default handler, from a real server.
 func httpFailure(status: Int = 400, body: Data, contentType: String = "application/json") async throws -> HTTPFailure? {
-    let server = try TestServer { _ in TestResponse(status: status, headers: [("Content-Type", contentType)], body: body) }
+    let server = try TestServer { _ in
+        TestResponse(status: status, headers: [("Content-Type", contentType)], body: body)
+    }
     defer { server.shutdown() }
     let error = await connectError(sharedConnect.request(TestConnector(server, "/fails")))
     guard case .http(let failure)? = error else {
@@ -64,16 +68,27 @@ struct ErrorHandlingTests {
         (#"[{"message":"In an array"}]"#, "In an array"),
         (#""A bare JSON string""#, "A bare JSON string"),
         // Validation errors name where they apply: FastAPI and pydantic (v1 and v2).
-        (#"{"detail":[{"loc":["body","name"],"msg":"Field required","type":"missing","input":{}}]}"#, "body.name: Field required"),
-        (#"{"detail":[{"loc":["body","items",0,"qty"],"msg":"Input should be greater than 0"},{"loc":["query","page"],"msg":"Field required"}]}"#,
-         "body.items.0.qty: Input should be greater than 0; query.page: Field required"),
+        (
+            #"{"detail":[{"loc":["body","name"],"msg":"Field required","type":"missing","input":{}}]}"#,
+            "body.name: Field required"
+        ),
+        (
+            #"{"detail":[{"loc":["body","items",0,"qty"],"msg":"Input should be greater than 0"},{"loc":["query","page"],"msg":"Field required"}]}"#,
+            "body.items.0.qty: Input should be greater than 0; query.page: Field required"
+        ),
         (#"{"detail":"Not authenticated"}"#, "Not authenticated"),
         // Other conventions: a field, a GraphQL path, a JSON pointer, JSON:API's source.
         (#"{"errors":[{"field":"email","message":"is invalid"}]}"#, "email: is invalid"),
-        (#"{"errors":[{"message":"Cannot query field","path":["user","nickname"]}]}"#, "user.nickname: Cannot query field"),
-        (#"{"errors":[{"detail":"must be positive","source":{"pointer":"/data/attributes/age"}}]}"#, "data/attributes/age: must be positive"),
+        (
+            #"{"errors":[{"message":"Cannot query field","path":["user","nickname"]}]}"#,
+            "user.nickname: Cannot query field"
+        ),
+        (
+            #"{"errors":[{"detail":"must be positive","source":{"pointer":"/data/attributes/age"}}]}"#,
+            "data/attributes/age: must be positive"
+        ),
         // A location beside a nested message belongs to the nesting, not to it.
-        (#"{"field":"ignored","error":{"message":"Inner"}}"#, "Inner"),
+        (#"{"field":"ignored","error":{"message":"Inner"}}"#, "Inner")
     ])
     func defaultHandlerFindsNestedForms(body: String, expected: String) async throws {
         let failure = try await httpFailure(body: Data(body.utf8))
@@ -82,21 +97,28 @@ struct ErrorHandlingTests {
 
     @Test(arguments: [
         // RFC 9457's own examples and a validation problem.
-        (#"{"type":"https://example.com/probs/out-of-credit","title":"You do not have enough credit.","detail":"Your current balance is 30, but that costs 50.","instance":"/account/12345/msgs/abc"}"#,
-         "You do not have enough credit. Your current balance is 30, but that costs 50."),
-        (##"{"type":"https://example.net/validation-error","title":"Your request is not valid.","errors":[{"detail":"must be a positive integer","pointer":"#/age"},{"detail":"must be 'green', 'red' or 'blue'","pointer":"#/profile/color"}]}"##,
-         "Your request is not valid. (age: must be a positive integer; profile/color: must be 'green', 'red' or 'blue')"),
+        (
+            #"{"type":"https://example.com/probs/out-of-credit","title":"You do not have enough credit.","detail":"Your current balance is 30, but that costs 50.","instance":"/account/12345/msgs/abc"}"#,
+            "You do not have enough credit. Your current balance is 30, but that costs 50."
+        ),
+        (
+            ##"{"type":"https://example.net/validation-error","title":"Your request is not valid.","errors":[{"detail":"must be a positive integer","pointer":"#/age"},{"detail":"must be 'green', 'red' or 'blue'","pointer":"#/profile/color"}]}"##,
+            "Your request is not valid. (age: must be a positive integer; profile/color: must be 'green', 'red' or 'blue')"
+        ),
         (#"{"title":"Not Found"}"#, "Not Found"),
         (#"{"title":"Invalid order","detail":"The quantity is zero"}"#, "Invalid order: The quantity is zero"),
         (#"{"detail":"Only a detail"}"#, "Only a detail"),
-        (#"{"type":"about:blank","status":500}"#, nil),
+        (#"{"type":"about:blank","status":500}"#, nil)
     ])
     func problemDetailsReadAsTitleDetailAndErrors(body: String, expected: String?) async throws {
         let failure = try await httpFailure(status: 422, body: Data(body.utf8), contentType: "application/problem+json")
         #expect(failure?.message == expected)
     }
 
-    @Test(arguments: [#"{"error":true}"#, #"{"code":17}"#, #"{}"#, "[]", "null", #"{"message":""}"#, #"{"message":null}"#, #"{"message":"x",}"#])
+    @Test(arguments: [
+        #"{"error":true}"#, #"{"code":17}"#, #"{}"#, "[]", "null", #"{"message":""}"#, #"{"message":null}"#,
+        #"{"message":"x",}"#
+    ])
     func noMessageStillGivesStatusAndBody(body: String) async throws {
         let failure = try await httpFailure(status: 503, body: Data(body.utf8))
         #expect(failure?.message == nil)
@@ -104,10 +126,12 @@ struct ErrorHandlingTests {
     }
 
     @Test func htmlAndPlainTextBodies() async throws {
-        let html = try await httpFailure(status: 502, body: Data("<html><body>Bad gateway</body></html>".utf8), contentType: "text/html")
+        let html = try await httpFailure(
+            status: 502, body: Data("<html><body>Bad gateway</body></html>".utf8), contentType: "text/html")
         #expect(html?.message == nil)
         #expect(html?.description == "HTTP 502 Bad Gateway. Body starts: <html><body>Bad gateway</body></html>")
-        let text = try await httpFailure(status: 429, body: Data("Slow down, please.\n".utf8), contentType: "text/plain")
+        let text = try await httpFailure(
+            status: 429, body: Data("Slow down, please.\n".utf8), contentType: "text/plain")
         #expect(text?.message == "Slow down, please.")
     }
 
@@ -142,7 +166,9 @@ struct ErrorHandlingTests {
         // …accepted when the configuration says so…
         var configuration = ConnectConfiguration()
         configuration.acceptedStatusCodes = .successful + [304]
-        #expect(try await Connect(configuration: configuration).response(TestConnector(server, "/cached")).value.statusCode == 304)
+        #expect(
+            try await Connect(configuration: configuration).response(TestConnector(server, "/cached")).value.statusCode
+                == 304)
         // …or when the connector does.
         struct Cached: Connector {
             let baseURL: URL
@@ -164,10 +190,16 @@ struct ErrorHandlingTests {
         defer { server.shutdown() }
         let connect = Connect(errorHandler: AppErrorHandler())
         let expired = await outcome(connect.request(TestConnector(server, "/expired")))
-        guard case .failure(let error) = expired else { Issue.record("expected a failure"); return }
+        guard case .failure(let error) = expired else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(error as? AppError == .sessionExpired)
         let other = await outcome(connect.request(TestConnector(server, "/other")).decoded(toType: Todo.self))
-        guard case .failure(let otherError) = other else { Issue.record("expected a failure"); return }
+        guard case .failure(let otherError) = other else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(otherError as? AppError == .server("Out of stock"))
         // A handler returning nil accepts the response, as the seed allows.
         let accepted = try await connect.response(TestConnector(server, "/ignored")).value
@@ -175,10 +207,16 @@ struct ErrorHandlingTests {
     }
 
     @Test func aRichHandlerSeesStatusHeadersBodyAndRequest() async throws {
-        let server = try TestServer { _ in TestResponse(status: 422, headers: [("X-Request-ID", "r-9")], body: Data("nope".utf8)) }
+        let server = try TestServer { _ in
+            TestResponse(status: 422, headers: [("X-Request-ID", "r-9")], body: Data("nope".utf8))
+        }
         defer { server.shutdown() }
-        let result = await outcome(Connect(errorHandler: StatusAwareHandler()).request(TestConnector(server, "/x", method: .patch)))
-        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        let result = await outcome(
+            Connect(errorHandler: StatusAwareHandler()).request(TestConnector(server, "/x", method: .patch)))
+        guard case .failure(let error) = result else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(error as? AppError == .server("PATCH 422 r-9 4"))
     }
 
@@ -192,7 +230,10 @@ struct ErrorHandlingTests {
             var errorHandler: (any ErrorHandlerProtocol)? { AppErrorHandler() }
         }
         let result = await outcome(sharedConnect.request(Guarded(baseURL: server.baseURL)))
-        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        guard case .failure(let error) = result else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(error as? AppError == .sessionExpired)
     }
 
@@ -201,7 +242,8 @@ struct ErrorHandlingTests {
         let body = #"{"code":"E1","count":3,"ratio":0.5,"retry":true,"hint":null,"items":[1,"two"]}"#
         let url = try #require(URL(string: "http://127.0.0.1/"))
         func failed(_ text: String) -> FailedExchange {
-            FailedExchange(request: Request(url: url), response: Response(statusCode: 400, body: Data(text.utf8), url: url))
+            FailedExchange(
+                request: Request(url: url), response: Response(statusCode: 400, body: Data(text.utf8), url: url))
         }
         let failure = failed(body)
         let object = try #require(failure.jsonObject)
@@ -220,7 +262,9 @@ struct ErrorHandlingTests {
     @Test func theSeedsDictionaryFormOnTheDefaultHandler() {
         let error = ErrorHandler().handle(response: ["messge": "Spelled the old way"])
         #expect((error as? ServerMessage)?.message == "Spelled the old way")
-        #expect(ErrorHandler(messageKeys: ["reason"]).message(in: ["reason": "Custom key", "message": "ignored"]) == "Custom key")
+        #expect(
+            ErrorHandler(messageKeys: ["reason"]).message(in: ["reason": "Custom key", "message": "ignored"])
+                == "Custom key")
     }
 
     /// Every case of ConnectError, each from a real situation, with its description.
@@ -239,15 +283,18 @@ struct ErrorHandlingTests {
         let limited = Connect(configuration: small)
 
         let invalid = await connectError(sharedConnect.request(TestConnector(server, "/users/{id}")))
-        #expect(invalid?.description == #"Invalid request: no path parameter fills {id} in the endpoint "/users/{id}"."#)
+        #expect(
+            invalid?.description == #"Invalid request: no path parameter fills {id} in the endpoint "/users/{id}"."#)
 
         let refusing = try RefusingPort()
         let refused = await connectError(sharedConnect.request(TestConnector(url: refusing.url)))
         withExtendedLifetime(refusing) {}
         #expect(refused?.description.hasPrefix("Transport failure: Failed to connect to 127.0.0.1") == true)
-        #expect(refused?.description.hasSuffix("(connectionRefused, before the request was sent, curl error 7).") == true)
+        #expect(
+            refused?.description.hasSuffix("(connectionRefused, before the request was sent, curl error 7).") == true)
 
-        let timedOut = await connectError(sharedConnect.request(TestConnector(server, "/slow", timeout: .milliseconds(200))))
+        let timedOut = await connectError(
+            sharedConnect.request(TestConnector(server, "/slow", timeout: .milliseconds(200))))
         #expect(timedOut?.description.hasPrefix("Timed out: Operation timed out after") == true)
 
         let slow = sharedConnect.request(TestConnector(server, "/slow"))
@@ -255,7 +302,8 @@ struct ErrorHandlingTests {
         #expect(await connectError(slow)?.description == "The request was cancelled.")
 
         // TLS spoken to a plain-HTTP server: the handshake fails.
-        let tls = await connectError(sharedConnect.request(TestConnector(url: URL(string: "https://127.0.0.1:\(server.port)/")!)))
+        let tls = await connectError(
+            sharedConnect.request(TestConnector(url: URL(string: "https://127.0.0.1:\(server.port)/")!)))
         guard case .tls(let code, _)? = tls else {
             Issue.record("expected a TLS failure, got \(String(describing: tls))")
             return
@@ -271,13 +319,15 @@ struct ErrorHandlingTests {
         let tooLarge = await connectError(limited.request(TestConnector(server, "/big")))
         #expect(tooLarge?.description == "The response body is larger than the limit of 1024 bytes.")
 
-        let decoding = await connectError(sharedConnect.request(TestConnector(server, "/todo")).decoded(toType: Todo.self))
+        let decoding = await connectError(
+            sharedConnect.request(TestConnector(server, "/todo")).decoded(toType: Todo.self))
         guard case .decoding(let failure)? = decoding else {
             Issue.record("expected a decoding failure, got \(String(describing: decoding))")
             return
         }
         #expect(failure.codingPath == "title")
-        #expect(decoding?.description.hasPrefix("Could not decode ConnectTests.Todo at `title`: expected String") == true)
+        #expect(
+            decoding?.description.hasPrefix("Could not decode ConnectTests.Todo at `title`: expected String") == true)
         #expect(decoding?.description.contains(#"Body starts: {"userId":1"#) == true)
     }
 }

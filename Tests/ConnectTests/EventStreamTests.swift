@@ -30,7 +30,12 @@ struct EventStreamTests {
     @Test func aDroppedConnectionResumesFromTheLastEventID() async throws {
         let server = try RawServer { request, _ in
             switch request.header("Last-Event-ID") {
-            case nil: return [.send(Self.eventStreamHead() + "retry: 20\n\nid: 1\ndata: a\n\nid: 2\ndata: b\n\nid: 3\ndata: cut off"), .close]
+            case nil:
+                return [
+                    .send(
+                        Self.eventStreamHead() + "retry: 20\n\nid: 1\ndata: a\n\nid: 2\ndata: b\n\nid: 3\ndata: cut off"
+                    ), .close
+                ]
             case "2": return [.send(Self.eventStreamHead() + "id: 3\ndata: c\n\n"), .close]
             default: return [.send("HTTP/1.1 204 No Content\r\n\r\n")]
             }
@@ -82,7 +87,9 @@ struct EventStreamTests {
         let server = try TestServer { _ in .json(#"{"code":"NOT_STREAMING","reason":"use /v2/stream"}"#) }
         defer { server.shutdown() }
         struct Handler: ErrorHandlerProtocol {
-            func handle(response: [String: Any]) -> (any Error)? { AppError.server(response["reason"] as? String ?? "?") }
+            func handle(response: [String: Any]) -> (any Error)? {
+                AppError.server(response["reason"] as? String ?? "?")
+            }
         }
         do {
             for try await _ in Connect(errorHandler: Handler()).events(TestConnector(server, "/json")) {}
@@ -98,7 +105,9 @@ struct EventStreamTests {
         defer { server.shutdown() }
         var next = 1
         // A 16 KiB buffer against 330 KB of events: the transfer pauses and resumes many times.
-        for try await event in sharedConnect.events(TestConnector(server, "/fast"), reconnection: .never, bufferSize: 16 << 10) {
+        for try await event in sharedConnect.events(
+            TestConnector(server, "/fast"), reconnection: .never, bufferSize: 16 << 10)
+        {
             #expect(event.id == String(next))
             next += 1
             if next % 100 == 0 { try await Task.sleep(for: .milliseconds(2)) }
@@ -158,7 +167,10 @@ struct EventStreamTests {
 
     @Test func reconnectionWaitsGrowAndStayBounded() {
         let policy = ReconnectionPolicy(maximumAttempts: 10, delay: .seconds(1), maximumDelay: .seconds(5))
-        #expect((1...5).map { policy.wait(beforeAttempt: $0, serverRetry: nil) } == [.seconds(1), .seconds(2), .seconds(4), .seconds(5), .seconds(5)])
+        #expect(
+            (1...5).map { policy.wait(beforeAttempt: $0, serverRetry: nil) } == [
+                .seconds(1), .seconds(2), .seconds(4), .seconds(5), .seconds(5)
+            ])
         #expect(policy.wait(beforeAttempt: 1, serverRetry: .milliseconds(250)) == .milliseconds(250))
         #expect(policy.wait(beforeAttempt: 1, serverRetry: .seconds(30)) == .seconds(5))
     }

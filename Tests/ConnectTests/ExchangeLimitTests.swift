@@ -29,7 +29,8 @@ struct ExchangeLimitTests {
         configuration.timeout = .seconds(1)
         for middleware in [ConnectMiddleware(), ConnectMiddleware(retrier: RetryPolicy(maximumAttempts: 1))] {
             let before = server.requests.count
-            let error = await connectError(Connect(middleware: middleware, configuration: configuration).request(TestConnector(server, "/hop/0")))
+            let error = await connectError(
+                Connect(middleware: middleware, configuration: configuration).request(TestConnector(server, "/hop/0")))
             // Each hop alone is within the timeout, so a timeout per hop would have succeeded.
             guard case .timedOut? = error else {
                 Issue.record("expected a timeout, got \(String(describing: error))")
@@ -63,7 +64,9 @@ struct ExchangeLimitTests {
         var configuration = ConnectConfiguration()
         configuration.timeout = .seconds(1)
         // 0.6 s adapting, then three answers of 0.3 s: 1.5 s in all.
-        let connect = Connect(middleware: ConnectMiddleware(adapters: [SlowAdapter(delay: .milliseconds(600))]), configuration: configuration)
+        let connect = Connect(
+            middleware: ConnectMiddleware(adapters: [SlowAdapter(delay: .milliseconds(600))]),
+            configuration: configuration)
         let error = await connectError(connect.request(TestConnector(server, "/hop/0")))
         guard case .timedOut? = error else {
             Issue.record("expected a timeout, got \(String(describing: error))")
@@ -76,7 +79,8 @@ struct ExchangeLimitTests {
         defer { server.shutdown() }
         var configuration = ConnectConfiguration()
         configuration.timeout = .milliseconds(500)
-        let connect = Connect(middleware: ConnectMiddleware(adapters: [SlowAdapter(delay: .seconds(3600))]), configuration: configuration)
+        let connect = Connect(
+            middleware: ConnectMiddleware(adapters: [SlowAdapter(delay: .seconds(3600))]), configuration: configuration)
         // The adapter sleeps for an hour: ending at all (within the suite's time limit) is the
         // timeout's doing.
         let error = await connectError(connect.request(TestConnector(server, "/")))
@@ -97,8 +101,10 @@ struct ExchangeLimitTests {
         var configuration = ConnectConfiguration()
         configuration.timeout = .seconds(3)
         let policy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10), jitter: 0)
-        _ = try await Connect(middleware: ConnectMiddleware(retrier: policy), configuration: configuration, transport: mock)
-            .request(TestConnector(url: URL(string: "https://api.example.com")!, endpoint: "/x")).value
+        _ = try await Connect(
+            middleware: ConnectMiddleware(retrier: policy), configuration: configuration, transport: mock
+        )
+        .request(TestConnector(url: URL(string: "https://api.example.com")!, endpoint: "/x")).value
         let timeouts = mock.requests.map { $0.timeout ?? .zero }
         #expect(timeouts.count == 2)
         #expect(timeouts.allSatisfy { $0 > .seconds(2) && $0 <= .seconds(3) }, "\(timeouts)")
@@ -115,7 +121,8 @@ struct ExchangeLimitTests {
     static func tokenServer() throws -> TestServer {
         try TestServer { request in
             if request.path == "/token" { return .json(#"{"token":"fresh"}"#) }
-            return request.header("Authorization") == "Bearer fresh" ? .text("me") : .json(#"{"message":"expired"}"#, status: 401)
+            return request.header("Authorization") == "Bearer fresh"
+                ? .text("me") : .json(#"{"message":"expired"}"#, status: 401)
         }
     }
 
@@ -126,11 +133,16 @@ struct ExchangeLimitTests {
         defer { server.shutdown() }
         let box = ClientBox()
         let authenticator = TokenAuthenticator(token: "stale") {
-            try await box.connect.request(TestConnector(server, "/token", method: .post)).decoded(toType: TokenReply.self).value.token
+            try await box.connect.request(TestConnector(server, "/token", method: .post)).decoded(
+                toType: TokenReply.self
+            ).value.token
         }
         var configuration = ConnectConfiguration()
         configuration.timeout = .seconds(5)
-        box.set(Connect(middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]), configuration: configuration))
+        box.set(
+            Connect(
+                middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]),
+                configuration: configuration))
         // Success, not the timeout: the refresh's own request did not wait for the refresh.
         #expect(try await box.connect.request(TestConnector(server, "/me")).value == Data("me".utf8))
         // The token request went out untouched: no stale token, no wait for itself.
@@ -146,12 +158,16 @@ struct ExchangeLimitTests {
             // A detached task does not carry the refresh's task-local mark: its request waits
             // for the refresh it is part of, until the timeout ends the wait.
             try await Task.detached {
-                try await box.connect.request(TestConnector(server, "/token")).decoded(toType: TokenReply.self).value.token
+                try await box.connect.request(TestConnector(server, "/token")).decoded(toType: TokenReply.self).value
+                    .token
             }.value
         }
         var configuration = ConnectConfiguration()
         configuration.timeout = .seconds(1)
-        box.set(Connect(middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]), configuration: configuration))
+        box.set(
+            Connect(
+                middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]),
+                configuration: configuration))
         // Without the timeout this would wait forever (the suite's time limit would fail it).
         let error = await connectError(box.connect.request(TestConnector(server, "/me")))
         guard case .timedOut? = error else {
@@ -167,11 +183,16 @@ struct ExchangeLimitTests {
         defer { origin.shutdown() }
         var configuration = ConnectConfiguration()
         configuration.sensitiveHeaders.insert("X-Tenant-Secret")
-        let headers = [HTTPHeader(name: "X-API-Key", value: "k"), HTTPHeader(name: "X-Tenant-Secret", value: "s"),
-                       HTTPHeader(name: "Authorization", value: "Bearer t"), HTTPHeader(name: "X-Trace", value: "abc")]
-        _ = try await Connect(configuration: configuration).request(TestConnector(origin, "/start", headers: headers)).value
+        let headers = [
+            HTTPHeader(name: "X-API-Key", value: "k"), HTTPHeader(name: "X-Tenant-Secret", value: "s"),
+            HTTPHeader(name: "Authorization", value: "Bearer t"), HTTPHeader(name: "X-Trace", value: "abc")
+        ]
+        _ = try await Connect(configuration: configuration).request(TestConnector(origin, "/start", headers: headers))
+            .value
         let landed = try #require(other.requests.first)
-        #expect(landed.header("X-API-Key") == nil && landed.header("X-Tenant-Secret") == nil && landed.header("Authorization") == nil)
+        #expect(
+            landed.header("X-API-Key") == nil && landed.header("X-Tenant-Secret") == nil
+                && landed.header("Authorization") == nil)
         #expect(landed.header("X-Trace") == "abc")
         #expect(origin.requests.first?.header("X-Tenant-Secret") == "s")
     }
@@ -179,8 +200,12 @@ struct ExchangeLimitTests {
     @Test func theDebugLogRedactsTheSameHeadersAndAPasswordInTheURL() {
         var secrets = SensitiveHeaders.default
         secrets.insert("X-Tenant-Secret")
-        let request = Request(method: .get, url: URL(string: "https://me:hunter2@api.example.com/items?x=1")!,
-                              headers: [HTTPHeader(name: "x-api-key", value: "k1"), HTTPHeader(name: "X-Tenant-Secret", value: "s1"), HTTPHeader(name: "X-Trace", value: "t1")])
+        let request = Request(
+            method: .get, url: URL(string: "https://me:hunter2@api.example.com/items?x=1")!,
+            headers: [
+                HTTPHeader(name: "x-api-key", value: "k1"), HTTPHeader(name: "X-Tenant-Secret", value: "s1"),
+                HTTPHeader(name: "X-Trace", value: "t1")
+            ])
         let command = DebugLog.curlCommand(for: request, redacting: secrets)
         #expect(!command.contains("k1") && !command.contains("s1") && !command.contains("hunter2"))
         #expect(command.contains("t1") && command.contains("me:REDACTED@api.example.com/items?x=1"))
@@ -193,15 +218,20 @@ struct ExchangeLimitTests {
     struct Permissive: RedirectHandler {
         let allowsDowngrade: Bool
         func redirect(_ response: Response, of request: Request, to proposed: Request) -> RedirectDecision { .follow }
-        func allowsInsecureRedirect(_ response: Response, of request: Request, to proposed: Request) -> Bool { allowsDowngrade }
+        func allowsInsecureRedirect(_ response: Response, of request: Request, to proposed: Request) -> Bool {
+            allowsDowngrade
+        }
     }
 
     @Test func aRedirectFromHTTPSToHTTPIsRefusedUnlessAllowed() async throws {
         let mock = MockTransport()
-        mock.register(.status(307, headers: [HTTPHeader(name: "Location", value: "http://api.example.com/plain")]), when: { $0.url.scheme == "https" })
+        mock.register(
+            .status(307, headers: [HTTPHeader(name: "Location", value: "http://api.example.com/plain")]),
+            when: { $0.url.scheme == "https" })
         mock.register(.json(#"{"ok":true}"#), when: { $0.url.scheme == "http" })
-        let secure = Request(method: .post, url: URL(string: "https://api.example.com/upload")!,
-                             headers: [.authorization(bearerToken: "t")], body: .data(Data("secret body".utf8)))
+        let secure = Request(
+            method: .post, url: URL(string: "https://api.example.com/upload")!,
+            headers: [.authorization(bearerToken: "t")], body: .data(Data("secret body".utf8)))
         for handler in [nil, Permissive(allowsDowngrade: false)] as [(any RedirectHandler)?] {
             var configuration = ConnectConfiguration()
             configuration.redirectHandler = handler

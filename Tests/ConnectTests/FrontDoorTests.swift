@@ -43,10 +43,13 @@ struct FrontDoorTests {
         let configuration = ConnectConfiguration()
         configuration.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
         configuration.jsonDecoder.dateDecodingStrategy = .iso8601
-        let account = try await Connect(configuration: configuration).request(TestConnector(server, "/account")).decoded(toType: Account.self).value
+        let account = try await Connect(configuration: configuration).request(TestConnector(server, "/account"))
+            .decoded(toType: Account.self).value
         #expect(account.accountNumber == "42")
         // A decoder passed to the call still wins.
-        let plain = await outcome(Connect(configuration: configuration).request(TestConnector(server, "/account")).decoded(toType: Account.self, decoder: JSONDecoder()))
+        let plain = await outcome(
+            Connect(configuration: configuration).request(TestConnector(server, "/account")).decoded(
+                toType: Account.self, decoder: JSONDecoder()))
         guard case .failure(ConnectError.decoding) = plain else {
             Issue.record("expected the call's own decoder to fail on snake_case keys, got \(plain)")
             return
@@ -75,8 +78,13 @@ struct FrontDoorTests {
     @Test func networkKitsSpellingOfURLParameters() async throws {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
-        _ = try await sharedConnect.request(TestConnector(server, "/search", parameters: HTTPTask.requestParameters(["q": "swift"], .url))).value
-        _ = try await sharedConnect.request(TestConnector(server, "/form", method: .post, parameters: HTTPTask.requestParameters(["q": "swift"], .httpBody))).value
+        _ = try await sharedConnect.request(
+            TestConnector(server, "/search", parameters: HTTPTask.requestParameters(["q": "swift"], .url))
+        ).value
+        _ = try await sharedConnect.request(
+            TestConnector(
+                server, "/form", method: .post, parameters: HTTPTask.requestParameters(["q": "swift"], .httpBody))
+        ).value
         #expect(server.requests[0].uri == "/search?q=swift")
         #expect(server.requests[1].bodyText == "q=swift")
         #expect(server.requests[1].header("Content-Type")?.hasPrefix("application/x-www-form-urlencoded") == true)

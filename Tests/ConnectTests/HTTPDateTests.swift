@@ -21,7 +21,7 @@ struct HTTPDateTests {
         ("Fri, 31 Dec 9999 23:59:59 GMT", 253_402_300_799),
         ("Sat, 31 Dec 2016 23:59:60 GMT", 1_483_228_800),  // a leap second, the next instant
         ("Thursday, 01-Jan-30 00:00:00 GMT", 1_893_456_000),  // 2030: within 50 years of now
-        ("Friday, 01-Jan-77 00:00:00 GMT", 220_924_800),  // 2077 is too far ahead: 1977
+        ("Friday, 01-Jan-77 00:00:00 GMT", 220_924_800)  // 2077 is too far ahead: 1977
     ])
     func readsEachFormat(text: String, secondsSince1970: Double) {
         #expect(HTTPDate.date(from: text, now: Self.now) == Date(timeIntervalSince1970: secondsSince1970))
@@ -37,13 +37,16 @@ struct HTTPDateTests {
         "Sun, 06 Nov 1994 8:49:37 GMT", "Sun, 06 Nov 1994 08:49 GMT", "Sun, 06 Nov 1994 08:49:37:00 GMT",
         "Sun, +6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov -994 08:49:37 GMT",
         "Sun, 06-Nov-94 08:49:37 GMT", "Sunday, 06-Nov-1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 UTC",
-        "Sun Nov 6 08:49:37 94", "Sun Nov 123 08:49:37 1994", "Sunday Nov  6 08:49:37 1994",
+        "Sun Nov 6 08:49:37 94", "Sun Nov 123 08:49:37 1994", "Sunday Nov  6 08:49:37 1994"
     ])
     func refusesWhatIsNotAnHTTPDate(text: String) {
         #expect(HTTPDate.date(from: text, now: Self.now) == nil, "\(text.debugDescription) was read")
     }
 
-    @Test(arguments: [(1970, 1, 1, 0), (1969, 12, 31, -1), (2000, 2, 29, 11_016), (2000, 3, 1, 11_017), (1600, 1, 1, -135_140), (2400, 12, 31, 157_419)])
+    @Test(arguments: [
+        (1970, 1, 1, 0), (1969, 12, 31, -1), (2000, 2, 29, 11_016), (2000, 3, 1, 11_017), (1600, 1, 1, -135_140),
+        (2400, 12, 31, 157_419)
+    ])
     func daysSince1970(year: Int, month: Int, day: Int, days: Int) {
         #expect(HTTPDate.daysSince1970(year: year, month: month, day: day) == days)
     }
@@ -66,10 +69,14 @@ struct HTTPDateTests {
             let date = Date(timeIntervalSince1970: Double(seconds))
             #expect(HTTPDate.date(from: imf.string(from: date)) == date, "\(imf.string(from: date))")
             let padded = asctime.string(from: date).split(separator: " ", omittingEmptySubsequences: false)
-            let asctimeText = padded[2].count == 1 ? padded[0...1].joined(separator: " ") + "  " + padded[2...].joined(separator: " ") : padded.joined(separator: " ")
+            let asctimeText =
+                padded[2].count == 1
+                ? padded[0...1].joined(separator: " ") + "  " + padded[2...].joined(separator: " ")
+                : padded.joined(separator: " ")
             #expect(HTTPDate.date(from: asctimeText) == date, "\(asctimeText)")
             // A two-digit year stands for the one within 50 years ahead of now, or before.
-            let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: date).year!
+            let year = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: date)
+                .year!
             if (Self.thisYear - 49)...(Self.thisYear + 50) ~= year {
                 #expect(HTTPDate.date(from: rfc850.string(from: date)) == date, "\(rfc850.string(from: date))")
             }
@@ -77,5 +84,7 @@ struct HTTPDateTests {
         }
     }
 
-    static let thisYear = Calendar(identifier: .gregorian).dateComponents(in: TimeZone(identifier: "GMT")!, from: Date()).year!
+    static let thisYear = Calendar(identifier: .gregorian).dateComponents(
+        in: TimeZone(identifier: "GMT")!, from: Date()
+    ).year!
 }

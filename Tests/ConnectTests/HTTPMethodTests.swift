@@ -33,7 +33,7 @@ struct HTTPMethodTests {
         Row(method: "GE T", isIdempotent: false, isValidToken: false),
         Row(method: "GET\r\n", isIdempotent: false, isValidToken: false),
         Row(method: "GÉT", isIdempotent: false, isValidToken: false),
-        Row(method: "", isIdempotent: false, isValidToken: false),
+        Row(method: "", isIdempotent: false, isValidToken: false)
     ]
 
     @Test(arguments: rows)

@@ -27,7 +27,9 @@ struct HTTPVersionTests {
     }
 
     /// The first site's access log lines containing `path`, and the connections they show.
-    static func connections(_ server: NginxServer, _ path: String, atLeast count: Int) async -> (lines: [String], connections: Set<Substring>) {
+    static func connections(
+        _ server: NginxServer, _ path: String, atLeast count: Int
+    ) async -> (lines: [String], connections: Set<Substring>) {
         let lines = await server.accessLog(atLeast: count) { $0.hasPrefix("\(server.ports[0]) ") && $0.contains(path) }
         return (lines, Set(lines.compactMap { $0.split(separator: " ").last }))
     }
@@ -40,14 +42,20 @@ struct HTTPVersionTests {
         #expect(try await Self.client(.http1Only).response(VersionedConnector(baseURL: url)).value.httpVersion == "1.1")
         // A connector's choice and a request's override the client's, on the same connections.
         let client = Self.client()
-        #expect(try await client.response(VersionedConnector(baseURL: url, httpVersion: .http1Only)).value.httpVersion == "1.1")
+        #expect(
+            try await client.response(VersionedConnector(baseURL: url, httpVersion: .http1Only)).value.httpVersion
+                == "1.1")
         #expect(try await client.response(VersionedConnector(baseURL: url)).value.httpVersion == "2")
         var request = Request(url: url)
         request.httpVersion = .http1Only
         #expect(try await client.send(request).value.httpVersion == "1.1")
-        #expect(try await Self.client(.http1Only).response(VersionedConnector(baseURL: url, httpVersion: .automatic)).value.httpVersion == "2")
+        #expect(
+            try await Self.client(.http1Only).response(VersionedConnector(baseURL: url, httpVersion: .automatic)).value
+                .httpVersion == "2")
         // Prior knowledge on https is negotiated in the handshake.
-        #expect(try await client.response(VersionedConnector(baseURL: url, httpVersion: .http2WithPriorKnowledge)).value.httpVersion == "2")
+        #expect(
+            try await client.response(VersionedConnector(baseURL: url, httpVersion: .http2WithPriorKnowledge)).value
+                .httpVersion == "2")
     }
 
     /// Sequential requests share the connection the first opened with prior knowledge: libcurl
@@ -74,9 +82,12 @@ struct HTTPVersionTests {
         let server = try NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
         defer { server.shutdown() }
         let client = Self.client()
-        let bodies = try await Future.whenAll((0..<64).map {
-            client.request(VersionedConnector(baseURL: server.url(0, "/c/\($0)"), httpVersion: .http2WithPriorKnowledge))
-        }).value
+        let bodies = try await Future.whenAll(
+            (0..<64).map {
+                client.request(
+                    VersionedConnector(baseURL: server.url(0, "/c/\($0)"), httpVersion: .http2WithPriorKnowledge))
+            }
+        ).value
         #expect(bodies.count == 64 && bodies.allSatisfy { $0 == Data("ok\n".utf8) })
         let (lines, connections) = await Self.connections(server, "/c/", atLeast: 64)
         #expect(lines.count == 64 && lines.allSatisfy { $0.contains("HTTP/2.0") })
@@ -86,11 +97,15 @@ struct HTTPVersionTests {
     /// The server closes each connection after 8 requests (a `GOAWAY`): requests asking to share
     /// a connection that is gone open a new one with prior knowledge instead of an `Upgrade`.
     @Test func h2cOutlivesItsConnections() async throws {
-        let server = try NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true, directives: "keepalive_requests 8;")])
+        let server = try NginxServer(sites: [
+            .init(certificate: "server", http2: true, cleartext: true, directives: "keepalive_requests 8;")
+        ])
         defer { server.shutdown() }
         let client = Self.client(.http2WithPriorKnowledge)
         for batch in 0..<6 {
-            let bodies = try await Future.whenAll((0..<12).map { client.request(VersionedConnector(baseURL: server.url(0, "/g/\(batch)/\($0)"))) }).value
+            let bodies = try await Future.whenAll(
+                (0..<12).map { client.request(VersionedConnector(baseURL: server.url(0, "/g/\(batch)/\($0)"))) }
+            ).value
             #expect(bodies.allSatisfy { $0 == Data("ok\n".utf8) })
         }
         let (lines, connections) = await Self.connections(server, "/g/", atLeast: 72)
@@ -109,9 +124,12 @@ struct HTTPVersionTests {
         // The bodies that may be sent again go to a proxy, which reads each whole body before
         // it answers.
         let server = try NginxServer(sites: [
-            .init(certificate: "server", locations: #"location /retry/ { proxy_pass http://127.0.0.1:PORT1; } location / { return 200 "ok\n"; }"#,
-                  http2: true, cleartext: cleartext, directives: "keepalive_requests 5;"),
-            .init(certificate: "server", cleartext: true),
+            .init(
+                certificate: "server",
+                locations:
+                    #"location /retry/ { proxy_pass http://127.0.0.1:PORT1; } location / { return 200 "ok\n"; }"#,
+                http2: true, cleartext: cleartext, directives: "keepalive_requests 5;"),
+            .init(certificate: "server", cleartext: true)
         ])
         defer { server.shutdown() }
         let client = Self.client(cleartext ? .http2WithPriorKnowledge : .automatic)
@@ -119,7 +137,10 @@ struct HTTPVersionTests {
         var answeredPosts = 0
         for batch in 0..<20 {
             let gets = (0..<4).map { client.request(VersionedConnector(baseURL: server.url(0, "/get/\(batch)/\($0)"))) }
-            let posts = (0..<4).map { client.send(Request(method: .post, url: server.url(0, "/post/\(batch)/\($0)"), body: .data(Data("{}".utf8)))) }
+            let posts = (0..<4).map {
+                client.send(
+                    Request(method: .post, url: server.url(0, "/post/\(batch)/\($0)"), body: .data(Data("{}".utf8))))
+            }
             let retriedPosts = (0..<4).map { index in
                 var request = Request(method: .post, url: server.url(0, "/retry/\(batch)/\(index)"), body: .data(body))
                 request.allowsRetry = true
@@ -138,7 +159,9 @@ struct HTTPVersionTests {
         }
         // nginx logs a request after it sent the answer: wait for the lines of those answered.
         let site = "\(server.ports[0]) "
-        let answered = await server.accessLog(atLeast: 160) { $0.hasPrefix(site) && ($0.contains(" /get/") || $0.contains(" /retry/")) }
+        let answered = await server.accessLog(atLeast: 160) {
+            $0.hasPrefix(site) && ($0.contains(" /get/") || $0.contains(" /retry/"))
+        }
         let posted = await server.accessLog(atLeast: answeredPosts) { $0.hasPrefix(site) && $0.contains(" /post/") }
         let paths = (answered + posted).map { $0.split(separator: " ")[2] }
         #expect(answered.count == 160 && posted.count >= answeredPosts)
@@ -149,26 +172,41 @@ struct HTTPVersionTests {
     /// before it answers.
     @Test func h2cRequestsWithBodies() async throws {
         let server = try NginxServer(sites: [
-            .init(certificate: "server",
-                  locations: #"location /echo { proxy_pass http://127.0.0.1:PORT1/; } location /upload/ { root .; dav_methods PUT; client_max_body_size 0; }"#,
-                  http2: true, cleartext: true),
-            .init(certificate: "server", locations: #"location / { return 200 "$http_content_length"; }"#, cleartext: true),
+            .init(
+                certificate: "server",
+                locations:
+                    #"location /echo { proxy_pass http://127.0.0.1:PORT1/; } location /upload/ { root .; dav_methods PUT; client_max_body_size 0; }"#,
+                http2: true, cleartext: true),
+            .init(
+                certificate: "server", locations: #"location / { return 200 "$http_content_length"; }"#, cleartext: true
+            )
         ])
         defer { server.shutdown() }
-        try FileManager.default.createDirectory(at: server.directory.appendingPathComponent("upload"), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o777])
+        try FileManager.default.createDirectory(
+            at: server.directory.appendingPathComponent("upload"), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o777])
         let client = Self.client(.http2WithPriorKnowledge)
-        struct Item: Codable, Sendable { var id: Int; var title: String }
+        struct Item: Codable, Sendable {
+            var id: Int
+            var title: String
+        }
         let posts = (0..<32).map { index in
-            client.request(VersionedConnector(baseURL: server.url(0, "/echo"), method: .post,
-                                              parameters: Parameter.jsonObject(value: [Item](repeating: Item(id: index, title: "todo"), count: index + 1))))
+            client.request(
+                VersionedConnector(
+                    baseURL: server.url(0, "/echo"), method: .post,
+                    parameters: Parameter.jsonObject(
+                        value: [Item](repeating: Item(id: index, title: "todo"), count: index + 1))))
         }
         let lengths = try await Future.whenAll(posts).value.map { Int(String(decoding: $0, as: UTF8.self)) }
-        let expected = try (0..<32).map { index in try JSONEncoder().encode([Item](repeating: Item(id: index, title: "todo"), count: index + 1)).count }
+        let expected = try (0..<32).map { index in
+            try JSONEncoder().encode([Item](repeating: Item(id: index, title: "todo"), count: index + 1)).count
+        }
         #expect(lengths == expected)
 
         let upload = Data((0..<(1 << 20)).map { UInt8($0 % 251) })
-        let put = try await client.send(Request(method: .put, url: server.url(0, "/upload/h2c.bin"), body: .data(upload))).value
+        let put = try await client.send(
+            Request(method: .put, url: server.url(0, "/upload/h2c.bin"), body: .data(upload))
+        ).value
         #expect(put.statusCode == 201 && put.httpVersion == "2")
         #expect(try Data(contentsOf: server.directory.appendingPathComponent("upload/h2c.bin")) == upload)
         let (lines, connections) = await Self.connections(server, "/", atLeast: 33)
@@ -180,8 +218,11 @@ struct HTTPVersionTests {
     /// libcurl 7.88 would keep trying to send the rest until the timeout. The answer ends the
     /// exchange, and the connection stays usable.
     @Test func anAnswerBeforeTheBodyIsSentEndsTheExchange() async throws {
-        let locations = #"location = /early { return 200 '{"ok":true}'; } location = /denied { return 401; } location = /empty { return 204; }"#
-        let server = try NginxServer(sites: [.init(certificate: "server", locations: locations, http2: true, directives: "client_max_body_size 0;")])
+        let locations =
+            #"location = /early { return 200 '{"ok":true}'; } location = /denied { return 401; } location = /empty { return 204; }"#
+        let server = try NginxServer(sites: [
+            .init(certificate: "server", locations: locations, http2: true, directives: "client_max_body_size 0;")
+        ])
         defer { server.shutdown() }
         let client = Self.client(timeout: .seconds(20))
         let body = Data(repeating: 0x61, count: 4 << 20)
@@ -205,27 +246,37 @@ struct HTTPVersionTests {
                 }
             }
         }
-        let streamed = try await client.send(Request(method: .post, url: server.url(0, "/early"), body: .stream(endless))).value
+        let streamed = try await client.send(
+            Request(method: .post, url: server.url(0, "/early"), body: .stream(endless))
+        ).value
         #expect(streamed.statusCode == 200)
         #expect(ContinuousClock.now - started < .seconds(15))
         // The connection still carries requests.
         let after = try await client.response(VersionedConnector(baseURL: server.url(0, "/early"))).value
         #expect(after.statusCode == 405 || after.statusCode == 200)
-        #expect(await server.accessLog(atLeast: 4) { $0.contains("POST /early") || $0.contains("PUT /denied") || $0.contains("POST /empty") }.count == 4)
+        #expect(
+            await server.accessLog(atLeast: 4) {
+                $0.contains("POST /early") || $0.contains("PUT /denied") || $0.contains("POST /empty")
+            }.count == 4)
     }
 
     /// libcurl 7.88 loses, on h2c, the answer a server sends before reading a POST's body: the
     /// request fails with a typed ``TransportFailure/Kind/streamReset`` that says it reached the
     /// server, and it is never sent again.
     @Test func lostH2CAnswersFailTypedAndAreSentOnce() async throws {
-        let server = try NginxServer(sites: [.init(certificate: "server", locations: #"location = /early { return 200 '{"ok":true}'; }"#,
-                                                 http2: true, cleartext: true)])
+        let server = try NginxServer(sites: [
+            .init(
+                certificate: "server", locations: #"location = /early { return 200 '{"ok":true}'; }"#,
+                http2: true, cleartext: true)
+        ])
         defer { server.shutdown() }
         let client = Self.client(.http2WithPriorKnowledge)
         var answered = 0
         var lost = 0
         for index in 0..<20 {
-            let connector = VersionedConnector(baseURL: server.url(0, "/early"), method: .post, parameters: Parameter.jsonObject(value: ["index": index]))
+            let connector = VersionedConnector(
+                baseURL: server.url(0, "/early"), method: .post,
+                parameters: Parameter.jsonObject(value: ["index": index]))
             do {
                 _ = try await client.request(connector).value
                 answered += 1
@@ -244,10 +295,12 @@ struct HTTPVersionTests {
         defer { server.shutdown() }
         let started = ContinuousClock.now
         await #expect {
-            _ = try await Self.client(.http2WithPriorKnowledge).request(VersionedConnector(baseURL: server.url(0))).value
+            _ = try await Self.client(.http2WithPriorKnowledge).request(VersionedConnector(baseURL: server.url(0)))
+                .value
         } throws: { error in
             guard case .transport(let failure) = error as? ConnectError else { return false }
-            return failure.kind == .connectionClosed || failure.kind == .streamReset || failure.kind == .malformedResponse
+            return failure.kind == .connectionClosed || failure.kind == .streamReset
+                || failure.kind == .malformedResponse
         }
         #expect(ContinuousClock.now - started < .seconds(10))
     }

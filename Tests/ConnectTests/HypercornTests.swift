@@ -8,7 +8,8 @@ import Testing
 /// over TLS (HTTP/2 by ALPN) or cleartext (h2c), from the venv `make test` installs.
 final class HypercornServer: @unchecked Sendable {
     // @unchecked: set in init, then only read; `process` is terminated once in `shutdown`.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
     static let executable = root.appendingPathComponent(".build-python/venv/bin/hypercorn")
     static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
 
@@ -25,9 +26,14 @@ final class HypercornServer: @unchecked Sendable {
             let process = Process()
             process.executableURL = Self.executable
             process.currentDirectoryURL = Self.root.appendingPathComponent("Tests/PythonPeers")
-            var arguments = ["--bind", "127.0.0.1:\(port)", "--keep-alive", "\(keepAlive)", "--workers", "1", "--log-level", "warning"]
+            var arguments = [
+                "--bind", "127.0.0.1:\(port)", "--keep-alive", "\(keepAlive)", "--workers", "1", "--log-level",
+                "warning"
+            ]
             if tls {
-                arguments += ["--certfile", NginxServer.file("server.pem").path, "--keyfile", NginxServer.file("server.key").path]
+                arguments += [
+                    "--certfile", NginxServer.file("server.pem").path, "--keyfile", NginxServer.file("server.key").path
+                ]
             }
             process.arguments = arguments + ["echo_app:app"]
             process.standardOutput = FileHandle.nullDevice
@@ -67,7 +73,9 @@ final class HypercornServer: @unchecked Sendable {
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             address.sin_addr.s_addr = inet_addr("127.0.0.1")
             let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
             }
             if connected { return true }
             usleep(50_000)
@@ -91,7 +99,9 @@ struct Echo: Decodable {
     }
 }
 
-@Suite("HTTP/2 against hypercorn", .serialized, .timeLimit(.minutes(3)), .enabled(if: HypercornServer.isInstalled || ProcessInfo.processInfo.environment["CI"] != nil))
+@Suite(
+    "HTTP/2 against hypercorn", .serialized, .timeLimit(.minutes(3)),
+    .enabled(if: HypercornServer.isInstalled || ProcessInfo.processInfo.environment["CI"] != nil))
 struct HypercornTests {
     static func client(tls: Bool) -> Connect {
         var configuration = ConnectConfiguration()
@@ -108,7 +118,9 @@ struct HypercornTests {
         defer { server.shutdown() }
         let connect = Self.client(tls: tls)
         for index in 0..<3 {
-            let echo = try await connect.request(TestConnector(url: server.url, endpoint: "/post/\(index)", method: .post)).decoded(toType: Echo.self).value
+            let echo = try await connect.request(
+                TestConnector(url: server.url, endpoint: "/post/\(index)", method: .post)
+            ).decoded(toType: Echo.self).value
             #expect([echo.method, echo.path, echo.version] == ["POST", "/post/\(index)", "2"])
             #expect(echo.length == 0)
         }
@@ -147,8 +159,11 @@ struct HypercornTests {
                 started += 1
                 group.addTask {
                     do {
-                        return try await connect.request(TestConnector(url: server.url, endpoint: "/goaway/\(index)")).decoded(toType: Echo.self).value
-                    } catch ConnectError.transport(let failure) where failure.kind == .streamReset && failure.requestSent {
+                        return try await connect.request(TestConnector(url: server.url, endpoint: "/goaway/\(index)"))
+                            .decoded(toType: Echo.self).value
+                    } catch ConnectError.transport(let failure)
+                        where failure.kind == .streamReset && failure.requestSent
+                    {
                         // hypercorn ends the connection with a PROTOCOL_ERROR when the client
                         // writes on it after the GOAWAY; libcurl 8.14 then fails a stream whose
                         // head had come, which may not start over.
@@ -182,7 +197,9 @@ struct HypercornTests {
         defer { server.shutdown() }
         let connect = Self.client(tls: true)
         for index in 0..<3 {
-            let echo = try await connect.request(TestConnector(url: server.url, endpoint: "/idle/\(index)")).decoded(toType: Echo.self).value
+            let echo = try await connect.request(TestConnector(url: server.url, endpoint: "/idle/\(index)")).decoded(
+                toType: Echo.self
+            ).value
             #expect(echo.path == "/idle/\(index)")
             try await Task.sleep(for: .milliseconds(1500))
         }

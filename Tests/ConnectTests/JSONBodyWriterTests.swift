@@ -107,10 +107,14 @@ struct JSONBodyWriterTests {
     /// Bytes that are the same however an object's keys are ordered: both sides parsed and
     /// written again with sorted keys.
     static func canonical(_ data: Data) throws -> Data {
-        try JSONSerialization.data(withJSONObject: JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed), options: [.sortedKeys, .fragmentsAllowed])
+        try JSONSerialization.data(
+            withJSONObject: JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed),
+            options: [.sortedKeys, .fragmentsAllowed])
     }
 
-    static func written<Value: Encodable>(_ value: Value, _ encoder: JSONEncoder = JSONEncoder()) throws -> (writer: Data, encoder: Data) {
+    static func written<Value: Encodable>(
+        _ value: Value, _ encoder: JSONEncoder = JSONEncoder()
+    ) throws -> (writer: Data, encoder: Data) {
         (try JSONBodyWriter.encode(value, with: encoder), try encoder.encode(value))
     }
 
@@ -128,8 +132,20 @@ struct JSONBodyWriterTests {
             ("bools and nil", Self.written([true, false, nil] as [Bool?])),
             ("every ASCII byte", Self.written([Self.everyASCII])),
             ("unicode", Self.written(["é😀 ∑ \u{2028}"])),
-            ("slashes kept", Self.written(["a/b"], { let e = JSONEncoder(); e.outputFormatting = .withoutEscapingSlashes; return e }())),
-            ("data, url, decimal, date", Self.written([Item(id: 1, title: "t", done: true, attachment: Data([1, 2, 3]))].map(\.attachment))),
+            (
+                "slashes kept",
+                Self.written(
+                    ["a/b"],
+                    {
+                        let e = JSONEncoder()
+                        e.outputFormatting = .withoutEscapingSlashes
+                        return e
+                    }())
+            ),
+            (
+                "data, url, decimal, date",
+                Self.written([Item(id: 1, title: "t", done: true, attachment: Data([1, 2, 3]))].map(\.attachment))
+            ),
             ("urls", Self.written([URL(string: "https://x.example/a?b=c")!])),
             ("decimals", Self.written([Decimal(string: "12.50")!, Decimal(string: "-0.001")!])),
             ("dates", Self.written([Date(timeIntervalSinceReferenceDate: 12.5)])),
@@ -139,24 +155,31 @@ struct JSONBodyWriterTests {
             ("empty array", Self.written([Int]())),
             ("nested arrays", Self.written([[1], [], [2, 3]])),
             ("a value that writes nothing", Self.written([Nothing()])),
-            ("one-key object", Self.written(["key": "value"])),
+            ("one-key object", Self.written(["key": "value"]))
         ]
         for (name, (writer, encoder)) in cases {
-            #expect(writer == encoder, "\(name): \(String(decoding: writer, as: UTF8.self)) vs \(String(decoding: encoder, as: UTF8.self))")
+            #expect(
+                writer == encoder,
+                "\(name): \(String(decoding: writer, as: UTF8.self)) vs \(String(decoding: encoder, as: UTF8.self))")
         }
     }
 
     @Test func objectsHoldTheSameKeysAndValues() throws {
         let items = [
-            Item(id: 1, title: "todo \"1\"\n", done: true, tags: ["a", "b/c"], score: 0.25, due: Date(timeIntervalSinceReferenceDate: 1000),
-                 attachment: Data("hi".utf8), link: URL(string: "https://x.example/")!, price: Decimal(string: "9.99")!, nested: ["k": [1, 2]]),
-            Item(id: -2, title: "", done: false),
+            Item(
+                id: 1, title: "todo \"1\"\n", done: true, tags: ["a", "b/c"], score: 0.25,
+                due: Date(timeIntervalSinceReferenceDate: 1000),
+                attachment: Data("hi".utf8), link: URL(string: "https://x.example/")!, price: Decimal(string: "9.99")!,
+                nested: ["k": [1, 2]]),
+            Item(id: -2, title: "", done: false)
         ]
         let (writer, encoder) = try Self.written(items)
         #expect(try Self.canonical(writer) == Self.canonical(encoder))
         #expect(try JSONDecoder().decode([Item].self, from: writer) == items)
         // Keys come in the order the value encodes them.
-        #expect(String(decoding: try Self.written(items[1]).writer, as: UTF8.self) == #"{"id":-2,"title":"","done":false,"tags":[]}"#)
+        #expect(
+            String(decoding: try Self.written(items[1]).writer, as: UTF8.self)
+                == #"{"id":-2,"title":"","done":false,"tags":[]}"#)
     }
 
     @Test func aSubclassAddsToItsSuperclasssObject() throws {
@@ -167,7 +190,9 @@ struct JSONBodyWriterTests {
 
     /// What a stream cannot write goes to JSONEncoder, whose bytes (or error) come out.
     @Test func theWriterStepsAsideForWhatAStreamCannotWrite() throws {
-        for (writer, encoder) in try [Self.written(Interleaved()), Self.written(DuplicateKey()), Self.written(SuperEncoding())] {
+        for (writer, encoder) in try [
+            Self.written(Interleaved()), Self.written(DuplicateKey()), Self.written(SuperEncoding())
+        ] {
             #expect(try Self.canonical(writer) == Self.canonical(encoder))
         }
         #expect(try JSONBodyWriter.written(Interleaved(), escapingSlashes: true, userInfo: [:]) == nil)
@@ -179,9 +204,15 @@ struct JSONBodyWriterTests {
     /// A closed object's keys are forgotten and its enclosing object's are not: the writer
     /// writes the outer object's new key itself and steps aside for its repeated one.
     @Test func keysAreCheckedPerObjectAcrossNestedOnes() throws {
-        let distinct = try #require(try JSONBodyWriter.written(KeysAroundANestedObject(repeatsBase: false), escapingSlashes: true, userInfo: [:]))
-        #expect(String(decoding: distinct, as: UTF8.self) == #"{"base":1,"inner":{"list":2,"base":3,"inner":{"inner":4}},"list":5}"#)
-        #expect(try JSONBodyWriter.written(KeysAroundANestedObject(repeatsBase: true), escapingSlashes: true, userInfo: [:]) == nil)
+        let distinct = try #require(
+            try JSONBodyWriter.written(
+                KeysAroundANestedObject(repeatsBase: false), escapingSlashes: true, userInfo: [:]))
+        #expect(
+            String(decoding: distinct, as: UTF8.self)
+                == #"{"base":1,"inner":{"list":2,"base":3,"inner":{"inner":4}},"list":5}"#)
+        #expect(
+            try JSONBodyWriter.written(KeysAroundANestedObject(repeatsBase: true), escapingSlashes: true, userInfo: [:])
+                == nil)
         for repeatsBase in [false, true] {
             let (writer, encoder) = try Self.written(KeysAroundANestedObject(repeatsBase: repeatsBase))
             #expect(try Self.canonical(writer) == Self.canonical(encoder))
@@ -200,14 +231,15 @@ struct JSONBodyWriterTests {
             ("id", "ID", false),
             ("é", "e", false),
             ("ab", "a", false),
-            ("日本", "日本語", false),
+            ("日本", "日本語", false)
         ]
         let many = (0..<40).map { "key \($0)" }
         for (first, second, same) in pairs {
             for names in [[first, second], many + [first] + many.map { $0 + "!" } + [second]] {
                 let (writer, encoder) = try Self.written(Keys(names: names))
                 #expect(try Self.canonical(writer) == Self.canonical(encoder), "\(first) and \(second)")
-                let steppedAside = try JSONBodyWriter.written(Keys(names: names), escapingSlashes: true, userInfo: [:]) == nil
+                let steppedAside =
+                    try JSONBodyWriter.written(Keys(names: names), escapingSlashes: true, userInfo: [:]) == nil
                 #expect(steppedAside == same, "\(first) and \(second) among \(names.count)")
                 let object = try JSONSerialization.jsonObject(with: writer) as? [String: Int]
                 #expect(object?.count == names.count - (same ? 1 : 0), "\(first) and \(second) among \(names.count)")
@@ -222,7 +254,9 @@ struct JSONBodyWriterTests {
     @Test func largeDocumentsAreByteForByteJSONEncoders() throws {
         let long = String(repeating: "a\"\\/\u{1}é😀", count: 3000)
         let numbers = (0..<64).map { Int64(bitPattern: 1 << UInt64($0)) } + [Int64.max, Int64.min, -1, 9, 10, 99, 100]
-        let items = (0..<500).map { Item(id: $0 * 7919, title: "todo \($0) \u{7}\t", done: $0 % 3 == 0, tags: ["x\($0)"]) }
+        let items = (0..<500).map {
+            Item(id: $0 * 7919, title: "todo \($0) \u{7}\t", done: $0 % 3 == 0, tags: ["x\($0)"])
+        }
         let strings = try Self.written([long, long])
         #expect(strings.writer == strings.encoder)
         let integers = try Self.written(numbers)
@@ -231,7 +265,10 @@ struct JSONBodyWriterTests {
         let (writer, encoder) = try Self.written(items)
         #expect(try Self.canonical(writer) == Self.canonical(encoder))
         #expect(try JSONDecoder().decode([Item].self, from: writer) == items)
-        for written in try [JSONBodyWriter.written(items, escapingSlashes: true, userInfo: [:]), JSONBodyWriter.written([long], escapingSlashes: true, userInfo: [:])] {
+        for written in try [
+            JSONBodyWriter.written(items, escapingSlashes: true, userInfo: [:]),
+            JSONBodyWriter.written([long], escapingSlashes: true, userInfo: [:])
+        ] {
             #expect(written != nil)
         }
     }
@@ -258,7 +295,9 @@ struct JSONBodyWriterTests {
         struct Probe: Encodable {
             func encode(to encoder: any Encoder) throws {
                 var container = encoder.singleValueContainer()
-                try container.encode("\(encoder.userInfo[CodingUserInfoKey(rawValue: "tenant")!] ?? "-") at \(encoder.codingPath.map(\.stringValue))")
+                try container.encode(
+                    "\(encoder.userInfo[CodingUserInfoKey(rawValue: "tenant")!] ?? "-") at \(encoder.codingPath.map(\.stringValue))"
+                )
             }
         }
         let encoder = JSONEncoder()

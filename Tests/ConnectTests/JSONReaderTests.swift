@@ -12,7 +12,9 @@ struct JSONReaderTests {
         switch value {
         case nil: return "invalid"
         case let object as [String: Any]:
-            return "{" + object.keys.sorted().map { "\($0.debugDescription):\(spelled(object[$0]))" }.joined(separator: ",") + "}"
+            return "{"
+                + object.keys.sorted().map { "\($0.debugDescription):\(spelled(object[$0]))" }.joined(separator: ",")
+                + "}"
         case let array as [Any]: return "[" + array.map(spelled).joined(separator: ",") + "]"
         case let text as String: return "String(\(text.debugDescription))"
         case let flag as Bool: return "Bool(\(flag))"
@@ -30,7 +32,10 @@ struct JSONReaderTests {
     @Test(arguments: [
         ("{}", "{}"),
         ("[]", "[]"),
-        (#" { "a" : [ 1 , 2.5 , "x" , null , true , false ] } "#, #"{"a":[Int(1),Double(2.5),String("x"),null,Bool(true),Bool(false)]}"#),
+        (
+            #" { "a" : [ 1 , 2.5 , "x" , null , true , false ] } "#,
+            #"{"a":[Int(1),Double(2.5),String("x"),null,Bool(true),Bool(false)]}"#
+        ),
         (#"{"a":{"b":{"c":[]}}}"#, #"{"a":{"b":{"c":[]}}}"#),
         ("\t\r\n 42 \n", "Int(42)"),
         ("0", "Int(0)"),
@@ -53,28 +58,31 @@ struct JSONReaderTests {
         (#""\u0000""#, #"String("\0")"#),
         ("\"café 😀\"", #"String("café 😀")"#),
         (#"{"k":1,"k":2}"#, #"{"k":Int(2)}"#),
-        (#"{"":""}"#, #"{"":String("")}"#),
+        (#"{"":""}"#, #"{"":String("")}"#)
     ])
     func readsValidText(text: String, expected: String) {
         #expect(Self.read(text) == expected)
     }
 
     @Test(arguments: [
-        "", " ", "{", "}", "[", "[1,]", "[,1]", "[1 2]", #"{"a":1,}"#, #"{"a" 1}"#, #"{"a":}"#, "{1:2}", "{'a':1}", #"{"a":1}}"#,
+        "", " ", "{", "}", "[", "[1,]", "[,1]", "[1 2]", #"{"a":1,}"#, #"{"a" 1}"#, #"{"a":}"#, "{1:2}", "{'a':1}",
+        #"{"a":1}}"#,
         "01", "-01", "1.", ".5", "-", "+1", "1e", "1e+", "0x10", "NaN", "Infinity", "-Infinity",
         "tru", "nul", "True", "NULL", "truex",
         #""abc"#, "\"tab\there\"", "\"line\nbreak\"", #""\x""#, #""\u12""#, #""\u12G4""#,
         #""\ud800""#, #""\udc00""#, #""\ud800\u0041""#, #""\ud800x""#,
         "[1] x", "1 2", "{}{}", "// comment\n1",
         // Too large for a Double.
-        "1e400", "-1e400", "[1e999]",
+        "1e400", "-1e400", "[1e999]"
     ])
     func refusesInvalidText(text: String) {
         #expect(JSONReader.value(from: Data(text.utf8)) == nil, "\(text.debugDescription) was read")
     }
 
     @Test func refusesInvalidUTF8() {
-        for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xC0, 0xAF, 0x22]] {
+        for bytes: [UInt8] in [
+            [0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xC0, 0xAF, 0x22]
+        ] {
             #expect(JSONReader.value(from: Data(bytes)) == nil, "\(bytes) was read")
         }
     }
@@ -85,14 +93,17 @@ struct JSONReaderTests {
         let tooDeep = "[" + allowed + "]"
         #expect(JSONReader.value(from: Data(allowed.utf8)) != nil)
         #expect(JSONReader.value(from: Data(tooDeep.utf8)) == nil)
-        let objects = String(repeating: #"{"a":"#, count: deepest + 1) + "1" + String(repeating: "}", count: deepest + 1)
+        let objects =
+            String(repeating: #"{"a":"#, count: deepest + 1) + "1" + String(repeating: "}", count: deepest + 1)
         #expect(JSONReader.value(from: Data(objects.utf8)) == nil)
     }
 
     /// The deepest document the reader accepts parses on a 512 KiB stack, the size of a
     /// secondary thread's on Darwin, where an error handler may run on a dispatch queue.
     @Test func theDeepestDocumentFitsASmallStack() async {
-        let deepest = String(repeating: #"{"a":["#, count: JSONReader.maximumDepth / 2) + String(repeating: "]}", count: JSONReader.maximumDepth / 2)
+        let deepest =
+            String(repeating: #"{"a":["#, count: JSONReader.maximumDepth / 2)
+            + String(repeating: "]}", count: JSONReader.maximumDepth / 2)
         let parsed = await withCheckedContinuation { continuation in
             let thread = Thread { continuation.resume(returning: JSONReader.value(from: Data(deepest.utf8)) != nil) }
             thread.stackSize = 512 * 1024
@@ -104,7 +115,8 @@ struct JSONReaderTests {
     /// On text both accept, the reader and `JSONSerialization` agree on every string, key, and
     /// number's value.
     @Test func agreesWithJSONSerialization() throws {
-        let text = #"{"a":[1,-2.5,"\u00e9\ud83d\ude00",{"b":null,"c":[true,false]}],"big":123456789012,"e":6.02e23,"s":"x\/y"}"#
+        let text =
+            #"{"a":[1,-2.5,"\u00e9\ud83d\ude00",{"b":null,"c":[true,false]}],"big":123456789012,"e":6.02e23,"s":"x\/y"}"#
         let ours = try #require(JSONReader.value(from: Data(text.utf8)) as? [String: Any])
         let theirs = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
         let ourArray = try #require(ours["a"] as? [Any])
@@ -137,7 +149,10 @@ struct JSONReaderDifferentialTests {
             }
             return "{" + members.joined(separator: ", ") + "}"
         case 1:
-            return "[" + (0..<Int.random(in: 0...4, using: &generator)).map { _ in document(depth: depth + 1, using: &generator) }.joined(separator: ",") + "]"
+            return "["
+                + (0..<Int.random(in: 0...4, using: &generator)).map { _ in
+                    document(depth: depth + 1, using: &generator)
+                }.joined(separator: ",") + "]"
         case 2: return "\"" + string(using: &generator) + "\""
         case 3: return numbers.randomElement(using: &generator)!
         case 4: return Bool.random(using: &generator) ? "true" : "false"
@@ -154,7 +169,8 @@ struct JSONReaderDifferentialTests {
     static func same(_ ours: Any, _ theirs: Any) -> Bool {
         switch (ours, theirs) {
         case let (object as [String: Any], other as [String: Any]):
-            return object.count == other.count && object.allSatisfy { key, value in other[key].map { same(value, $0) } ?? false }
+            return object.count == other.count
+                && object.allSatisfy { key, value in other[key].map { same(value, $0) } ?? false }
         case let (array as [Any], other as [Any]):
             return array.count == other.count && zip(array, other).allSatisfy(same)
         case let (text as String, other as String): return text == other
@@ -185,7 +201,9 @@ struct JSONReaderDifferentialTests {
             for length in stride(from: 0, to: data.count, by: max(1, data.count / 12)) {
                 let cut = data.prefix(length)
                 let theirsAccepts = (try? JSONSerialization.jsonObject(with: cut, options: [.fragmentsAllowed])) != nil
-                #expect((JSONReader.value(from: cut) != nil) == theirsAccepts, "disagree on the cut \(String(decoding: cut, as: UTF8.self).debugDescription)")
+                #expect(
+                    (JSONReader.value(from: cut) != nil) == theirsAccepts,
+                    "disagree on the cut \(String(decoding: cut, as: UTF8.self).debugDescription)")
             }
         }
     }

@@ -79,8 +79,9 @@ struct JSONWriterTests {
     }
 
     static let strings = [
-        "", "plain", "a \"quote\" and a \\ backslash", "a/slash", "tab\tnew\nline\rreturn", "\u{0}\u{1}\u{8}\u{c}\u{1f}\u{7f}",
-        "é, ß, 日本, 🙂", "e\u{301} (combining)", String(repeating: "long ", count: 200),
+        "", "plain", "a \"quote\" and a \\ backslash", "a/slash", "tab\tnew\nline\rreturn",
+        "\u{0}\u{1}\u{8}\u{c}\u{1f}\u{7f}",
+        "é, ß, 日本, 🙂", "e\u{301} (combining)", String(repeating: "long ", count: 200)
     ]
 
     @Test(arguments: strings)
@@ -90,7 +91,8 @@ struct JSONWriterTests {
             if !escapingSlashes { encoder.outputFormatting = .withoutEscapingSlashes }
             let todo = Todo(id: 1, title: text, done: false, tags: [text, text])
             #expect(try Self.same(Self.written(todo, escapingSlashes: escapingSlashes), encoder.encode(todo)))
-            #expect(try Self.written([text, text], escapingSlashes: escapingSlashes).get() == encoder.encode([text, text]))
+            #expect(
+                try Self.written([text, text], escapingSlashes: escapingSlashes).get() == encoder.encode([text, text]))
             #expect(try Self.written(text, escapingSlashes: escapingSlashes).get() == encoder.encode(text))
         }
     }
@@ -121,14 +123,20 @@ struct JSONWriterTests {
         for escapingSlashes in [true, false] {
             let encoder = JSONEncoder()
             if !escapingSlashes { encoder.outputFormatting = .withoutEscapingSlashes }
-            #expect(try Self.same(Self.written(TwoMembers(key: key), escapingSlashes: escapingSlashes), encoder.encode(TwoMembers(key: key))))
+            #expect(
+                try Self.same(
+                    Self.written(TwoMembers(key: key), escapingSlashes: escapingSlashes),
+                    encoder.encode(TwoMembers(key: key))))
             let second = try Self.written(SecondMember(key: key), escapingSlashes: escapingSlashes).get()
             let expected = #"{"first":2,"# + String(decoding: try encoder.encode(key), as: UTF8.self) + ":[1]}"
             #expect(String(decoding: second, as: UTF8.self) == expected)
         }
     }
 
-    static let numbers: [Double] = [0, -0.0, 1, -1, 0.1, 1.5, 1e-7, 123456789.125, 1e21, 1e22, -2.5e-300, .greatestFiniteMagnitude, .leastNonzeroMagnitude]
+    static let numbers: [Double] = [
+        0, -0.0, 1, -1, 0.1, 1.5, 1e-7, 123456789.125, 1e21, 1e22, -2.5e-300, .greatestFiniteMagnitude,
+        .leastNonzeroMagnitude
+    ]
 
     @Test(arguments: numbers)
     func numbersAreWrittenAsJSONEncoderWritesThem(number: Double) throws {
@@ -159,17 +167,22 @@ struct JSONWriterTests {
             List(items: [], counts: [], ratios: [], note: nil),
             List(items: [Todo(id: 1, title: "one", done: true)], counts: [[]], ratios: [0.5], note: "n"),
             List(
-                items: (0..<22).map { Todo(id: $0, title: "todo \($0)", done: $0 % 2 == 0, tags: $0 % 3 == 0 ? ["a", "b/c"] : [],
-                                           score: $0 % 4 == 0 ? Double($0) / 3 : nil, rank: $0 % 5 == 0 ? -5 : nil,
-                                           parent: $0 % 6 == 0 ? .some(nil) : $0 % 6 == 1 ? .some($0) : nil) },
-                counts: [[1, 2], [], [UInt64.max]], ratios: [1, 0.25, 3e10], note: ""),
+                items: (0..<22).map {
+                    Todo(
+                        id: $0, title: "todo \($0)", done: $0 % 2 == 0, tags: $0 % 3 == 0 ? ["a", "b/c"] : [],
+                        score: $0 % 4 == 0 ? Double($0) / 3 : nil, rank: $0 % 5 == 0 ? -5 : nil,
+                        parent: $0 % 6 == 0 ? .some(nil) : $0 % 6 == 1 ? .some($0) : nil)
+                },
+                counts: [[1, 2], [], [UInt64.max]], ratios: [1, 0.25, 3e10], note: "")
         ]
         for list in lists {
             #expect(try Self.same(Self.written(list), JSONEncoder().encode(list)))
         }
         // Members come in the order the value writes them.
         let first = String(decoding: try Self.written(lists[1]).get(), as: UTF8.self)
-        #expect(first == #"{"items":[{"id":1,"title":"one","done":true,"tags":[]}],"counts":[[]],"ratios":[0.5],"note":"n"}"#)
+        #expect(
+            first
+                == #"{"items":[{"id":1,"title":"one","done":true,"tags":[]}],"counts":[[]],"ratios":[0.5],"note":"n"}"#)
         // An optional written as a value, not as a member: null, as JSONEncoder writes it.
         let optionals: [Int?] = [1, nil, 3]
         #expect(try Self.written(optionals).get() == JSONEncoder().encode(optionals))
@@ -186,11 +199,20 @@ struct JSONWriterTests {
     /// Foundation's value types as `JSONEncoder`'s default strategies write them, byte for byte,
     /// with slashes escaped and without: URLs, UUIDs, dates, data and decimals.
     @Test func foundationValuesMatchJSONEncoder() throws {
-        let urls = [URL(string: "https://x.example/a/b?c=d&e=f#g")!, URL(fileURLWithPath: "/tmp/some file"), URL(string: "relative/path", relativeTo: URL(string: "http://h.example/base/"))!]
+        let urls = [
+            URL(string: "https://x.example/a/b?c=d&e=f#g")!, URL(fileURLWithPath: "/tmp/some file"),
+            URL(string: "relative/path", relativeTo: URL(string: "http://h.example/base/"))!
+        ]
         let uuids = [UUID(), UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!]
-        let dates = [Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 123_456.789), Date(timeIntervalSince1970: -1), Date()]
+        let dates = [
+            Date(timeIntervalSinceReferenceDate: 0), Date(timeIntervalSinceReferenceDate: 123_456.789),
+            Date(timeIntervalSince1970: -1), Date()
+        ]
         let data = [Data(), Data([0]), Data([0xff, 0xfe, 0x3e, 0x3f]), Data((0..<255).map(UInt8.init))]
-        let decimals = [Decimal(string: "12.50")!, Decimal(string: "-0.001")!, Decimal(0), Decimal(string: "123456789012345678901234567890")!, Decimal(string: "1e-20")!]
+        let decimals = [
+            Decimal(string: "12.50")!, Decimal(string: "-0.001")!, Decimal(0),
+            Decimal(string: "123456789012345678901234567890")!, Decimal(string: "1e-20")!
+        ]
         for escapingSlashes in [true, false] {
             let encoder = JSONEncoder()
             if !escapingSlashes { encoder.outputFormatting = .withoutEscapingSlashes }
@@ -204,42 +226,77 @@ struct JSONWriterTests {
         // JSONEncoder refuses a Double NaN, and so does a request whose body encodes one.
         #expect(String(decoding: try JSONEncoder().encode([Decimal.nan]), as: UTF8.self) == "[NaN]")
         #expect(throws: EncodingError.self) { try Self.written([Decimal.nan]).get() }
-        #expect(throws: ConnectError.self) { try RequestBuilderTests.build("/x", method: .post, Parameter.jsonObject(value: [Decimal.nan])).get() }
-        #expect(throws: ConnectError.self) { try RequestBuilderTests.build("/x", method: .post, Parameter.jsonObject(value: Priced(price: .nan))).get() }
+        #expect(throws: ConnectError.self) {
+            try RequestBuilderTests.build("/x", method: .post, Parameter.jsonObject(value: [Decimal.nan])).get()
+        }
+        #expect(throws: ConnectError.self) {
+            try RequestBuilderTests.build("/x", method: .post, Parameter.jsonObject(value: Priced(price: .nan))).get()
+        }
     }
 
     /// A dictionary is an object with the same members; `JSONEncoder` keeps no order of its own
     /// for them either. A dictionary body, as the README's examples send, skips `Codable` too.
     @Test func stringKeyedDictionariesAreObjects() throws {
-        let dictionaries: [[String: [Int?]]] = [[:], ["one": [1]], ["a": [], "b/c": [nil, 2], "\u{1}": [3], "é": [4], "long key": [5, 6]]]
+        let dictionaries: [[String: [Int?]]] = [
+            [:], ["one": [1]], ["a": [], "b/c": [nil, 2], "\u{1}": [3], "é": [4], "long key": [5, 6]]
+        ]
         for dictionary in dictionaries {
             #expect(try Self.same(Self.written(dictionary), JSONEncoder().encode(dictionary)))
         }
         #expect(try Self.written(["prompt": "hi"]).get() == Data(#"{"prompt":"hi"}"#.utf8))
-        let request = try RequestBuilderTests.build("/x", method: .post, Parameter.jsonObject(value: ["prompt": "p", "stream": "true"])).get()
-        #expect(try Self.same(.success(try #require(request.body?.data)), JSONEncoder().encode(["prompt": "p", "stream": "true"])))
+        let request = try RequestBuilderTests.build(
+            "/x", method: .post, Parameter.jsonObject(value: ["prompt": "p", "stream": "true"])
+        ).get()
+        #expect(
+            try Self.same(
+                .success(try #require(request.body?.data)), JSONEncoder().encode(["prompt": "p", "stream": "true"])))
     }
 
     static let mistakes: [(String, @Sendable (inout JSONWriter) -> Void)] = [
         ("nothing", { _ in }),
-        ("two values", { json in json.write(1); json.write(2) }),
+        (
+            "two values",
+            { json in
+                json.write(1)
+                json.write(2)
+            }
+        ),
         ("a member outside an object", { json in json.write(1, forKey: "id") }),
         ("a member inside an array", { json in json.writeArray { json in json.write(1, forKey: "id") } }),
         ("a value without a key", { json in json.writeObject { json in json.write("loose") } }),
-        ("a member without a value", { json in json.writeObject { json in json.write(Mistaken { _ in }, forKey: "empty") } }),
-        ("a member with two values", { json in json.writeObject { json in json.write(Mistaken { $0.write(1); $0.write(2) }, forKey: "two") } }),
+        (
+            "a member without a value",
+            { json in json.writeObject { json in json.write(Mistaken { _ in }, forKey: "empty") } }
+        ),
+        (
+            "a member with two values",
+            { json in
+                json.writeObject { json in
+                    json.write(
+                        Mistaken {
+                            $0.write(1)
+                            $0.write(2)
+                        }, forKey: "two")
+                }
+            }
+        )
     ]
 
     static let unwritableNumbers: [(String, @Sendable (inout JSONWriter) -> Void)] = [
         ("NaN", { json in json.write(Double.nan) }),
-        ("an infinity in an object", { json in json.writeObject { json in json.write(-Double.infinity, forKey: "x") } }),
-        ("a Float NaN in an array", { json in json.writeArray { json in json.writeFloatingPoint(Float.nan) } }),
+        (
+            "an infinity in an object",
+            { json in json.writeObject { json in json.write(-Double.infinity, forKey: "x") } }
+        ),
+        ("a Float NaN in an array", { json in json.writeArray { json in json.writeFloatingPoint(Float.nan) } })
     ]
 
     @Test(arguments: mistakes.indices)
     func aWriterUsedWronglyFailsTheRequestWithATypedError(index: Int) throws {
         let (name, mistake) = Self.mistakes[index]
-        guard case .failure(let error) = Self.written(Mistaken(mistake: mistake)), case ConnectError.invalidRequest(let message) = error else {
+        guard case .failure(let error) = Self.written(Mistaken(mistake: mistake)),
+            case ConnectError.invalidRequest(let message) = error
+        else {
             Issue.record("\(name): expected invalidRequest")
             return
         }
@@ -251,16 +308,22 @@ struct JSONWriterTests {
     @Test(arguments: unwritableNumbers.indices)
     func aNumberJSONCannotHoldFailsAsWithJSONEncoder(index: Int) throws {
         let (name, mistake) = Self.unwritableNumbers[index]
-        guard case .failure(let error) = Self.written(Mistaken(mistake: mistake)), case EncodingError.invalidValue = error else {
+        guard case .failure(let error) = Self.written(Mistaken(mistake: mistake)),
+            case EncodingError.invalidValue = error
+        else {
             Issue.record("\(name): expected EncodingError.invalidValue")
             return
         }
         #expect(throws: EncodingError.self) { try RequestBody.json([Double.nan]) }
-        #expect(throws: ConnectError.self) { try RequestBuilderTests.build("/x", method: .post, Parameter.jsonObject(value: [Double.nan])).get() }
+        #expect(throws: ConnectError.self) {
+            try RequestBuilderTests.build("/x", method: .post, Parameter.jsonObject(value: [Double.nan])).get()
+        }
     }
 
     @Test func theMistakeIsNamed() throws {
-        guard case .failure(let error) = Self.written(Mistaken { json in json.write(1, forKey: "id") }), case ConnectError.invalidRequest(let message) = error else {
+        guard case .failure(let error) = Self.written(Mistaken { json in json.write(1, forKey: "id") }),
+            case ConnectError.invalidRequest(let message) = error
+        else {
             Issue.record("expected invalidRequest")
             return
         }
@@ -270,7 +333,9 @@ struct JSONWriterTests {
     // MARK: The request paths
 
     @Test func jsonObjectParametersUseTheWriterWithTheDefaultEncoder() throws {
-        let request = try RequestBuilderTests.build("/todos", method: .post, Parameter.jsonObject(value: TellsPathsApart())).get()
+        let request = try RequestBuilderTests.build(
+            "/todos", method: .post, Parameter.jsonObject(value: TellsPathsApart())
+        ).get()
         #expect(request.body?.data == Data(#"{"via":"writer"}"#.utf8))
         #expect(request.headers.value(for: "Content-Type") == "application/json")
         let body = try RequestBody.json(TellsPathsApart())
@@ -278,7 +343,9 @@ struct JSONWriterTests {
     }
 
     @Test func anEncoderWithOtherSettingsGoesThroughCodable() throws {
-        let request = try RequestBuilderTests.build("/todos", method: .post, Parameter.jsonObject(value: TellsPathsApart())) { configuration in
+        let request = try RequestBuilderTests.build(
+            "/todos", method: .post, Parameter.jsonObject(value: TellsPathsApart())
+        ) { configuration in
             configuration.jsonEncoder.keyEncodingStrategy = .convertToSnakeCase
         }.get()
         #expect(request.body?.data == Data(#"{"via":"codable"}"#.utf8))
@@ -293,7 +360,10 @@ struct JSONWriterTests {
 
     @Test func aMistakeFailsTheRequestBeforeAnythingIsSent() throws {
         let mistaken = Mistaken { json in json.writeObject { json in json.write("loose") } }
-        guard case .failure(.invalidRequest(let message)) = RequestBuilderTests.build("/todos", method: .post, Parameter.jsonObject(value: mistaken)) else {
+        guard
+            case .failure(.invalidRequest(let message)) = RequestBuilderTests.build(
+                "/todos", method: .post, Parameter.jsonObject(value: mistaken))
+        else {
             Issue.record("expected invalidRequest")
             return
         }
@@ -303,8 +373,11 @@ struct JSONWriterTests {
     @Test func aWritableBodyReachesTheServerAsWritten() async throws {
         let server = try TestServer { request in TestResponse(body: request.body) }
         defer { server.shutdown() }
-        let list = List(items: [Todo(id: 3, title: "über/all", done: false, tags: ["x"])], counts: [[7]], ratios: [2], note: nil)
-        let response = try await sharedConnect.response(TestConnector(server, "/echo", method: .post, parameters: Parameter.jsonObject(value: list))).value
+        let list = List(
+            items: [Todo(id: 3, title: "über/all", done: false, tags: ["x"])], counts: [[7]], ratios: [2], note: nil)
+        let response = try await sharedConnect.response(
+            TestConnector(server, "/echo", method: .post, parameters: Parameter.jsonObject(value: list))
+        ).value
         #expect(try Self.same(.success(response.body), JSONEncoder().encode(list)))
         #expect(response.body == (try Self.written(list).get()))
     }

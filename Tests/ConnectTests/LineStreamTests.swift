@@ -28,12 +28,12 @@ struct LineStreamTests {
     @Test(arguments: [
         ("a\nb\nc\n", ["a", "b", "c"]),
         ("a\r\nb\r\n", ["a", "b"]),
-        ("a\nb", ["a", "b"]),          // a last line without a line end counts
+        ("a\nb", ["a", "b"]),  // a last line without a line end counts
         ("a\n\nb\n", ["a", "", "b"]),
         ("", []),
         ("\n", [""]),
-        ("a\rb\n", ["a\rb"]),          // a lone CR is not a line end
-        ("ünï\ncödé\n", ["ünï", "cödé"]),
+        ("a\rb\n", ["a\rb"]),  // a lone CR is not a line end
+        ("ünï\ncödé\n", ["ünï", "cödé"])
     ])
     func lines(text: String, expected: [String]) throws {
         for piece in [1, 2, Int.max] {
@@ -42,7 +42,9 @@ struct LineStreamTests {
     }
 
     @Test func aLineOverTheLimitFails() {
-        #expect(throws: LineSplitter.Failure.lineTooLong(line: 2, limit: 8)) { _ = try Self.split("short\nthis one is long\n", piece: 3, limit: 8) }
+        #expect(throws: LineSplitter.Failure.lineTooLong(line: 2, limit: 8)) {
+            _ = try Self.split("short\nthis one is long\n", piece: 3, limit: 8)
+        }
     }
 
     struct Progress: Decodable, Sendable, Equatable {
@@ -52,10 +54,16 @@ struct LineStreamTests {
 
     @Test func decodedLinesArriveAsTheyCome() async throws {
         let body = (1...1000).map { #"{"step":\#($0),"label":"step \#($0)"}"# + "\n" }.joined()
-        let server = try TestServer { _ in TestResponse(headers: [("Content-Type", "application/x-ndjson")], body: Data(body.utf8), behavior: .trickle(chunk: 4096, every: .milliseconds(1))) }
+        let server = try TestServer { _ in
+            TestResponse(
+                headers: [("Content-Type", "application/x-ndjson")], body: Data(body.utf8),
+                behavior: .trickle(chunk: 4096, every: .milliseconds(1)))
+        }
         defer { server.shutdown() }
         var steps: [Progress] = []
-        for try await progress in sharedConnect.lines(TestConnector(server, "/progress")).decodedLines(of: Progress.self) {
+        for try await progress in sharedConnect.lines(TestConnector(server, "/progress")).decodedLines(
+            of: Progress.self)
+        {
             steps.append(progress)
         }
         #expect(steps.count == 1000)
@@ -63,17 +71,23 @@ struct LineStreamTests {
     }
 
     @Test func aLineThatDoesNotDecodeNamesItsNumberAndStart() async throws {
-        let server = try TestServer { _ in .text(#"{"step":1,"label":"a"}"# + "\n\n" + #"{"step":"two","label":"b"}"# + "\n") }
+        let server = try TestServer { _ in
+            .text(#"{"step":1,"label":"a"}"# + "\n\n" + #"{"step":"two","label":"b"}"# + "\n")
+        }
         defer { server.shutdown() }
         var decoded = 0
         do {
-            for try await _ in sharedConnect.lines(TestConnector(server, "/progress")).decodedLines(of: Progress.self) { decoded += 1 }
+            for try await _ in sharedConnect.lines(TestConnector(server, "/progress")).decodedLines(of: Progress.self) {
+                decoded += 1
+            }
             Issue.record("expected a decoding failure")
         } catch ConnectError.decoding(let failure) {
             #expect(decoded == 1)
             #expect(failure.lineNumber == 3)  // the blank line counts, and is skipped
             #expect(failure.codingPath == "step")
-            #expect(failure.description.contains(#"on line 3 at `step`"#) && failure.description.contains(#"Line starts: {"step":"two""#))
+            #expect(
+                failure.description.contains(#"on line 3 at `step`"#)
+                    && failure.description.contains(#"Line starts: {"step":"two""#))
         }
     }
 

@@ -38,7 +38,8 @@ struct LoopHandOverTests {
         let server = try TestServer { request in .text(request.path) }
         defer { server.shutdown() }
         let client = Self.client()
-        let seen = try await oneAfterAnother(200, request: { client.request(TestConnector(server, "/n/\($0)")) }) { data in
+        let seen = try await oneAfterAnother(200, request: { client.request(TestConnector(server, "/n/\($0)")) }) {
+            data in
             "\(DispatchQueue.getSpecific(key: Self.key) ?? "elsewhere") \(String(decoding: data, as: UTF8.self))"
         }
         #expect(seen == (0..<200).map { "callbacks /n/\($0)" })

@@ -22,7 +22,12 @@ struct FailingAdapter: RequestAdapter {
 /// A thread-safe counter for server handlers and refresh closures.
 final class Hits: Sendable {
     private let count = Locked(0)
-    @discardableResult func next() -> Int { count.withLock { $0 += 1; return $0 } }
+    @discardableResult func next() -> Int {
+        count.withLock {
+            $0 += 1
+            return $0
+        }
+    }
     var value: Int { count.withLock { $0 } }
 }
 
@@ -49,7 +54,8 @@ final class Recorder: Sendable {
 }
 
 /// Retries quickly, so tests stay fast.
-let quickPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10), maximumDelay: .milliseconds(50), jitter: 0)
+let quickPolicy = RetryPolicy(
+    maximumAttempts: 3, baseDelay: .milliseconds(10), maximumDelay: .milliseconds(50), jitter: 0)
 /// `quickPolicy` that waits as long as a server's `Retry-After` asks, up to a minute.
 let patientPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10), maximumDelay: .seconds(60), jitter: 0)
 
@@ -58,7 +64,10 @@ struct MiddlewareTests {
     @Test func anAdapterAddsAHeaderTheServerSees() async throws {
         let server = try TestServer { request in .text(request.header("X-API-Key") ?? "none") }
         defer { server.shutdown() }
-        let connect = Connect(middleware: ConnectMiddleware(adapters: [HeaderAdapter(header: HTTPHeader(name: "X-API-Key", value: "k-123"))]))
+        let connect = Connect(
+            middleware: ConnectMiddleware(adapters: [
+                HeaderAdapter(header: HTTPHeader(name: "X-API-Key", value: "k-123"))
+            ]))
         let body = try await connect.request(TestConnector(server, "/")).value
         #expect(String(decoding: body, as: UTF8.self) == "k-123")
     }
@@ -68,14 +77,19 @@ struct MiddlewareTests {
         defer { server.shutdown() }
         let connect = Connect(middleware: ConnectMiddleware(adapters: [FailingAdapter()]))
         let result = await outcome(connect.request(TestConnector(server, "/")))
-        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        guard case .failure(let error) = result else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(error as? AppError == .server("no key"))
         #expect(server.requests.isEmpty)
     }
 
     @Test func retriesA503TwiceThenSucceeds() async throws {
         let hits = Hits()
-        let server = try TestServer { _ in hits.next() <= 2 ? .json(#"{"message":"busy"}"#, status: 503) : .text("finally") }
+        let server = try TestServer { _ in
+            hits.next() <= 2 ? .json(#"{"message":"busy"}"#, status: 503) : .text("finally")
+        }
         defer { server.shutdown() }
         let connect = Connect(middleware: ConnectMiddleware(retrier: quickPolicy))
         let body = try await connect.request(TestConnector(server, "/")).value
@@ -85,7 +99,10 @@ struct MiddlewareTests {
 
     @Test func givesUpAfterMaximumAttempts() async throws {
         let hits = Hits()
-        let server = try TestServer { _ in hits.next(); return .json(#"{"message":"down"}"#, status: 500) }
+        let server = try TestServer { _ in
+            hits.next()
+            return .json(#"{"message":"down"}"#, status: 500)
+        }
         defer { server.shutdown() }
         let connect = Connect(middleware: ConnectMiddleware(retrier: quickPolicy))
         #expect(await connectError(connect.request(TestConnector(server, "/")))?.statusCode == 500)
@@ -113,7 +130,8 @@ struct MiddlewareTests {
         let hits = Hits()
         let server = try TestServer { _ in
             guard hits.next() == 1 else { return .text("ok") }
-            return TestResponse(status: 503, headers: [("Retry-After", formatter.string(from: Date().addingTimeInterval(2)))])
+            return TestResponse(
+                status: 503, headers: [("Retry-After", formatter.string(from: Date().addingTimeInterval(2)))])
         }
         defer { server.shutdown() }
         let scheduled = DelayMonitor()
@@ -131,7 +149,10 @@ struct MiddlewareTests {
 
     @Test func postIsNotRetriedUnlessOptedIn() async throws {
         let hits = Hits()
-        let server = try TestServer { _ in hits.next(); return TestResponse(status: 503) }
+        let server = try TestServer { _ in
+            hits.next()
+            return TestResponse(status: 503)
+        }
         defer { server.shutdown() }
         let connect = Connect(middleware: ConnectMiddleware(retrier: quickPolicy))
         _ = await outcome(connect.request(TestConnector(server, "/orders", method: .post)))
@@ -150,11 +171,20 @@ struct MiddlewareTests {
     @Test func aPostThatNeverReachedTheServerIsRetried() async throws {
         let policy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(1), jitter: 0)
         let request = Request(method: .post, url: URL(string: "http://127.0.0.1:1/")!)
-        let refused = FailedAttempt(request: request, error: ConnectError.transport(TransportFailure(kind: .connectionRefused, message: "refused", requestSent: false)), response: nil, number: 1, elapsed: .zero)
-        let reset = FailedAttempt(request: request, error: ConnectError.transport(TransportFailure(kind: .connectionReset, message: "reset", requestSent: true)), response: nil, number: 1, elapsed: .zero)
+        let refused = FailedAttempt(
+            request: request,
+            error: ConnectError.transport(
+                TransportFailure(kind: .connectionRefused, message: "refused", requestSent: false)), response: nil,
+            number: 1, elapsed: .zero)
+        let reset = FailedAttempt(
+            request: request,
+            error: ConnectError.transport(
+                TransportFailure(kind: .connectionReset, message: "reset", requestSent: true)), response: nil,
+            number: 1, elapsed: .zero)
         #expect(policy.isWorthRetrying(refused))
         #expect(!policy.isWorthRetrying(reset))
-        let cancelled = FailedAttempt(request: request, error: ConnectError.cancelled, response: nil, number: 1, elapsed: .zero)
+        let cancelled = FailedAttempt(
+            request: request, error: ConnectError.cancelled, response: nil, number: 1, elapsed: .zero)
         #expect(!policy.isWorthRetrying(cancelled))
 
         // And for real: a refused connection, three attempts.
@@ -173,7 +203,11 @@ struct MiddlewareTests {
     @Test func backoffGrowsAndIsCapped() {
         let policy = RetryPolicy(baseDelay: .milliseconds(100), maximumDelay: .milliseconds(700), jitter: 0)
         let delays = (1...6).map { policy.backoff(afterAttempt: $0) }
-        #expect(delays == [.milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(700), .milliseconds(700), .milliseconds(700)])
+        #expect(
+            delays == [
+                .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(700), .milliseconds(700),
+                .milliseconds(700)
+            ])
         let jittered = RetryPolicy(baseDelay: .milliseconds(100), maximumDelay: .seconds(10), jitter: 0.5)
         for attempt in 1...5 {
             let full = Duration.milliseconds(100 * (1 << (attempt - 1)))
@@ -183,23 +217,39 @@ struct MiddlewareTests {
     }
 
     @Test func theDeadlineStopsRetries() async throws {
-        let policy = RetryPolicy(maximumAttempts: 10, baseDelay: .seconds(1), maximumDelay: .seconds(10), deadline: .seconds(2), jitter: 0)
+        let policy = RetryPolicy(
+            maximumAttempts: 10, baseDelay: .seconds(1), maximumDelay: .seconds(10), deadline: .seconds(2), jitter: 0)
         let request = Request(url: URL(string: "http://127.0.0.1/")!)
         let busy = Response(statusCode: 503, url: request.url)
         func decision(_ number: Int, _ elapsed: Duration) async -> RetryDecision {
-            await policy.retry(FailedAttempt(request: request, error: ConnectError.cancelled, response: busy, number: number, elapsed: elapsed))
+            await policy.retry(
+                FailedAttempt(
+                    request: request, error: ConnectError.cancelled, response: busy, number: number, elapsed: elapsed))
         }
-        guard case .retryAfter(.seconds(1)) = await decision(1, .milliseconds(100)) else { Issue.record("expected a retry"); return }
-        guard case .doNotRetry = await decision(2, .milliseconds(1_100)) else { Issue.record("1.1 s + 2 s passes the deadline"); return }
-        guard case .doNotRetry = await decision(1, .milliseconds(1_500)) else { Issue.record("1.5 s + 1 s passes the deadline"); return }
+        guard case .retryAfter(.seconds(1)) = await decision(1, .milliseconds(100)) else {
+            Issue.record("expected a retry")
+            return
+        }
+        guard case .doNotRetry = await decision(2, .milliseconds(1_100)) else {
+            Issue.record("1.1 s + 2 s passes the deadline")
+            return
+        }
+        guard case .doNotRetry = await decision(1, .milliseconds(1_500)) else {
+            Issue.record("1.5 s + 1 s passes the deadline")
+            return
+        }
 
         // For real: waits of 3 s then 6 s against a 6 s deadline. The second wait would end past
         // it, so there is never a third attempt. Whether there is a second depends on how long
         // the first took (up to 3 s: yes), and a starved machine can make it take longer, so
         // that is checked against the first attempt's measured length, away from the boundary.
-        let realPolicy = RetryPolicy(maximumAttempts: 10, baseDelay: .seconds(3), maximumDelay: .seconds(30), deadline: .seconds(6), jitter: 0)
+        let realPolicy = RetryPolicy(
+            maximumAttempts: 10, baseDelay: .seconds(3), maximumDelay: .seconds(30), deadline: .seconds(6), jitter: 0)
         let hits = Hits()
-        let server = try TestServer { _ in hits.next(); return TestResponse(status: 503) }
+        let server = try TestServer { _ in
+            hits.next()
+            return TestResponse(status: 503)
+        }
         defer { server.shutdown() }
         let firstAttempt = AttemptTimer()
         let connect = Connect(middleware: ConnectMiddleware(retriers: [realPolicy], monitors: [firstAttempt]))
@@ -219,7 +269,8 @@ struct MiddlewareTests {
         }
         defer { server.shutdown() }
         // quickPolicy waits 50 ms at most: a server that asks for two minutes gets its 429 back.
-        let error = await connectError(Connect(middleware: ConnectMiddleware(retrier: quickPolicy)).request(TestConnector(server, "/")))
+        let error = await connectError(
+            Connect(middleware: ConnectMiddleware(retrier: quickPolicy)).request(TestConnector(server, "/")))
         #expect(error?.statusCode == 429)
         guard case .http(let failure)? = error else { return }
         #expect(failure.response.header("Retry-After") == "120")
@@ -278,7 +329,10 @@ struct MiddlewareTests {
         let futures = (0..<50).map { connect.request(TestConnector(server, "/me/\($0)")) }
         for future in futures {
             let result = await outcome(future)
-            guard case .failure(let error) = result else { Issue.record("expected a failure"); continue }
+            guard case .failure(let error) = result else {
+                Issue.record("expected a failure")
+                continue
+            }
             #expect(error as? AppError == .sessionExpired)
         }
         #expect(refreshes.value == 1)
@@ -286,7 +340,10 @@ struct MiddlewareTests {
         #expect(server.requests.count <= 100)
         // Later 401s with the same token fail at once with the same error, without a refresh…
         let later = await outcome(connect.request(TestConnector(server, "/me")))
-        guard case .failure(let laterError) = later else { Issue.record("expected a failure"); return }
+        guard case .failure(let laterError) = later else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(laterError as? AppError == .sessionExpired)
         #expect(refreshes.value == 1)
         // …until the app sets a new token.
@@ -330,18 +387,25 @@ struct MiddlewareTests {
         defer { server.shutdown() }
         let connect = Connect(middleware: ConnectMiddleware(interceptors: [Stamp(), OKFlag()]))
         let result = await outcome(connect.request(TestConnector(server, "/pay")))
-        guard case .failure(let error) = result else { Issue.record("expected a failure"); return }
+        guard case .failure(let error) = result else {
+            Issue.record("expected a failure")
+            return
+        }
         #expect(error as? AppError == .server("Card declined"))
     }
 
     @Test func theLoggingMonitorsOutputForOneRequest() async throws {
         let hits = Hits()
-        let server = try TestServer { _ in hits.next() == 1 ? .json(#"{"message":"busy"}"#, status: 503) : .text("done") }
+        let server = try TestServer { _ in hits.next() == 1 ? .json(#"{"message":"busy"}"#, status: 503) : .text("done")
+        }
         defer { server.shutdown() }
         let lines = Recorder()
         let logger = Logger(label: "test") { _ in CapturingLogHandler(lines: lines) }
-        let connect = Connect(middleware: ConnectMiddleware(retriers: [quickPolicy], monitors: [LoggingMonitor(logger: logger)]))
-        _ = try await connect.request(TestConnector(server, "/todos/1", parameters: Parameter.query(key: "token", value: "secret"))).value
+        let connect = Connect(
+            middleware: ConnectMiddleware(retriers: [quickPolicy], monitors: [LoggingMonitor(logger: logger)]))
+        _ = try await connect.request(
+            TestConnector(server, "/todos/1", parameters: Parameter.query(key: "token", value: "secret"))
+        ).value
         let url = "\(server.baseURL.absoluteString)/todos/1"
         let logged = lines.all
         #expect(logged.count == 5)

@@ -21,7 +21,8 @@ struct MockTransportTests {
 
     @Test func aRequestWithNoMockFailsClearly() async throws {
         let mock = MockTransport()
-        let result = await outcome(Connect(transport: mock).request(TestConnector(url: Self.api, endpoint: "/unknown", method: .delete)))
+        let result = await outcome(
+            Connect(transport: mock).request(TestConnector(url: Self.api, endpoint: "/unknown", method: .delete)))
         guard case .failure(ConnectError.transport(let failure)) = result, failure.kind == .noMockResponse else {
             Issue.record("expected a missing mock, got \(result)")
             return
@@ -32,23 +33,34 @@ struct MockTransportTests {
 
     @Test func theWholePipelineRunsOverMocks() async throws {
         let mock = MockTransport()
-        mock.register(.json(#"{"message":"warming up"}"#, status: 503), .json(#"{"userId":1,"id":1,"title":"t","completed":false}"#),
-                      when: { $0.url.path == "/todos/1" })
+        mock.register(
+            .json(#"{"message":"warming up"}"#, status: 503),
+            .json(#"{"userId":1,"id":1,"title":"t","completed":false}"#),
+            when: { $0.url.path == "/todos/1" })
         mock.register(.json(#"{"msg":"Not yours"}"#, status: 403), when: { $0.url.path == "/todos/2" })
-        mock.register(.json(#"{"userId":1,"id":"not a number","title":"t","completed":false}"#), when: { $0.url.path == "/todos/3" })
+        mock.register(
+            .json(#"{"userId":1,"id":"not a number","title":"t","completed":false}"#),
+            when: { $0.url.path == "/todos/3" })
         let connect = Connect(
-            middleware: ConnectMiddleware(adapters: [HeaderAdapter(header: HTTPHeader(name: "X-Key", value: "k"))], retriers: [quickPolicy]),
+            middleware: ConnectMiddleware(
+                adapters: [HeaderAdapter(header: HTTPHeader(name: "X-Key", value: "k"))], retriers: [quickPolicy]),
             transport: mock
         )
-        let todo = try await connect.request(TestConnector(url: Self.api, endpoint: "/todos/1")).decoded(toType: Todo.self).value
+        let todo = try await connect.request(TestConnector(url: Self.api, endpoint: "/todos/1")).decoded(
+            toType: Todo.self
+        ).value
         #expect(todo.id == 1)
         #expect(mock.requests.count == 2)  // the 503 was retried
         #expect(mock.requests.allSatisfy { $0.headers.value(for: "X-Key") == "k" })
 
         let forbidden = await connectError(connect.request(TestConnector(url: Self.api, endpoint: "/todos/2")))
         #expect(forbidden?.description == "HTTP 403 Forbidden: Not yours")
-        let undecodable = await connectError(connect.request(TestConnector(url: Self.api, endpoint: "/todos/3")).decoded(toType: Todo.self))
-        guard case .decoding(let failure)? = undecodable else { Issue.record("expected a decoding failure"); return }
+        let undecodable = await connectError(
+            connect.request(TestConnector(url: Self.api, endpoint: "/todos/3")).decoded(toType: Todo.self))
+        guard case .decoding(let failure)? = undecodable else {
+            Issue.record("expected a decoding failure")
+            return
+        }
         #expect(failure.codingPath == "id")
     }
 
@@ -72,7 +84,9 @@ struct MockTransportTests {
         mock.register(.failure(ConnectError.timedOut("mocked timeout")), when: { $0.url.path == "/timeout" })
         mock.register(.status(200, body: Data("file contents".utf8)), when: { $0.url.path == "/file" })
         let connect = Connect(transport: mock)
-        #expect(await connectError(connect.request(TestConnector(url: Self.api, endpoint: "/timeout"))) == .timedOut("mocked timeout"))
+        #expect(
+            await connectError(connect.request(TestConnector(url: Self.api, endpoint: "/timeout")))
+                == .timedOut("mocked timeout"))
         let file = try await connect.download(TestConnector(url: Self.api, endpoint: "/file")).value
         defer { try? FileManager.default.removeItem(at: file.location) }
         #expect(try Data(contentsOf: file.location) == Data("file contents".utf8))

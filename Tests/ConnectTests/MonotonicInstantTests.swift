@@ -13,7 +13,7 @@ struct ExchangeInstantTests {
         (Int64(3_000_000_000), Duration.seconds(-1.5), Int64(1_500_000_000)),
         (Int64(1), Duration.seconds(Int64.max), Int64.max),
         (Int64.max - 10, Duration.nanoseconds(11), Int64.max),
-        (Int64(-1), Duration.seconds(Int64.min), Int64.min),
+        (Int64(-1), Duration.seconds(Int64.min), Int64.min)
     ])
     func aDurationLaterSaturates(start: Int64, duration: Duration, expected: Int64) {
         #expect((MonotonicInstant(nanoseconds: start) + duration).nanoseconds == expected)
@@ -22,7 +22,7 @@ struct ExchangeInstantTests {
     @Test(arguments: [
         (Int64(2_000_000_000), Int64(500_000_000), Duration.milliseconds(1_500)),
         (Int64(10), Int64(10), Duration.zero),
-        (Int64(10), Int64(25), Duration.nanoseconds(-15)),
+        (Int64(10), Int64(25), Duration.nanoseconds(-15))
     ])
     func theTimeBetweenTwoInstants(end: Int64, start: Int64, expected: Duration) {
         #expect(MonotonicInstant(nanoseconds: end) - MonotonicInstant(nanoseconds: start) == expected)

@@ -39,9 +39,11 @@ func parseMultipart(_ body: Data, contentType: String?) -> [ReceivedPart]? {
             let next = body.range(of: separator, in: headerEnd.upperBound..<body.endIndex)
         else { return nil }
         var headers: [String: String] = [:]
-        for line in String(decoding: body[cursor..<headerEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n") {
+        for line in String(decoding: body[cursor..<headerEnd.lowerBound], as: UTF8.self).components(separatedBy: "\r\n")
+        {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         parts.append(ReceivedPart(headers: headers, body: Data(body[headerEnd.upperBound..<next.lowerBound])))
         cursor = next.upperBound

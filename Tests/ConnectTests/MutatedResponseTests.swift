@@ -16,7 +16,8 @@ struct MutatedResponseTests {
     enum Family: CaseIterable {
         case good, goodChunked, goodGzipChunked, strayBytesAfter, interimFirst
         case truncatedBody, truncatedHead, garbageStatus, http2Lie, foldedFirstLine, badChunkSize, chunkTooLong
-        case crInValue, twoLengths, foldedLength, unaskedTransferCoding, resetMidBody, closeUnanswered, trailerWithoutColon
+        case crInValue, twoLengths, foldedLength, unaskedTransferCoding, resetMidBody, closeUnanswered,
+            trailerWithoutColon
 
         /// A well-formed answer: the request must succeed with its own body.
         var isGood: Bool {
@@ -35,24 +36,64 @@ struct MutatedResponseTests {
             case .goodChunked: return [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(chunked)")]
             case .goodGzipChunked:
                 let gzipped = CompressedBodyTests.deflated(Data(body.utf8))
-                return [.send(Data("HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\nTransfer-Encoding: chunked\r\n\r\n\(String(gzipped.count, radix: 16))\r\n".utf8)
-                              + gzipped + Data("\r\n0\r\n\r\n".utf8))]
-            case .strayBytesAfter: return [.send("HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n\(body)HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray")]
-            case .interimFirst: return [.send("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n\(body)")]
-            case .truncatedBody: return [.send("HTTP/1.1 200 OK\r\nContent-Length: \(length + 10)\r\n\r\n\(body)"), .close]
+                return [
+                    .send(
+                        Data(
+                            "HTTP/1.1 200 OK\r\nContent-Encoding: deflate\r\nTransfer-Encoding: chunked\r\n\r\n\(String(gzipped.count, radix: 16))\r\n"
+                                .utf8)
+                            + gzipped + Data("\r\n0\r\n\r\n".utf8))
+                ]
+            case .strayBytesAfter:
+                return [
+                    .send(
+                        "HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n\(body)HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstray"
+                    )
+                ]
+            case .interimFirst:
+                return [
+                    .send("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n\(body)")
+                ]
+            case .truncatedBody:
+                return [.send("HTTP/1.1 200 OK\r\nContent-Length: \(length + 10)\r\n\r\n\(body)"), .close]
             case .truncatedHead: return [.send("HTTP/1.1 200 OK\r\nContent-Le"), .close]
             case .garbageStatus: return [.send("HTTQ/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n\(body)"), .close]
             case .http2Lie: return [.send("HTTP/2 200\r\nContent-Length: \(length)\r\n\r\n\(body)")]
-            case .foldedFirstLine: return [.send("HTTP/1.1 200 OK\r\n X: y\r\nContent-Length: \(length)\r\n\r\n\(body)")]
-            case .badChunkSize: return [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0x\(String(length, radix: 16))\r\n\(body)\r\n0\r\n\r\n")]
-            case .chunkTooLong: return [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(String(length + 1, radix: 16))\r\n\(body)\r\n0\r\n\r\n")]
-            case .crInValue: return [.send("HTTP/1.1 200 OK\r\nX-Bad: a\rb\r\nContent-Length: \(length)\r\n\r\n\(body)")]
-            case .twoLengths: return [.send("HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\nContent-Length: \(length + 1)\r\n\r\n\(body)")]
+            case .foldedFirstLine:
+                return [.send("HTTP/1.1 200 OK\r\n X: y\r\nContent-Length: \(length)\r\n\r\n\(body)")]
+            case .badChunkSize:
+                return [
+                    .send(
+                        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0x\(String(length, radix: 16))\r\n\(body)\r\n0\r\n\r\n"
+                    )
+                ]
+            case .chunkTooLong:
+                return [
+                    .send(
+                        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(String(length + 1, radix: 16))\r\n\(body)\r\n0\r\n\r\n"
+                    )
+                ]
+            case .crInValue:
+                return [.send("HTTP/1.1 200 OK\r\nX-Bad: a\rb\r\nContent-Length: \(length)\r\n\r\n\(body)")]
+            case .twoLengths:
+                return [
+                    .send(
+                        "HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\nContent-Length: \(length + 1)\r\n\r\n\(body)")
+                ]
             case .foldedLength: return [.send("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n \(length)\r\n\r\n\(body)")]
-            case .unaskedTransferCoding: return [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: x-custom, chunked\r\n\r\n\(chunked)")]
-            case .resetMidBody: return [.send("HTTP/1.1 200 OK\r\nContent-Length: \(length + 10)\r\n\r\n\(body.prefix(3))"), .pause(.milliseconds(5)), .reset]
+            case .unaskedTransferCoding:
+                return [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: x-custom, chunked\r\n\r\n\(chunked)")]
+            case .resetMidBody:
+                return [
+                    .send("HTTP/1.1 200 OK\r\nContent-Length: \(length + 10)\r\n\r\n\(body.prefix(3))"),
+                    .pause(.milliseconds(5)), .reset
+                ]
             case .closeUnanswered: return [.close]
-            case .trailerWithoutColon: return [.send("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(String(length, radix: 16))\r\n\(body)\r\n0\r\nnot a field\r\n\r\n")]
+            case .trailerWithoutColon:
+                return [
+                    .send(
+                        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\(String(length, radix: 16))\r\n\(body)\r\n0\r\nnot a field\r\n\r\n"
+                    )
+                ]
             }
         }
     }
@@ -65,7 +106,8 @@ struct MutatedResponseTests {
         let server = try RawServer { request, _ in
             // "/r/<index>": the index chooses the family; the body names the request.
             let index = Int(request.path.split(separator: "/").last ?? "") ?? 0
-            return plan[index % plan.count].steps("answer to \(request.path) " + String(repeating: "x", count: index % 50))
+            return plan[index % plan.count].steps(
+                "answer to \(request.path) " + String(repeating: "x", count: index % 50))
         }
         defer { server.shutdown() }
         var configuration = ConnectConfiguration()
@@ -83,7 +125,10 @@ struct MutatedResponseTests {
                 let expected = Data(("answer to /r/\(index) " + String(repeating: "x", count: index % 50)).utf8)
                 switch await outcome(future) {
                 case .success(let body):
-                    #expect(body == expected, "request \(index) (\(families[index])) got \(String(decoding: body, as: UTF8.self).debugDescription)")
+                    #expect(
+                        body == expected,
+                        "request \(index) (\(families[index])) got \(String(decoding: body, as: UTF8.self).debugDescription)"
+                    )
                     successes += 1
                 case .failure(let error):
                     failures += 1

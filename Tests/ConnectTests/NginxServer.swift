@@ -19,7 +19,8 @@ final class NginxServer: @unchecked Sendable {
         var directives = ""
     }
 
-    static let certificates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Certificates")
+    static let certificates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Certificates")
 
     static func file(_ name: String) -> URL {
         certificates.appendingPathComponent(name)
@@ -57,7 +58,8 @@ final class NginxServer: @unchecked Sendable {
         while true {
             attempts += 1
             let ports = try sites.map { _ in try unusedPort() }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("connect-nginx-\(UUID().uuidString)")
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "connect-nginx-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Self.configuration(sites: sites, ports: ports, directory: directory)
                 .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
@@ -84,21 +86,26 @@ final class NginxServer: @unchecked Sendable {
         var servers = ""
         for (index, site) in sites.enumerated() {
             var locations = site.locations
-            for (other, port) in ports.enumerated() { locations = locations.replacingOccurrences(of: "PORT\(other)", with: "\(port)") }
-            let tls = site.cleartext ? "" : """
+            for (other, port) in ports.enumerated() {
+                locations = locations.replacingOccurrences(of: "PORT\(other)", with: "\(port)")
+            }
+            let tls =
+                site.cleartext
+                ? ""
+                : """
                 ssl_certificate \(Self.file("\(site.certificate).pem").path);
                 ssl_certificate_key \(Self.file("\(site.certificate).key").path);
                 \(site.requiresClientCertificate ? "ssl_verify_client on; ssl_client_certificate \(Self.file("client-ca.pem").path);" : "")
                 """
             servers += """
-                server {
-                    listen 127.0.0.1:\(ports[index])\(site.cleartext ? "" : " ssl")\(site.http2 ? " http2" : "");
-                    \(tls)
-                    \(site.directives)
-                    \(locations)
-                }
+                    server {
+                        listen 127.0.0.1:\(ports[index])\(site.cleartext ? "" : " ssl")\(site.http2 ? " http2" : "");
+                        \(tls)
+                        \(site.directives)
+                        \(locations)
+                    }
 
-            """
+                """
         }
         return """
             daemon off;

@@ -43,7 +43,8 @@ struct OpenAPITransportTests {
     }
 
     @Test func anErrorStatusCanFailTheCallInstead() async throws {
-        let strict = Client(serverURL: service.baseURL, transport: ConnectTransport(sharedConnect, throwsHTTPErrors: true))
+        let strict = Client(
+            serverURL: service.baseURL, transport: ConnectTransport(sharedConnect, throwsHTTPErrors: true))
         do {
             _ = try await strict.getTodo(path: .init(id: 99))
             Issue.record("expected an error")
@@ -54,7 +55,9 @@ struct OpenAPITransportTests {
 
     @Test func aJSONBodyGoesOutAndComesBack() async throws {
         let edited = Components.Schemas.Todo(userId: 0, id: 0, title: "Generated", completed: true)
-        let stored = try await client.updateTodo(path: .init(userId: 7, todoId: 3), query: .init(action: .update), body: .json(edited)).ok.body.json
+        let stored = try await client.updateTodo(
+            path: .init(userId: 7, todoId: 3), query: .init(action: .update), body: .json(edited)
+        ).ok.body.json
         #expect(stored == Components.Schemas.Todo(userId: 7, id: 3, title: "Generated", completed: true))
         let recorded = try #require(service.requests.last)
         #expect(recorded.method == "PUT")
@@ -88,7 +91,8 @@ struct OpenAPITransportTests {
     }
 
     @Test func aKnownLengthUploadSendsContentLength() async throws {
-        let receipt = try await client.uploadAttachment(path: .init(id: 2), body: .binary(HTTPBody([1, 2, 3]))).ok.body.json
+        let receipt = try await client.uploadAttachment(path: .init(id: 2), body: .binary(HTTPBody([1, 2, 3]))).ok.body
+            .json
         #expect(receipt.bytes == 3)
         #expect(service.requests.last?.header("Content-Length") == "3")
     }
@@ -101,8 +105,9 @@ struct OpenAPITransportTests {
                 : .json(#"{"userId":1,"id":1,"title":"\#(request.header("X-API-Key") ?? "none")","completed":true}"#)
         }
         defer { flaky.shutdown() }
-        let connect = Connect(middleware: ConnectMiddleware(
-            adapters: [HeaderAdapter(header: HTTPHeader(name: "X-API-Key", value: "k-123"))], retrier: quickPolicy))
+        let connect = Connect(
+            middleware: ConnectMiddleware(
+                adapters: [HeaderAdapter(header: HTTPHeader(name: "X-API-Key", value: "k-123"))], retrier: quickPolicy))
         let client = Client(serverURL: flaky.baseURL, transport: ConnectTransport(connect))
         let todo = try await client.getTodo(path: .init(id: 1)).ok.body.json
         #expect(todo.title == "k-123")
@@ -110,7 +115,9 @@ struct OpenAPITransportTests {
     }
 
     @Test func cancellingTheCallingTaskCancelsTheTransfer() async throws {
-        let slow = try TestServer { _ in TestResponse(status: 200, body: Data("{}".utf8), behavior: .delay(.seconds(60))) }
+        let slow = try TestServer { _ in
+            TestResponse(status: 200, body: Data("{}".utf8), behavior: .delay(.seconds(60)))
+        }
         defer { slow.shutdown() }
         let client = Client(serverURL: slow.baseURL, transport: ConnectTransport(sharedConnect))
         let call = Task { try await client.getTodo(path: .init(id: 1)) }
@@ -130,7 +137,9 @@ struct OpenAPITransportTests {
     }
 
     @Test func aBodyLetGoOfBeforeItsEndCancelsTheTransfer() async throws {
-        let receipt = try await client.uploadAttachment(path: .init(id: 3), body: .binary(HTTPBody([UInt8](repeating: 7, count: 100_000)))).ok.body.json
+        let receipt = try await client.uploadAttachment(
+            path: .init(id: 3), body: .binary(HTTPBody([UInt8](repeating: 7, count: 100_000)))
+        ).ok.body.json
         #expect(receipt.bytes == 100_000)
         let connect = Connect()
         let client = Client(serverURL: service.baseURL, transport: ConnectTransport(connect, bufferSize: 16 << 10))

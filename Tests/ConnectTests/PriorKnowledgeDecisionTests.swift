@@ -26,10 +26,12 @@ struct PriorKnowledgeDecisionTests {
         // HTTP/1 one.
         VerdictCase(asked: .reuse, isNew: false, speaksH2C: true, expected: .proceed),
         VerdictCase(asked: .reuse, isNew: true, speaksH2C: false, expected: .restartWithPriorKnowledge),
-        VerdictCase(asked: .reuse, isNew: false, speaksH2C: false, expected: .restartWithPriorKnowledge),
+        VerdictCase(asked: .reuse, isNew: false, speaksH2C: false, expected: .restartWithPriorKnowledge)
     ])
     func verdict(_ row: VerdictCase) {
-        #expect(PriorKnowledgeConnections.verdict(asked: row.asked, connectionIsNew: row.isNew, connectionSpeaksH2C: row.speaksH2C) == row.expected)
+        #expect(
+            PriorKnowledgeConnections.verdict(
+                asked: row.asked, connectionIsNew: row.isNew, connectionSpeaksH2C: row.speaksH2C) == row.expected)
     }
 
     /// One event on the origin's record, and what the next ask is after it.
@@ -58,25 +60,38 @@ struct PriorKnowledgeDecisionTests {
     }
 
     @Test(arguments: [
-        Scenario(name: "the first asks for prior knowledge, those while it opens wait to share", steps: [
-            .ask(expect: .priorKnowledge), .ask(expect: .reuse), .ask(expect: .reuse),
-        ]),
-        Scenario(name: "an open connection is shared", steps: [
-            .ask(expect: .priorKnowledge), .settled, .opened, .ask(expect: .reuse),
-        ]),
-        Scenario(name: "once the last connection closes, the next opens one", steps: [
-            .ask(expect: .priorKnowledge), .settled, .opened, .closed, .ask(expect: .priorKnowledge),
-        ]),
-        Scenario(name: "an opener that failed before connecting holds nobody back", steps: [
-            .ask(expect: .priorKnowledge), .settled, .ask(expect: .priorKnowledge),
-        ]),
-        Scenario(name: "a restart opens a connection even while one is open", steps: [
-            .ask(expect: .priorKnowledge), .settled, .opened, .restart, .ask(expect: .reuse), .settled, .opened, .closed, .closed,
-            .ask(expect: .priorKnowledge),
-        ]),
-        Scenario(name: "closing a connection never counted does not go below zero", steps: [
-            .closed, .ask(expect: .priorKnowledge), .settled, .settled, .ask(expect: .priorKnowledge),
-        ]),
+        Scenario(
+            name: "the first asks for prior knowledge, those while it opens wait to share",
+            steps: [
+                .ask(expect: .priorKnowledge), .ask(expect: .reuse), .ask(expect: .reuse)
+            ]),
+        Scenario(
+            name: "an open connection is shared",
+            steps: [
+                .ask(expect: .priorKnowledge), .settled, .opened, .ask(expect: .reuse)
+            ]),
+        Scenario(
+            name: "once the last connection closes, the next opens one",
+            steps: [
+                .ask(expect: .priorKnowledge), .settled, .opened, .closed, .ask(expect: .priorKnowledge)
+            ]),
+        Scenario(
+            name: "an opener that failed before connecting holds nobody back",
+            steps: [
+                .ask(expect: .priorKnowledge), .settled, .ask(expect: .priorKnowledge)
+            ]),
+        Scenario(
+            name: "a restart opens a connection even while one is open",
+            steps: [
+                .ask(expect: .priorKnowledge), .settled, .opened, .restart, .ask(expect: .reuse), .settled, .opened,
+                .closed, .closed,
+                .ask(expect: .priorKnowledge)
+            ]),
+        Scenario(
+            name: "closing a connection never counted does not go below zero",
+            steps: [
+                .closed, .ask(expect: .priorKnowledge), .settled, .settled, .ask(expect: .priorKnowledge)
+            ])
     ])
     func asks(_ scenario: Scenario) {
         var connections = PriorKnowledgeConnections()
@@ -104,7 +119,7 @@ struct PriorKnowledgeDecisionTests {
         ("http://user:secret@host.example/", "host.example:80"),
         ("https://Example.com/a", "example.com:443"),
         ("https://example.com:8443", "example.com:8443"),
-        ("https://[::1]/x", "[::1]:443"),
+        ("https://[::1]/x", "[::1]:443")
     ])
     func originsOfURLs(_ url: String, _ origin: String) {
         #expect(CurlTransfer.origin(of: url) == origin)

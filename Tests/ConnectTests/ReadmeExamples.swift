@@ -158,7 +158,9 @@ private extension MimeType {
 }
 
 /// Never called: it only has to compile.
-private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL, exportURL: URL, episodeURL: URL) async throws {
+private func readmeExamples(
+    connect: Connect, jpegData: Data, recordingURL: URL, exportURL: URL, episodeURL: URL
+) async throws {
     Connect.default.request(ReadmeTodoConnector.get(id: 123), debugResponse: true)
         .decoded(toType: Todo.self)
         .observe { result in
@@ -167,7 +169,10 @@ private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL,
             case .failure(let error): print(error)
             }
         }
-    _ = connect.request(ReadmeAdvancedTodoConnector.update(userId: 1, todoId: 2, action: .update, object: Todo(userId: 2, id: 1, title: "Test Todo", completed: false)))
+    _ = connect.request(
+        ReadmeAdvancedTodoConnector.update(
+            userId: 1, todoId: 2, action: .update, object: Todo(userId: 2, id: 1, title: "Test Todo", completed: false))
+    )
     let writableTodo = ReadmeWritableTodo(id: 1, title: "t", tags: [], note: nil)
     _ = connect.request(ReadmeAdvancedTodoConnector.update(userId: 1, todoId: 2, action: .update, object: writableTodo))
     _ = try RequestBody.json(writableTodo)
@@ -199,7 +204,8 @@ private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL,
     configuration.tls.trustedCertificates = URL(fileURLWithPath: "/etc/corporate-ca.pem")
     configuration.tls.pinnedPublicKeys = ["sha256//8DLnRMDOqwLxrwyLIzczSpbEA9DPCAg5Xd4Vg5XQI/0="]
     configuration.tls.pinnedCertificates = URL(fileURLWithPath: "/etc/pinned.pem")
-    configuration.tls.clientCertificate = ClientCertificate(certificate: URL(fileURLWithPath: "c.pem"), privateKey: URL(fileURLWithPath: "c.key"))
+    configuration.tls.clientCertificate = ClientCertificate(
+        certificate: URL(fileURLWithPath: "c.pem"), privateKey: URL(fileURLWithPath: "c.key"))
     configuration.redirectHandler = ReadmeStayOnOurDomains()
     configuration.httpVersion = .http2WithPriorKnowledge
     _ = Connect(configuration: configuration)
@@ -221,16 +227,20 @@ private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL,
     }
 
     _ = Connect(middleware: ConnectMiddleware(adapters: [ReadmeAPIKey(key: "secret")]))
-    _ = Connect(middleware: ConnectMiddleware(retrier: RetryPolicy(
-        maximumAttempts: 4,
-        baseDelay: .milliseconds(200),
-        maximumDelay: .seconds(10),
-        deadline: .seconds(30)
-    )))
+    _ = Connect(
+        middleware: ConnectMiddleware(
+            retrier: RetryPolicy(
+                maximumAttempts: 4,
+                baseDelay: .milliseconds(200),
+                maximumDelay: .seconds(10),
+                deadline: .seconds(30)
+            )))
     let authenticator = TokenAuthenticator(token: "stored") { "refreshed" }
-    _ = Connect(middleware: ConnectMiddleware(adapters: [authenticator]))   // it adapts and retries
+    _ = Connect(middleware: ConnectMiddleware(adapters: [authenticator]))  // it adapts and retries
     await authenticator.setToken("signed-in-again")
-    _ = Connect(middleware: ConnectMiddleware(interceptors: [ReadmeOKFlag()], monitors: [LoggingMonitor(logger: Logger(label: "api"))]))
+    _ = Connect(
+        middleware: ConnectMiddleware(
+            interceptors: [ReadmeOKFlag()], monitors: [LoggingMonitor(logger: Logger(label: "api"))]))
 
     let avatar = File(name: "me.jpg", key: "avatar", mimeType: .jpg, data: jpegData)
     let video = File(name: "clip.mp4", key: "video", mimeType: .mp4, fileURL: recordingURL)
@@ -242,13 +252,15 @@ private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL,
     let download = connect.download(ReadmeTodoConnector.get(id: 3), to: episodeURL, progress: progress)
     for await update in updates { print(update.fractionCompleted ?? 0) }
     _ = try await download.value.location
-    _ = connect.download(ReadmeTodoConnector.get(id: 3), to: episodeURL, resuming: true, progress: ProgressHandler { print($0) })
+    _ = connect.download(
+        ReadmeTodoConnector.get(id: 3), to: episodeURL, resuming: true, progress: ProgressHandler { print($0) })
 
     let feed = connect.stream(ReadmeTodoConnector.get(id: 1))
     print(try await feed.response.statusCode)
     for try await chunk in feed { print(chunk.count) }
 
-    _ = connect.response(ReadmeTodoConnector.get(id: 1)).decoded(with: JSONResponseDecoder(Todo.self, decoder: JSONDecoder()))
+    _ = connect.response(ReadmeTodoConnector.get(id: 1)).decoded(
+        with: JSONResponseDecoder(Todo.self, decoder: JSONDecoder()))
     _ = connect.response(ReadmeTodoConnector.get(id: 1)).text()
     _ = connect.request(ReadmeTodoConnector.get(id: 1)).decoded(toType: EmptyResponse.self)
     _ = HTTPTask.requestParameters(["q": "swift"], encoding: .queryString)
@@ -260,7 +272,9 @@ private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL,
     secured.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
     secured.redirectHandler = ReadmeAllowsPlainHTTP()
     _ = RetryPolicy(maximumAttempts: 4).maximumRetries
-    if case .transport(let failure) = await connectError(connect.request(ReadmeTodoConnector.get(id: 1))), failure.kind == .connectionRefused {
+    if case .transport(let failure) = await connectError(connect.request(ReadmeTodoConnector.get(id: 1))),
+        failure.kind == .connectionRefused
+    {
         print("offline")
     }
 
@@ -277,7 +291,8 @@ private func readmeExamples(connect: Connect, jpegData: Data, recordingURL: URL,
     _ = connect.events(ReadmeTodoConnector.get(id: 1), reconnection: .never)
 
     let mock = MockTransport(behavior: .delayed(.milliseconds(300)))
-    mock.register(.json(#"{"userId":1,"id":1,"title":"Mocked","completed":false}"#), for: ReadmeTodoConnector.get(id: 1))
+    mock.register(
+        .json(#"{"userId":1,"id":1,"title":"Mocked","completed":false}"#), for: ReadmeTodoConnector.get(id: 1))
     mock.register(.status(503), .json("{}"), when: { $0.url.path == "/health" })
     mock.register(.failure(ConnectError.timedOut("offline")), when: { $0.method == .post })
     _ = Connect(transport: mock)
@@ -317,15 +332,17 @@ private enum ReadmePaymentConnector: Connector {
 }
 
 /// The README's sections on streamed request bodies and the server-Swift ecosystem.
-private func readmeEcosystemExamples(connect: Connect, report: ReadmeReport, exportURL: URL, size: Int, path: String,
-                                     otelTracer: any Tracer, order: String) async throws {
+private func readmeEcosystemExamples(
+    connect: Connect, report: ReadmeReport, exportURL: URL, size: Int, path: String,
+    otelTracer: any Tracer, order: String
+) async throws {
     // Streaming a request body
     let rows = AsyncStream<Data> { continuation in
         for row in report.rows { continuation.yield(Data(row.csvLine.utf8)) }
         continuation.finish()
     }
     let request = Request(method: .post, url: exportURL, body: .stream(rows, contentType: "text/csv"))
-    let response = try await connect.send(request).value      // sent chunked: no length given
+    let response = try await connect.send(request).value  // sent chunked: no length given
     _ = response
     let body = RequestBody.stream(count: size, replayable: { ReadmeFileChunks(path: path) })
     _ = body
@@ -336,19 +353,20 @@ private func readmeEcosystemExamples(connect: Connect, report: ReadmeReport, exp
     _ = todos
     switch try await client.getTodo(path: .init(id: 42)) {
     case .ok(let ok): print(try ok.body.json)
-    case .notFound(let missing): print(try missing.body.json.message)    // the documented 404
+    case .notFound(let missing): print(try missing.body.json.message)  // the documented 404
     case .undocumented(let status, _): print("status \(status)")
     }
 
     // swift-http-types
-    let standardRequest = try Request(HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/todos?limit=5"))
+    let standardRequest = try Request(
+        HTTPRequest(method: .get, scheme: "https", authority: "api.example.com", path: "/todos?limit=5"))
     let standardResponse = try await connect.send(standardRequest).value
     let standard: HTTPResponse = standardResponse.httpResponse
     let fields = try HTTPFields(standardRequest.headers)
     _ = (standard, fields)
 
     // Tracing
-    InstrumentationSystem.bootstrap(otelTracer)    // before the first Connect is made
+    InstrumentationSystem.bootstrap(otelTracer)  // before the first Connect is made
     try await withSpan("checkout") { _ in
         _ = try await Connect.default.request(ReadmePaymentConnector.charge(order)).value
     }

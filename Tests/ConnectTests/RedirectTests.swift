@@ -46,9 +46,11 @@ struct RedirectTests {
             let target: URL
             var endpoint: String { "/start" }
             var method: HTTPMethod { .get }
-            var redirectHandler: (any RedirectHandler)? { Reroute(target: target) }   // per connector
+            var redirectHandler: (any RedirectHandler)? { Reroute(target: target) }  // per connector
         }
-        let body = try await sharedConnect.request(Rerouted(baseURL: origin.baseURL, target: URL(string: "\(target.baseURL.absoluteString)/landing")!)).value
+        let body = try await sharedConnect.request(
+            Rerouted(baseURL: origin.baseURL, target: URL(string: "\(target.baseURL.absoluteString)/landing")!)
+        ).value
         #expect(String(decoding: body, as: UTF8.self) == "target saw yes")
         #expect(target.requests.first?.uri == "/landing")
     }
@@ -56,10 +58,13 @@ struct RedirectTests {
     @Test(arguments: [(301, "GET", 0), (302, "GET", 0), (303, "GET", 0), (307, "POST", 4), (308, "POST", 4)])
     func postRedirectsFollowTheRules(status: Int, method: String, bodyLength: Int) async throws {
         let server = try TestServer { request in
-            request.uri == "/form" ? .redirect(to: "/result", status: status) : .text("\(request.method) \(request.body.count)")
+            request.uri == "/form"
+                ? .redirect(to: "/result", status: status) : .text("\(request.method) \(request.body.count)")
         }
         defer { server.shutdown() }
-        let body = try await sharedConnect.request(TestConnector(server, "/form", method: .post, parameters: HTTPTask.requestData(Data("data".utf8)))).value
+        let body = try await sharedConnect.request(
+            TestConnector(server, "/form", method: .post, parameters: HTTPTask.requestData(Data("data".utf8)))
+        ).value
         #expect(String(decoding: body, as: UTF8.self) == "\(method) \(bodyLength)")
     }
 
@@ -67,7 +72,9 @@ struct RedirectTests {
         let mock = MockTransport()
         mock.register(.status(302, headers: [HTTPHeader(name: "Location", value: "/b")]), when: { $0.url.path == "/a" })
         mock.register(.json(#"{"done":true}"#), when: { $0.url.path == "/b" })
-        let response = try await Connect(transport: mock).response(TestConnector(url: URL(string: "https://api.example.com")!, endpoint: "/a")).value
+        let response = try await Connect(transport: mock).response(
+            TestConnector(url: URL(string: "https://api.example.com")!, endpoint: "/a")
+        ).value
         #expect(response.statusCode == 200 && response.metrics.redirectCount == 1)
         #expect(mock.requests.map(\.url.path) == ["/a", "/b"])
     }

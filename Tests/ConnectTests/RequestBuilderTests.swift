@@ -8,11 +8,15 @@ import Testing
 struct RequestBuilderTests {
     static let base = URL(string: "https://api.example.com/v1")!
 
-    static func build(_ endpoint: String, method: HTTPMethod = .get, headers: [HTTPHeader] = [], _ parameters: (any ParametersRepresentable)? = nil,
-                      configure: (inout ConnectConfiguration) -> Void = { _ in }) -> Result<Request, ConnectError> {
+    static func build(
+        _ endpoint: String, method: HTTPMethod = .get, headers: [HTTPHeader] = [],
+        _ parameters: (any ParametersRepresentable)? = nil,
+        configure: (inout ConnectConfiguration) -> Void = { _ in }
+    ) -> Result<Request, ConnectError> {
         var configuration = ConnectConfiguration()
         configure(&configuration)
-        let connector = TestConnector(url: base, endpoint: endpoint, method: method, headers: headers, parameters: parameters)
+        let connector = TestConnector(
+            url: base, endpoint: endpoint, method: method, headers: headers, parameters: parameters)
         do {
             return .success(try RequestBuilder(configuration: configuration).build(connector))
         } catch {
@@ -22,11 +26,12 @@ struct RequestBuilderTests {
 
     /// `path:key=value` or `query:key=value`, as a parameter.
     static func parameters(_ specs: [String]) -> CompositeParameters {
-        CompositeParameters(specs.map { spec in
-            let (kind, rest) = (spec.prefix { $0 != ":" }, spec.drop { $0 != ":" }.dropFirst())
-            let key = String(rest.prefix { $0 != "=" }), value = String(rest.drop { $0 != "=" }.dropFirst())
-            return kind == "path" ? Parameter.path(key: key, value: value) : .query(key: key, value: value)
-        })
+        CompositeParameters(
+            specs.map { spec in
+                let (kind, rest) = (spec.prefix { $0 != ":" }, spec.drop { $0 != ":" }.dropFirst())
+                let key = String(rest.prefix { $0 != "=" }), value = String(rest.drop { $0 != "=" }.dropFirst())
+                return kind == "path" ? Parameter.path(key: key, value: value) : .query(key: key, value: value)
+            })
     }
 
     @Test(arguments: [
@@ -35,7 +40,10 @@ struct RequestBuilderTests {
         ("/todos/{id}", ["path:id=.."], "https://api.example.com/v1/todos/%2E%2E"),
         ("/search", ["query:q=a b+c"], "https://api.example.com/v1/search?q=a%20b%2Bc"),
         ("/search", ["query:tag=x", "query:tag=y"], "https://api.example.com/v1/search?tag=x&tag=y"),
-        ("/users/{u}/todos/{t}", ["path:u=1", "path:t=2", "query:action=update"], "https://api.example.com/v1/users/1/todos/2?action=update"),
+        (
+            "/users/{u}/todos/{t}", ["path:u=1", "path:t=2", "query:action=update"],
+            "https://api.example.com/v1/users/1/todos/2?action=update"
+        )
     ])
     func urls(endpoint: String, parameters: [String], url: String) throws {
         let request = try Self.build(endpoint, Self.parameters(parameters)).get()
@@ -51,12 +59,14 @@ struct RequestBuilderTests {
             (Self.base, "/todos", []), (Self.base, "/todos", []), (other, "/todos", []), (Self.base, "/todos", []),
             (Self.base, "/todos?done=1", []), (Self.base, "/todos", ["query:page=2"]), (Self.base, "/todos", []),
             (Self.base, "/users/{id}", ["path:id=3"]), (Self.base, "/users/{id}", []), (Self.base, "/users/{id}", []),
-            (other, "todos", []), (other, "/todos", []),
+            (other, "todos", []), (other, "/todos", [])
         ]
         let builder = RequestBuilder(configuration: ConnectConfiguration())
         for (base, endpoint, specs) in sequence {
             let connector = TestConnector(url: base, endpoint: endpoint, parameters: Self.parameters(specs))
-            let fresh = Result { () throws(ConnectError) in try RequestBuilder(configuration: ConnectConfiguration()).build(connector) }
+            let fresh = Result { () throws(ConnectError) in
+                try RequestBuilder(configuration: ConnectConfiguration()).build(connector)
+            }
             let reused = Result { () throws(ConnectError) in try builder.build(connector) }
             switch (fresh, reused) {
             case (.success(let expected), .success(let made)):
@@ -71,7 +81,7 @@ struct RequestBuilderTests {
 
     @Test(arguments: [
         ("/todos/{id}", [String](), "no path parameter fills {id}"),
-        ("/todos", ["path:id=1"], "{id}"),
+        ("/todos", ["path:id=1"], "{id}")
     ])
     func templatesThatDoNotMatchAreRefused(endpoint: String, parameters: [String], mentions: String) {
         guard case .failure(.invalidRequest(let reason)) = Self.build(endpoint, Self.parameters(parameters)) else {
@@ -82,7 +92,8 @@ struct RequestBuilderTests {
     }
 
     @Test(arguments: [
-        [HTTPHeader(name: "X-Bad", value: "a\r\nInjected: yes")], [HTTPHeader(name: "X-Bad", value: "nul\u{0}")], [HTTPHeader(name: "Bad Name", value: "v")],
+        [HTTPHeader(name: "X-Bad", value: "a\r\nInjected: yes")], [HTTPHeader(name: "X-Bad", value: "nul\u{0}")],
+        [HTTPHeader(name: "Bad Name", value: "v")]
     ])
     func unsafeHeadersAreRefused(headers: [HTTPHeader]) {
         guard case .failure(.invalidRequest) = Self.build("/x", headers: headers) else {
@@ -112,22 +123,32 @@ struct RequestBuilderTests {
     @Test(arguments: [
         // (the connector's headers, the configuration's default headers, the headers sent)
         ([HTTPHeader](), [HTTPHeader](), ["User-Agent: Connect"]),
-        ([], [.accept("application/json"), HTTPHeader(name: "X-App", value: "demo")],
-         ["Accept: application/json", "X-App: demo", "User-Agent: Connect"]),
+        (
+            [], [.accept("application/json"), HTTPHeader(name: "X-App", value: "demo")],
+            ["Accept: application/json", "X-App: demo", "User-Agent: Connect"]
+        ),
         ([], [.userAgent("Custom/1"), .accept("a"), .accept("b")], ["User-Agent: Custom/1", "Accept: a"]),
-        ([.accept("text/plain")], [.accept("application/json"), HTTPHeader(name: "X-App", value: "demo")],
-         ["Accept: text/plain", "X-App: demo", "User-Agent: Connect"]),
-        ([.userAgent("Mine/2")], [.userAgent("Custom/1")], ["User-Agent: Mine/2"]),
+        (
+            [.accept("text/plain")], [.accept("application/json"), HTTPHeader(name: "X-App", value: "demo")],
+            ["Accept: text/plain", "X-App: demo", "User-Agent: Connect"]
+        ),
+        ([.userAgent("Mine/2")], [.userAgent("Custom/1")], ["User-Agent: Mine/2"])
     ])
     func theHeadersARequestGets(own: [HTTPHeader], defaults: [HTTPHeader], sent: [String]) throws {
-        let request = try Self.build("/x", headers: own) { $0.defaultHeaders = defaults; $0.userAgent = "Connect" }.get()
+        let request = try Self.build("/x", headers: own) {
+            $0.defaultHeaders = defaults
+            $0.userAgent = "Connect"
+        }.get()
         #expect(request.headers.map { "\($0.name): \($0.value)" } == sent)
     }
 
     @Test func anUnsafeDefaultHeaderFailsEveryRequest() {
         let bad = HTTPHeader(name: "X-Bad", value: "a\r\nInjected: yes")
         for own in [[], [HTTPHeader.accept("text/plain")]] {
-            guard case .failure(.invalidRequest(let reason)) = Self.build("/x", headers: own, configure: { $0.defaultHeaders = [bad] }) else {
+            guard
+                case .failure(.invalidRequest(let reason)) = Self.build(
+                    "/x", headers: own, configure: { $0.defaultHeaders = [bad] })
+            else {
                 Issue.record("expected the default header refused with \(own)")
                 continue
             }
@@ -136,7 +157,8 @@ struct RequestBuilderTests {
     }
 
     @Test func theEnvironmentReplacesTheBaseURL() throws {
-        let request = try Self.build("/x") { $0.environment = .development(URL(string: "http://localhost:8080")!) }.get()
+        let request = try Self.build("/x") { $0.environment = .development(URL(string: "http://localhost:8080")!) }
+            .get()
         #expect(request.url.absoluteString == "http://localhost:8080/x")  // the environment stands for the whole base URL
     }
 }

@@ -26,7 +26,8 @@ struct RequestTests {
         let server = try TestServer { _ in .json("{}") }
         defer { server.shutdown() }
         let todo = Todo(userId: 2, id: 1, title: "Test Todo", completed: false)
-        let connector = AdvancedTodoConnector(server: server.baseURL, userId: 1, todoId: 2, action: .update, object: todo)
+        let connector = AdvancedTodoConnector(
+            server: server.baseURL, userId: 1, todoId: 2, action: .update, object: todo)
         _ = try await sharedConnect.request(connector).value
         let received = try #require(server.requests.first)
         #expect(received.method == "PUT")
@@ -39,12 +40,13 @@ struct RequestTests {
     @Test(arguments: [
         ("a/b", "a%2Fb"), ("..", "%2E%2E"), (".", "%2E"), ("x?y=1", "x%3Fy%3D1"), ("#frag", "%23frag"),
         ("100%", "100%25"), ("two words", "two%20words"), ("ünï", "%C3%BCn%C3%AF"),
-        ("...", "..."), ("a.b", "a.b"),
+        ("...", "..."), ("a.b", "a.b")
     ])
     func pathValuesStayOneSegment(value: String, expected: String) async throws {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
-        let connector = TestConnector(server, "/files/{name}/meta", parameters: Parameter.path(key: "name", value: value))
+        let connector = TestConnector(
+            server, "/files/{name}/meta", parameters: Parameter.path(key: "name", value: value))
         _ = try await sharedConnect.request(connector).value
         #expect(server.requests.first?.uri == "/files/\(expected)/meta")
     }
@@ -52,22 +54,26 @@ struct RequestTests {
     @Test func queryValuesAreEncodedPerRFC3986AndKeepOrder() async throws {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
-        let connector = TestConnector(server, "/search", parameters: CompositeParameters([
-            Parameter.query(key: "q", value: "a b+c&d=e"),
-            Parameter.query(key: "tag", value: "x"),
-            Parameter.query(key: "tag", value: "y"),
-            Parameter.query(key: "emoji", value: "☕️"),
-            Parameter.query(key: "safe", value: "A-z_0.9~"),
-        ]))
+        let connector = TestConnector(
+            server, "/search",
+            parameters: CompositeParameters([
+                Parameter.query(key: "q", value: "a b+c&d=e"),
+                Parameter.query(key: "tag", value: "x"),
+                Parameter.query(key: "tag", value: "y"),
+                Parameter.query(key: "emoji", value: "☕️"),
+                Parameter.query(key: "safe", value: "A-z_0.9~")
+            ]))
         _ = try await sharedConnect.request(connector).value
-        #expect(server.requests.first?.query == "q=a%20b%2Bc%26d%3De&tag=x&tag=y&emoji=%E2%98%95%EF%B8%8F&safe=A-z_0.9~")
+        #expect(
+            server.requests.first?.query == "q=a%20b%2Bc%26d%3De&tag=x&tag=y&emoji=%E2%98%95%EF%B8%8F&safe=A-z_0.9~")
     }
 
     @Test func baseURLPathAndQueryAreKept() async throws {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
         let base = URL(string: "\(server.baseURL.absoluteString)/api/v2/?key=1")!
-        let connector = TestConnector(url: base, endpoint: "users", parameters: Parameter.query(key: "page", value: "2"))
+        let connector = TestConnector(
+            url: base, endpoint: "users", parameters: Parameter.query(key: "page", value: "2"))
         _ = try await sharedConnect.request(connector).value
         #expect(server.requests.first?.uri == "/api/v2/users?key=1&page=2")
     }
@@ -75,13 +81,23 @@ struct RequestTests {
     @Test func unfilledOrUnusedPathKeysFailBeforeSending() async throws {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
-        let missing = await connectError(sharedConnect.request(TestConnector(server, "/users/{id}/todos/{todoId}", parameters: Parameter.path(key: "id", value: "1"))))
-        #expect(missing == .invalidRequest(#"no path parameter fills {todoId} in the endpoint "/users/{id}/todos/{todoId}""#))
-        let unused = await connectError(sharedConnect.request(TestConnector(server, "/users", parameters: Parameter.path(key: "id", value: "1"))))
+        let missing = await connectError(
+            sharedConnect.request(
+                TestConnector(server, "/users/{id}/todos/{todoId}", parameters: Parameter.path(key: "id", value: "1"))))
+        #expect(
+            missing
+                == .invalidRequest(#"no path parameter fills {todoId} in the endpoint "/users/{id}/todos/{todoId}""#))
+        let unused = await connectError(
+            sharedConnect.request(TestConnector(server, "/users", parameters: Parameter.path(key: "id", value: "1"))))
         #expect(unused == .invalidRequest(#"the path parameter "id" has no {id} in the endpoint "/users""#))
-        let twice = await connectError(sharedConnect.request(TestConnector(server, "/u/{id}", parameters: CompositeParameters(.path(key: "id", value: "1"), .path(key: "id", value: "2")))))
+        let twice = await connectError(
+            sharedConnect.request(
+                TestConnector(
+                    server, "/u/{id}",
+                    parameters: CompositeParameters(.path(key: "id", value: "1"), .path(key: "id", value: "2")))))
         #expect(twice == .invalidRequest(#"the path parameter "id" is given twice"#))
-        let unclosed = await connectError(sharedConnect.request(TestConnector(server, "/u/{id", parameters: Parameter.path(key: "id", value: "1"))))
+        let unclosed = await connectError(
+            sharedConnect.request(TestConnector(server, "/u/{id", parameters: Parameter.path(key: "id", value: "1"))))
         #expect(unclosed?.description.contains("without a closing") == true)
         #expect(server.requests.isEmpty)
     }
@@ -92,7 +108,7 @@ struct RequestTests {
         HTTPHeader(name: "X-Evil", value: "nul\0byte"),
         HTTPHeader(name: "Bad Name", value: "v"),
         HTTPHeader(name: "X-Evil\r\n", value: "v"),
-        HTTPHeader(name: "", value: "v"),
+        HTTPHeader(name: "", value: "v")
     ])
     func unsafeHeadersAreNeverSent(header: HTTPHeader) async throws {
         let server = try TestServer { _ in .text("ok") }
@@ -119,20 +135,28 @@ struct RequestTests {
         for line in ["X^: caret\r\n", "Content-Type: text/plain\r\n", "\r\n"] {
             Array(line.utf8).withUnsafeBytes { raw.append(line: $0) }
         }
-        #expect(raw.value(for: "x~") == nil && raw.value(for: "X^") == "caret" && raw.value(for: "content-TYPE") == "text/plain")
+        #expect(
+            raw.value(for: "x~") == nil && raw.value(for: "X^") == "caret"
+                && raw.value(for: "content-TYPE") == "text/plain")
         #expect(raw.parsed() == [HTTPHeader(name: "X^", value: "caret"), .contentType("text/plain")])
-        #expect(Request.isHTTPScheme("HTTP") && Request.isHTTPScheme("Https") && !Request.isHTTPScheme("ftp") && !Request.isHTTPScheme("httpx"))
+        #expect(
+            Request.isHTTPScheme("HTTP") && Request.isHTTPScheme("Https") && !Request.isHTTPScheme("ftp")
+                && !Request.isHTTPScheme("httpx"))
     }
 
     @Test func requestsAreValues() {
-        let original = Request(method: .post, url: URL(string: "http://127.0.0.1/a")!, headers: [.accept("text/plain")], timeout: .seconds(3))
+        let original = Request(
+            method: .post, url: URL(string: "http://127.0.0.1/a")!, headers: [.accept("text/plain")],
+            timeout: .seconds(3))
         var copy = original
         copy.url = URL(string: "http://127.0.0.1/b")!
         copy.setHeader(.accept("application/json"))
         copy.headers.append(HTTPHeader(name: "X-Extra", value: "1"))
         copy.method = .put
         copy.timeout = nil
-        #expect(original.url.absoluteString == "http://127.0.0.1/a" && original.method == .post && original.timeout == .seconds(3))
+        #expect(
+            original.url.absoluteString == "http://127.0.0.1/a" && original.method == .post
+                && original.timeout == .seconds(3))
         #expect(original.headers == [.accept("text/plain")])
         #expect(copy.url.absoluteString == "http://127.0.0.1/b" && copy.method == .put && copy.timeout == nil)
         #expect(copy.headers == [.accept("application/json"), HTTPHeader(name: "X-Extra", value: "1")])
@@ -147,8 +171,12 @@ struct RequestTests {
             let entry = try #require(cache.entry(for: "http://127.0.0.1/items/\(index)"))
             #expect(entry.url.path == "/items/\(index)" && entry.problem == nil)
         }
-        #expect(cache.entry(for: "ftp://127.0.0.1/file")?.problem == #"the URL "ftp://127.0.0.1/file" is not http or https"#)
-        #expect(cache.entry(for: "ftp://127.0.0.1/file")?.problem == #"the URL "ftp://127.0.0.1/file" is not http or https"#)
+        #expect(
+            cache.entry(for: "ftp://127.0.0.1/file")?.problem == #"the URL "ftp://127.0.0.1/file" is not http or https"#
+        )
+        #expect(
+            cache.entry(for: "ftp://127.0.0.1/file")?.problem == #"the URL "ftp://127.0.0.1/file" is not http or https"#
+        )
         #expect(cache.entry(for: "http://exa mple.com/") == nil)
     }
 
@@ -162,7 +190,8 @@ struct RequestTests {
         let noHost = await connectError(sharedConnect.request(TestConnector(url: URL(string: "http://:80/")!)))
         #expect(noHost == .invalidRequest(#"the URL "http://:80/" has no host"#))
         // Foundation accepts the port; libcurl refuses the URL, which is still an invalid request.
-        let badPort = await connectError(sharedConnect.request(TestConnector(url: URL(string: "http://127.0.0.1:99999/")!)))
+        let badPort = await connectError(
+            sharedConnect.request(TestConnector(url: URL(string: "http://127.0.0.1:99999/")!)))
         guard case .invalidRequest? = badPort else {
             Issue.record("expected invalidRequest, got \(String(describing: badPort))")
             return
@@ -179,26 +208,31 @@ struct RequestTests {
         }
         let head = try await sharedConnect.response(TestConnector(server, "/m", method: .head)).value
         #expect(head.statusCode == 200 && head.body.isEmpty)
-        #expect(server.requests.map(\.method) == ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "PROPFIND", "HEAD"])
+        #expect(
+            server.requests.map(\.method) == ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "PROPFIND", "HEAD"])
         #expect(server.requests[1].header("Content-Length") == "0")
     }
 
     @Test(arguments: [
         (AuthorizationToken.bearer(token: "t0k3n"), "Bearer t0k3n"),
         (AuthorizationToken.basic(username: "ada", password: "pa:ss"), "Basic YWRhOnBhOnNz"),
-        (AuthorizationToken.custom(token: "Token abc"), "Token abc"),
+        (AuthorizationToken.custom(token: "Token abc"), "Token abc")
     ])
     func authorizationTokensAreSent(token: AuthorizationToken, expected: String) async throws {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
-        let connector = AuthorizedTestConnector(baseURL: server.baseURL, headers: [.authorization("stale")], authorizationToken: token)
+        let connector = AuthorizedTestConnector(
+            baseURL: server.baseURL, headers: [.authorization("stale")], authorizationToken: token)
         _ = try await sharedConnect.request(connector).value
         let received = try #require(server.requests.first)
         #expect(received.headers.filter { $0.0.lowercased() == "authorization" }.map(\.1) == [expected])
     }
 
     @Test func wholeResponseCarriesStatusHeadersAndTimings() async throws {
-        let server = try TestServer { _ in TestResponse(status: 201, headers: [("X-Answer", "42"), ("Content-Type", "text/plain")], body: Data("made".utf8)) }
+        let server = try TestServer { _ in
+            TestResponse(
+                status: 201, headers: [("X-Answer", "42"), ("Content-Type", "text/plain")], body: Data("made".utf8))
+        }
         defer { server.shutdown() }
         let response = try await sharedConnect.response(TestConnector(server, "/things", method: .post)).value
         #expect(response.statusCode == 201)
@@ -215,7 +249,10 @@ struct RequestTests {
 
     @Test func responseHeadersKeepOrderRepeatsAndTrimmedValues() async throws {
         let server = try TestServer { _ in
-            TestResponse(headers: [("Set-Cookie", "a=1"), ("X-Padded", " \tpadded value\t "), ("Set-Cookie", "b=2"), ("X-Empty", "")], body: Data("ok".utf8))
+            TestResponse(
+                headers: [
+                    ("Set-Cookie", "a=1"), ("X-Padded", " \tpadded value\t "), ("Set-Cookie", "b=2"), ("X-Empty", "")
+                ], body: Data("ok".utf8))
         }
         defer { server.shutdown() }
         let response = try await sharedConnect.response(TestConnector(server, "/")).value
@@ -233,12 +270,19 @@ struct RequestTests {
     }
 
     @Test func gzipBodiesAreDecompressed() async throws {
-        let compressed = Data(base64Encoded: "H4sIAAAAAAACA6tWykxRslIw11FQKsksyUkFspWS83MLilKLi1NTFCqGCVDSgXgrJ7UkFeTfkqLS1FoAsXKfEfwAAAA=")!
+        let compressed = Data(
+            base64Encoded:
+                "H4sIAAAAAAACA6tWykxRslIw11FQKsksyUkFspWS83MLilKLi1NTFCqGCVDSgXgrJ7UkFeTfkqLS1FoAsXKfEfwAAAA=")!
         let server = try TestServer { request in
-            TestResponse(headers: [("Content-Encoding", "gzip"), ("Content-Type", "application/json")], body: compressed)
+            TestResponse(
+                headers: [("Content-Encoding", "gzip"), ("Content-Type", "application/json")], body: compressed)
         }
         defer { server.shutdown() }
-        struct Item: Decodable, Sendable { let id: Int; let title: String; let completed: Bool }
+        struct Item: Decodable, Sendable {
+            let id: Int
+            let title: String
+            let completed: Bool
+        }
         let item = try await sharedConnect.request(TestConnector(server, "/gz")).decoded(toType: Item.self).value
         #expect(item.id == 7 && item.title.count == 211 && item.completed)
         let accepted = try #require(server.requests.first?.header("Accept-Encoding"))
@@ -251,10 +295,13 @@ struct RequestTests {
         let server = try TestServer { _ in TestResponse(body: Data("{}".utf8)) }
         defer { server.shutdown() }
         _ = try await sharedConnect.request(TestConnector(server, "/default")).value
-        _ = try await sharedConnect.request(TestConnector(server, "/own", headers: [HTTPHeader(name: "accept-encoding", value: "identity")])).value
+        _ = try await sharedConnect.request(
+            TestConnector(server, "/own", headers: [HTTPHeader(name: "accept-encoding", value: "identity")])
+        ).value
         let requests = server.requests
         try #require(requests.count == 2)
-        let sent = requests.map { request in request.headers.filter { $0.0.lowercased() == "accept-encoding" }.map(\.1) }
+        let sent = requests.map { request in request.headers.filter { $0.0.lowercased() == "accept-encoding" }.map(\.1)
+        }
         #expect(sent[0] == [ContentDecoder.Coding.acceptEncoding])
         #expect(sent[1] == ["identity"])
     }
@@ -265,15 +312,23 @@ struct RequestTests {
     @Test(arguments: [
         ("deflate", "eJyrVspMUbJSMNdRUCrJLMlJBbKVKogECsn5uQVFqcXFqSlKQP0gXk5qSSrIvJKi0tRaAEkgI2c="),
         ("zstd", "KLUv/QRopQEAEoMKEMDrJkuh0Wz5tDqFq0td5gTtCmXP+DxxgfEpHZ1iRJd7PsmRLgg94zALAgAxg1oJ7tTGN6s="),
-        ("br", "sAUQeyJpZCI6IDcsICJ0aXRsZSI6ICJ4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4IGNvbXByZXNzZWQiLCAiY29tcGxldGVkIjogdHJ1ZX0D"),
+        (
+            "br",
+            "sAUQeyJpZCI6IDcsICJ0aXRsZSI6ICJ4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4eHh4IGNvbXByZXNzZWQiLCAiY29tcGxldGVkIjogdHJ1ZX0D"
+        )
     ])
     func otherContentEncodingsAreDecompressed(encoding: String, base64: String) async throws {
         let compressed = try #require(Data(base64Encoded: base64))
         let server = try TestServer { _ in
-            TestResponse(headers: [("Content-Encoding", encoding), ("Content-Type", "application/json")], body: compressed)
+            TestResponse(
+                headers: [("Content-Encoding", encoding), ("Content-Type", "application/json")], body: compressed)
         }
         defer { server.shutdown() }
-        struct Item: Decodable, Sendable { let id: Int; let title: String; let completed: Bool }
+        struct Item: Decodable, Sendable {
+            let id: Int
+            let title: String
+            let completed: Bool
+        }
         let item = try await sharedConnect.request(TestConnector(server, "/encoded")).decoded(toType: Item.self).value
         #expect(item.id == 7 && item.title == String(repeating: "x", count: 40) + " compressed" && item.completed)
     }
@@ -281,7 +336,8 @@ struct RequestTests {
     @Test func decodingFailureNamesThePath() async throws {
         let server = try TestServer { _ in .json(#"{"userId":1,"id":"oops","title":"t","completed":false}"#) }
         defer { server.shutdown() }
-        let error = await connectError(sharedConnect.request(TestConnector(server, "/todos/1")).decoded(toType: Todo.self))
+        let error = await connectError(
+            sharedConnect.request(TestConnector(server, "/todos/1")).decoded(toType: Todo.self))
         guard case .decoding(let failure)? = error else {
             Issue.record("expected ConnectError.decoding, got \(String(describing: error))")
             return
@@ -313,7 +369,8 @@ struct RequestTests {
         configuration.callbackQueue = queue
         let connect = Connect(configuration: configuration)
         let labels = await withCheckedContinuation { continuation in
-            connect.request(TestConnector(server, "/")).map { _ in DispatchQueue.getSpecific(key: key) }.observe { result in
+            connect.request(TestConnector(server, "/")).map { _ in DispatchQueue.getSpecific(key: key) }.observe {
+                result in
                 continuation.resume(returning: [(try? result.get()) ?? nil, DispatchQueue.getSpecific(key: key)])
             }
         }

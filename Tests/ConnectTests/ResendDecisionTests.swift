@@ -13,7 +13,9 @@ struct ResendDecisionTests {
         var method: HTTPMethod
         var allowsRetry: Bool?
         var expected: Bool
-        var description: String { "\(method.rawValue), allowsRetry \(allowsRetry.map(String.init) ?? "unset") → \(expected)" }
+        var description: String {
+            "\(method.rawValue), allowsRetry \(allowsRetry.map(String.init) ?? "unset") → \(expected)"
+        }
     }
 
     @Test(arguments: [
@@ -29,10 +31,12 @@ struct ResendDecisionTests {
         RepeatCase(method: .patch, allowsRetry: true, expected: true),
         // A request may forbid it even where its method would allow it.
         RepeatCase(method: .get, allowsRetry: false, expected: false),
-        RepeatCase(method: .put, allowsRetry: false, expected: false),
+        RepeatCase(method: .put, allowsRetry: false, expected: false)
     ])
     func mayRepeat(_ row: RepeatCase) {
-        #expect(ResendDecision.mayRepeat(methodIsIdempotent: row.method.isIdempotent, allowsRetry: row.allowsRetry) == row.expected)
+        #expect(
+            ResendDecision.mayRepeat(methodIsIdempotent: row.method.isIdempotent, allowsRetry: row.allowsRetry)
+                == row.expected)
     }
 
     struct ResendCase: Sendable, CustomStringConvertible {
@@ -50,10 +54,12 @@ struct ResendDecisionTests {
         ResendCase(connectionsChosen: 2, isRepeatable: false, refused: true),
         ResendCase(connectionsChosen: 2, isRepeatable: true, refused: false),
         ResendCase(connectionsChosen: 6, isRepeatable: false, refused: true),
-        ResendCase(connectionsChosen: 6, isRepeatable: true, refused: false),
+        ResendCase(connectionsChosen: 6, isRepeatable: true, refused: false)
     ])
     func refusesResend(_ row: ResendCase) {
-        #expect(ResendDecision.refusesResend(connectionsChosen: row.connectionsChosen, isRepeatable: row.isRepeatable) == row.refused)
+        #expect(
+            ResendDecision.refusesResend(connectionsChosen: row.connectionsChosen, isRepeatable: row.isRepeatable)
+                == row.refused)
     }
 
     struct FramingCase: Sendable, CustomStringConvertible {
@@ -78,7 +84,7 @@ struct ResendDecisionTests {
         FramingCase(responseStarted: false, isRepeatable: false, restartsSoFar: 0, startsOver: false),
         // Part of the response arrived: the server processed it.
         FramingCase(responseStarted: true, isRepeatable: true, restartsSoFar: 0, startsOver: false),
-        FramingCase(responseStarted: true, isRepeatable: false, restartsSoFar: 0, startsOver: false),
+        FramingCase(responseStarted: true, isRepeatable: false, restartsSoFar: 0, startsOver: false)
     ])
     func startsOverAfterFramingError(_ row: FramingCase) {
         let startsOver = ResendDecision.startsOverAfterFramingError(
@@ -109,11 +115,12 @@ struct ResendDecisionTests {
         // Part of the answer came: the server read the request.
         DeadConnectionCase(reused: true, responseStarted: true, startsOver: false),
         // A request that may not be repeated fails, and the retrier decides.
-        DeadConnectionCase(reused: true, isRepeatable: false, startsOver: false),
+        DeadConnectionCase(reused: true, isRepeatable: false, startsOver: false)
     ])
     func startsOverOnDeadConnection(_ row: DeadConnectionCase) {
         let startsOver = ResendDecision.startsOverOnDeadConnection(
-            connectionWasReused: row.reused, responseStarted: row.responseStarted, isRepeatable: row.isRepeatable, restartsSoFar: row.restartsSoFar)
+            connectionWasReused: row.reused, responseStarted: row.responseStarted, isRepeatable: row.isRepeatable,
+            restartsSoFar: row.restartsSoFar)
         #expect(startsOver == row.startsOver)
     }
 
@@ -121,7 +128,10 @@ struct ResendDecisionTests {
         for code in [CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING] {
             #expect(ResendDecision.endsWithDeadConnection(code), "\(code)")
         }
-        for code in [CURLE_OK, CURLE_OPERATION_TIMEDOUT, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_WRITE_ERROR, CURLE_COULDNT_CONNECT, CURLE_PEER_FAILED_VERIFICATION] {
+        for code in [
+            CURLE_OK, CURLE_OPERATION_TIMEDOUT, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_WRITE_ERROR,
+            CURLE_COULDNT_CONNECT, CURLE_PEER_FAILED_VERIFICATION
+        ] {
             #expect(!ResendDecision.endsWithDeadConnection(code), "\(code)")
         }
     }
@@ -135,7 +145,7 @@ struct ResendDecisionTests {
         // The transport refused the connection libcurl chose: libcurl would choose it again.
         (.connectionRefused, .new),
         // It waited for another transfer's new connection: it shares it.
-        (.waitedForSharedConnection, .anyLive),
+        (.waitedForSharedConnection, .anyLive)
     ])
     func restartConnection(after cause: ResendDecision.RestartCause, _ connection: ResendDecision.RestartConnection) {
         #expect(ResendDecision.restartConnection(after: cause) == connection)
@@ -145,10 +155,12 @@ struct ResendDecisionTests {
         // Nothing sent yet: it waits, whatever its method.
         (0, false, true), (0, true, true),
         // libcurl is resending it: only a request that may be repeated.
-        (1, true, true), (1, false, false), (3, false, false),
+        (1, true, true), (1, false, false), (3, false, false)
     ])
     func mayWaitForSharedConnection(connectionsChosen: Int, isRepeatable: Bool, mayWait: Bool) {
-        #expect(ResendDecision.mayWaitForSharedConnection(connectionsChosen: connectionsChosen, isRepeatable: isRepeatable) == mayWait)
+        #expect(
+            ResendDecision.mayWaitForSharedConnection(connectionsChosen: connectionsChosen, isRepeatable: isRepeatable)
+                == mayWait)
     }
 
     struct SetupCase: Sendable, CustomStringConvertible {
@@ -166,9 +178,11 @@ struct ResendDecisionTests {
         SetupCase(succeeded: false, connectionsChosen: 2, keeps: false),
         // Failed before any connection was chosen (a name that does not resolve, a refused
         // connect).
-        SetupCase(succeeded: false, connectionsChosen: 0, keeps: false),
+        SetupCase(succeeded: false, connectionsChosen: 0, keeps: false)
     ])
     func keepsHandleSetup(_ row: SetupCase) {
-        #expect(ResendDecision.keepsHandleSetup(transferSucceeded: row.succeeded, connectionsChosen: row.connectionsChosen) == row.keeps)
+        #expect(
+            ResendDecision.keepsHandleSetup(transferSucceeded: row.succeeded, connectionsChosen: row.connectionsChosen)
+                == row.keeps)
     }
 }

@@ -19,7 +19,9 @@ struct ResponseHeadParserTests {
     }
 
     /// One line, as the transport hands it over: bytes in a buffer of their own.
-    static func readLine(_ parser: inout ResponseHeadParser, _ text: String) throws(ResponseHeadParser.Problem) -> ResponseHeadParser.Line {
+    static func readLine(
+        _ parser: inout ResponseHeadParser, _ text: String
+    ) throws(ResponseHeadParser.Problem) -> ResponseHeadParser.Line {
         let bytes = Array(text.utf8)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
         defer { buffer.deallocate() }
@@ -40,7 +42,7 @@ struct ResponseHeadParserTests {
         ("HTTP/1.1 999 Weird", 999),
         ("HTTP/1.1 100 Continue", 100),
         ("HTTP/3.0 200 OK", 200),
-        ("HTTP/1.0 100", 100),
+        ("HTTP/1.0 100", 100)
     ])
     func statusLinesThatAreRead(line: String, code: Int) throws {
         let parser = try Self.read([line]).get()
@@ -50,8 +52,10 @@ struct ResponseHeadParserTests {
 
     @Test(arguments: [
         "HTTP/1.1 20 OK", "HTTP/1.1 2000 OK", "HTTP/1.1 abc OK", "HTTP/1.1200 OK", "HTTP/9 200 OK",
-        "HTTP/1.2 200 OK", "HTTP/1 200 OK", "HTTP/1.1  200 OK", "HTTP/1.1 099 Low", "HTTP/1.1 1000 Four", "HTTP/2.1 200",
-        "HTTP/", "HTTP/1.1", "HTTP/1.1 2x0 OK", "HTTP/1.1 200OK", "HTTP/3.1 200", "HTTP/1.1 20", "HTTP/2", "HTTP/1.", "HTTP/1.1 ",
+        "HTTP/1.2 200 OK", "HTTP/1 200 OK", "HTTP/1.1  200 OK", "HTTP/1.1 099 Low", "HTTP/1.1 1000 Four",
+        "HTTP/2.1 200",
+        "HTTP/", "HTTP/1.1", "HTTP/1.1 2x0 OK", "HTTP/1.1 200OK", "HTTP/3.1 200", "HTTP/1.1 20", "HTTP/2", "HTTP/1.",
+        "HTTP/1.1 "
     ])
     func statusLinesThatAreRefused(line: String) {
         #expect(throws: ResponseHeadParser.Problem.malformedStatusLine) { try Self.read([line]).get() }
@@ -70,7 +74,9 @@ struct ResponseHeadParserTests {
         let final = try Self.read(["HTTP/1.1 100 Continue", "", "HTTP/1.1 201 Created", "Content-Length: 0", ""]).get()
         #expect(final.isComplete && final.statusCode == 201 && final.contentLength == 0)
         // A proxy's answer to CONNECT, then the server's head.
-        let tunnelled = try Self.read(["HTTP/1.1 200 Connection established", "", "HTTP/1.1 404 Not Found", "Content-Length: 9"]).get()
+        let tunnelled = try Self.read([
+            "HTTP/1.1 200 Connection established", "", "HTTP/1.1 404 Not Found", "Content-Length: 9"
+        ]).get()
         #expect(!tunnelled.isComplete && tunnelled.statusCode == 404 && tunnelled.contentLength == 9)
     }
 
@@ -83,7 +89,7 @@ struct ResponseHeadParserTests {
         (["Content-Length: 999999999999999999"], 999_999_999_999_999_999),
         (["Content-Length:\t7\t"], 7),
         (["Content-Length: 5 , 5"], 5),
-        (["Content-Length: 007"], 7),
+        (["Content-Length: 007"], 7)
     ])
     func contentLengthsThatAreRead(lines: [String], length: Int) throws {
         #expect(try Self.read(["HTTP/1.1 200 OK"] + lines).get().contentLength == length)
@@ -101,7 +107,7 @@ struct ResponseHeadParserTests {
         (["Content-Length: ,3"], .unreadableContentLength),
         (["Content-Length: 3,,3"], .unreadableContentLength),
         (["Content-Length: 1234567890123456789"], .unreadableContentLength),
-        (["Content-Length: 3, 4, 3"], .conflictingContentLengths),
+        (["Content-Length: 3, 4, 3"], .conflictingContentLengths)
     ])
     func contentLengthsThatAreRefused(lines: [String], problem: ResponseHeadParser.Problem) {
         #expect(throws: problem) { try Self.read(["HTTP/1.1 200 OK"] + lines).get() }
@@ -109,7 +115,9 @@ struct ResponseHeadParserTests {
 
     @Test func eachHeadHasItsOwnContentLength() throws {
         // A redirect's or interim head's length says nothing about the next head's.
-        let parser = try Self.read(["HTTP/1.1 100 Continue", "Content-Length: 5", "", "HTTP/1.1 200 OK", "Content-Length: 7"]).get()
+        let parser = try Self.read([
+            "HTTP/1.1 100 Continue", "Content-Length: 5", "", "HTTP/1.1 200 OK", "Content-Length: 7"
+        ]).get()
         #expect(parser.contentLength == 7)
     }
 
@@ -129,21 +137,26 @@ struct ResponseHeadParserTests {
     }
 
     @Test func aFoldedLineBeforeAnyFieldOrALineWithoutAColonIsRefused() {
-        #expect(throws: ResponseHeadParser.Problem.continuationBeforeAnyField) { try Self.read(["HTTP/1.1 200 OK", " folded"]).get() }
-        #expect(throws: ResponseHeadParser.Problem.fieldWithoutColon) { try Self.read(["HTTP/1.1 200 OK", "no colon here"]).get() }
+        #expect(throws: ResponseHeadParser.Problem.continuationBeforeAnyField) {
+            try Self.read(["HTTP/1.1 200 OK", " folded"]).get()
+        }
+        #expect(throws: ResponseHeadParser.Problem.fieldWithoutColon) {
+            try Self.read(["HTTP/1.1 200 OK", "no colon here"]).get()
+        }
     }
 
-    @Test(arguments: [
-        // How the body is framed and coded: chunked or not, content codings in order.
-        (["Transfer-Encoding: chunked"], true, [], false),
-        (["Transfer-Encoding: Chunked "], true, [], false),
-        (["Content-Encoding: gzip"], false, [.gzip], false),
-        (["Content-Encoding: gzip, br"], false, [.gzip, .brotli], false),
-        (["Content-Encoding: gzip", "X-Between: 1", "Content-Encoding: br"], false, [.gzip, .brotli], false),
-        (["Content-Encoding: , identity ,deflate,"], false, [.deflate], false),
-        (["Content-Encoding: x-custom, gzip", "Transfer-Encoding: chunked"], true, [.gzip], true),
-        (["Content-Encoding: zstd", "Content-Length: 5"], false, [.zstd], false),
-    ] as [([String], Bool, [ContentDecoder.Coding], Bool)])
+    @Test(
+        arguments: [
+            // How the body is framed and coded: chunked or not, content codings in order.
+            (["Transfer-Encoding: chunked"], true, [], false),
+            (["Transfer-Encoding: Chunked "], true, [], false),
+            (["Content-Encoding: gzip"], false, [.gzip], false),
+            (["Content-Encoding: gzip, br"], false, [.gzip, .brotli], false),
+            (["Content-Encoding: gzip", "X-Between: 1", "Content-Encoding: br"], false, [.gzip, .brotli], false),
+            (["Content-Encoding: , identity ,deflate,"], false, [.deflate], false),
+            (["Content-Encoding: x-custom, gzip", "Transfer-Encoding: chunked"], true, [.gzip], true),
+            (["Content-Encoding: zstd", "Content-Length: 5"], false, [.zstd], false)
+        ] as [([String], Bool, [ContentDecoder.Coding], Bool)])
     func bodyFramingAndCodings(lines: [String], chunked: Bool, codings: [ContentDecoder.Coding], unknown: Bool) throws {
         let parser = try Self.read(["HTTP/1.1 200 OK"] + lines + [""]).get()
         #expect(parser.isChunked == chunked)
@@ -151,27 +164,29 @@ struct ResponseHeadParserTests {
         #expect(parser.hasUnknownContentCoding == unknown)
     }
 
-    @Test(arguments: [
-        // Connect asks for no transfer coding but chunked, which comes once and last.
-        (["Transfer-Encoding: gzip, chunked"], .unsupportedTransferCoding),
-        (["Transfer-Encoding: x-custom"], .unsupportedTransferCoding),
-        (["Transfer-Encoding: chunked, gzip"], .unsupportedTransferCoding),
-        (["Transfer-Encoding: chunked", "Transfer-Encoding: chunked"], .unsupportedTransferCoding),
-        (["Transfer-Encoding: chunked, chunked"], .unsupportedTransferCoding),
-        (["Transfer-Encoding: identity"], .unsupportedTransferCoding),
-        // A framing field continued on the next line means two things.
-        (["Content-Length: 1", " 0"], .foldedFramingField),
-        (["Transfer-Encoding: chunked", "\tgzip"], .foldedFramingField),
-        (["Content-Encoding: gzip", " br"], .foldedFramingField),
-        (["Content-Encoding: gzip, gzip, gzip, gzip, gzip"], .tooManyContentCodings),
-    ] as [([String], ResponseHeadParser.Problem)])
+    @Test(
+        arguments: [
+            // Connect asks for no transfer coding but chunked, which comes once and last.
+            (["Transfer-Encoding: gzip, chunked"], .unsupportedTransferCoding),
+            (["Transfer-Encoding: x-custom"], .unsupportedTransferCoding),
+            (["Transfer-Encoding: chunked, gzip"], .unsupportedTransferCoding),
+            (["Transfer-Encoding: chunked", "Transfer-Encoding: chunked"], .unsupportedTransferCoding),
+            (["Transfer-Encoding: chunked, chunked"], .unsupportedTransferCoding),
+            (["Transfer-Encoding: identity"], .unsupportedTransferCoding),
+            // A framing field continued on the next line means two things.
+            (["Content-Length: 1", " 0"], .foldedFramingField),
+            (["Transfer-Encoding: chunked", "\tgzip"], .foldedFramingField),
+            (["Content-Encoding: gzip", " br"], .foldedFramingField),
+            (["Content-Encoding: gzip, gzip, gzip, gzip, gzip"], .tooManyContentCodings)
+        ] as [([String], ResponseHeadParser.Problem)])
     func framingThatIsRefused(lines: [String], problem: ResponseHeadParser.Problem) {
         #expect(throws: problem) { try Self.read(["HTTP/1.1 200 OK"] + lines).get() }
     }
 
     @Test func eachHeadHasItsOwnFraming() throws {
         let parser = try Self.read([
-            "HTTP/1.1 103 Early Hints", "Content-Encoding: gzip", "Transfer-Encoding: chunked", "", "HTTP/1.1 200 OK", "Content-Length: 2", "",
+            "HTTP/1.1 103 Early Hints", "Content-Encoding: gzip", "Transfer-Encoding: chunked", "", "HTTP/1.1 200 OK",
+            "Content-Length: 2", ""
         ]).get()
         #expect(!parser.isChunked)
         #expect(parser.contentCodings.isEmpty)
@@ -193,16 +208,18 @@ struct ResponseHeadParserTests {
         ("HTTP/2.0 404 Nope\r\n", 404, "Nope"),
         ("HTTP/1.1 200 OK \r\n", 200, nil),
         ("HTTP/1.1 200 O\r\n", 200, "O"),
-        ("HTTP/1.1 299 Success\r\n", 299, nil),
+        ("HTTP/1.1 299 Success\r\n", 299, nil)
     ])
     func reasonPhrase(line: String, status: Int, expected: String?) {
-        let reason = Array(line.utf8).withUnsafeBytes { ResponseHeadParser.unusualReasonPhrase(ofStatusLine: $0, statusCode: status) }
+        let reason = Array(line.utf8).withUnsafeBytes {
+            ResponseHeadParser.unusualReasonPhrase(ofStatusLine: $0, statusCode: status)
+        }
         #expect(reason == expected)
     }
 
     @Test(arguments: [
         ("HTTP/2 200\r\n", true), ("HTTP/2 204 \r\n", true), ("HTTP/1.1 200 OK\r\n", false), ("HTTP/3 200\r\n", false),
-        ("HTTP/", false), ("HTTP/2", true), ("HTTP 2 200", false), ("", false),
+        ("HTTP/", false), ("HTTP/2", true), ("HTTP 2 200", false), ("", false)
     ])
     func http2StatusLines(line: String, isHTTP2: Bool) {
         #expect(Array(line.utf8).withUnsafeBytes { ResponseHeadParser.isHTTP2StatusLine($0) } == isHTTP2)

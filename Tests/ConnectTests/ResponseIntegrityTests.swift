@@ -38,7 +38,9 @@ struct ResponseIntegrityTests {
         let server = try RawServer { request, _ in
             if request.path == "/liar" { return [.send("HTTP/2 200\r\nContent-Length: 2\r\n\r\nok")] }
             // Slow enough that the requests overlap on several connections.
-            if request.path.hasPrefix("/before") { return [.pause(.milliseconds(30)), .send(RawServer.response(body: request.path))] }
+            if request.path.hasPrefix("/before") {
+                return [.pause(.milliseconds(30)), .send(RawServer.response(body: request.path))]
+            }
             return [.send(RawServer.response(body: request.path))]
         }
         defer { server.shutdown() }
@@ -46,9 +48,13 @@ struct ResponseIntegrityTests {
         for round in 0..<3 {
             // Requests in flight on other connections when the lie comes, and requests started
             // after it, while its connection is still open.
-            let before = (0..<8).map { connect.request(TestConnector(server, "/before/\(round)/\($0)", timeout: .seconds(10))) }
+            let before = (0..<8).map {
+                connect.request(TestConnector(server, "/before/\(round)/\($0)", timeout: .seconds(10)))
+            }
             let failure = await connectError(connect.request(TestConnector(server, "/liar", timeout: .seconds(10))))
-            let after = (0..<20).map { connect.request(TestConnector(server, "/after/\(round)/\($0)", timeout: .seconds(10))) }
+            let after = (0..<20).map {
+                connect.request(TestConnector(server, "/after/\(round)/\($0)", timeout: .seconds(10)))
+            }
             guard case .transport(let transport)? = failure else {
                 Issue.record("expected a transport failure, got \(String(describing: failure))")
                 continue
@@ -67,7 +73,11 @@ struct ResponseIntegrityTests {
     /// must not pass for a header a client acts on.
     @Test func trailersAreNotMergedIntoTheHeaders() async throws {
         let server = try RawServer { _, _ in
-            [.send("HTTP/1.1 200 OK\r\nX-Head: 1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-Checksum: 9\r\nContent-Type: text/evil\r\n\r\n")]
+            [
+                .send(
+                    "HTTP/1.1 200 OK\r\nX-Head: 1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\nX-Checksum: 9\r\nContent-Type: text/evil\r\n\r\n"
+                )
+            ]
         }
         defer { server.shutdown() }
         let response = try await Connect().send(Request(url: server.baseURL.appendingPathComponent("trailers"))).value

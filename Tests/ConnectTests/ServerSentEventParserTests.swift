@@ -24,21 +24,21 @@ struct ServerSentEventParserTests {
         ("data: first\ndata: second\n\n", [ServerSentEvent(data: "first\nsecond")]),
         ("data:no space\n\n", [ServerSentEvent(data: "no space")]),
         ("data:  two spaces\n\n", [ServerSentEvent(data: " two spaces")]),
-        ("data\n\n", [ServerSentEvent(data: "")]),                                   // a field without a colon
+        ("data\n\n", [ServerSentEvent(data: "")]),  // a field without a colon
         ("data:\n\n", [ServerSentEvent(data: "")]),
         ("data\ndata\n\n", [ServerSentEvent(data: "\n")]),
         ("event: update\ndata: x\n\n", [ServerSentEvent(event: "update", data: "x")]),
-        ("event:\ndata: x\n\n", [ServerSentEvent(data: "x")]),                       // an empty type is "message"
+        ("event:\ndata: x\n\n", [ServerSentEvent(data: "x")]),  // an empty type is "message"
         (": a comment\ndata: x\n\n", [ServerSentEvent(data: "x")]),
-        ("data: x\r\n\r\n", [ServerSentEvent(data: "x")]),                          // CRLF
+        ("data: x\r\n\r\n", [ServerSentEvent(data: "x")]),  // CRLF
         ("data: x\r\rdata: y\r\r", [ServerSentEvent(data: "x"), ServerSentEvent(data: "y")]),  // CR
-        ("\u{FEFF}data: bom\n\n", [ServerSentEvent(data: "bom")]),                  // a leading BOM
-        ("data: x\n\ndata: y\n", [ServerSentEvent(data: "x")]),                      // the unfinished one is dropped
-        ("event: only\n\n", []),                                                     // no data, no event
+        ("\u{FEFF}data: bom\n\n", [ServerSentEvent(data: "bom")]),  // a leading BOM
+        ("data: x\n\ndata: y\n", [ServerSentEvent(data: "x")]),  // the unfinished one is dropped
+        ("event: only\n\n", []),  // no data, no event
         ("Data: case matters\n\n", []),
         ("unknown: field\ndata: x\n\n", [ServerSentEvent(data: "x")]),
         ("data: a:b:c\n\n", [ServerSentEvent(data: "a:b:c")]),
-        ("data: ünïcödé ✓\n\n", [ServerSentEvent(data: "ünïcödé ✓")]),
+        ("data: ünïcödé ✓\n\n", [ServerSentEvent(data: "ünïcödé ✓")])
     ])
     func events(text: String, expected: [ServerSentEvent]) throws {
         for piece in [1, 2, 3, Int.max] {
@@ -64,7 +64,10 @@ struct ServerSentEventParserTests {
         #expect(parser.lastEventID == "1")
     }
 
-    @Test(arguments: [("retry: 2500\n", Duration?.some(.milliseconds(2500))), ("retry: 2.5\n", nil), ("retry: -1\n", nil), ("retry:\n", nil), ("retry: 10s\n", nil)])
+    @Test(arguments: [
+        ("retry: 2500\n", Duration?.some(.milliseconds(2500))), ("retry: 2.5\n", nil), ("retry: -1\n", nil),
+        ("retry:\n", nil), ("retry: 10s\n", nil)
+    ])
     func retry(line: String, time: Duration?) throws {
         var parser = ServerSentEventParser()
         let events = try parser.feed(Array((line + "data: x\n\n").utf8))

@@ -30,7 +30,9 @@ struct SharedConnectionOpeningsTests {
             case .multiplexes(let origin):
                 openings.multiplexes(origin)
             case .opening(let origin, let transfer, let mayWait, let expected):
-                #expect(openings.opening(origin, by: ObjectIdentifier(transfer), mayWait: mayWait) == expected, "step \(index)")
+                #expect(
+                    openings.opening(origin, by: ObjectIdentifier(transfer), mayWait: mayWait) == expected,
+                    "step \(index)")
             case .settled(let origin, let transfer):
                 openings.settled(origin, by: ObjectIdentifier(transfer))
             case .waits(let origin, let expected):
@@ -44,7 +46,7 @@ struct SharedConnectionOpeningsTests {
         run([
             .opening(Self.origin, first, mayWait: true, .proceeds),
             .opening(Self.origin, second, mayWait: true, .proceeds),
-            .waits(Self.origin, false),
+            .waits(Self.origin, false)
         ])
     }
 
@@ -62,7 +64,7 @@ struct SharedConnectionOpeningsTests {
             .opening(Self.origin, first, mayWait: true, .opens),
             .settled(Self.origin, first),
             .waits(Self.origin, false),
-            .waits(Self.other, true),
+            .waits(Self.other, true)
         ])
     }
 
@@ -75,18 +77,19 @@ struct SharedConnectionOpeningsTests {
             .settled(Self.origin, first),
             .waits(Self.origin, false),
             // The next new connection has a new opener.
-            .opening(Self.origin, third, mayWait: true, .opens),
+            .opening(Self.origin, third, mayWait: true, .opens)
         ])
     }
 
     @Test func onALibcurlThatWaitsItselfNothingWaitsHere() {
         // libcurl 8.14 waits for the pending connection itself.
-        run([
-            .multiplexes(Self.origin),
-            .opening(Self.origin, first, mayWait: true, .proceeds),
-            .opening(Self.origin, second, mayWait: true, .proceeds),
-            .waits(Self.origin, false),
-        ], libcurlWaitsItself: true)
+        run(
+            [
+                .multiplexes(Self.origin),
+                .opening(Self.origin, first, mayWait: true, .proceeds),
+                .opening(Self.origin, second, mayWait: true, .proceeds),
+                .waits(Self.origin, false)
+            ], libcurlWaitsItself: true)
     }
 
     @Test func aTransferThatMayNotWaitOpensItsOwn() {
@@ -95,7 +98,7 @@ struct SharedConnectionOpeningsTests {
             .multiplexes(Self.origin),
             .opening(Self.origin, first, mayWait: true, .opens),
             .opening(Self.origin, second, mayWait: false, .proceeds),
-            .waits(Self.origin, true),
+            .waits(Self.origin, true)
         ])
     }
 }

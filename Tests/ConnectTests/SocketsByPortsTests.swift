@@ -31,16 +31,43 @@ struct SocketsByPortsTests {
         Row(name: "one connection", steps: [.set(ports: 5, socket: 7)]),
         Row(name: "added in rising order", steps: (1...9).map { .set(ports: $0 * 10, socket: Int32($0)) }),
         Row(name: "added in falling order", steps: (1...9).reversed().map { .set(ports: $0 * 10, socket: Int32($0)) }),
-        Row(name: "added out of order", steps: [30, 10, 50, 20, 40, 0, 60].map { .set(ports: $0, socket: Int32($0 + 3)) }),
-        Row(name: "the same ports on a new socket replace the old", steps: [.set(ports: 20, socket: 4), .set(ports: 10, socket: 3), .set(ports: 20, socket: 9)]),
-        Row(name: "closing a socket forgets its ports", steps: [.set(ports: 10, socket: 3), .set(ports: 20, socket: 4), .set(ports: 30, socket: 5), .remove(ports: 20, socket: 4)]),
-        Row(name: "closing the first and the last", steps: [.set(ports: 10, socket: 3), .set(ports: 20, socket: 4), .set(ports: 30, socket: 5),
-                                                        .remove(ports: 10, socket: 3), .remove(ports: 30, socket: 5)]),
-        Row(name: "an old socket closing keeps the newer one with its ports", steps: [.set(ports: 10, socket: 3), .set(ports: 10, socket: 8), .remove(ports: 10, socket: 3)]),
-        Row(name: "ports never added", steps: [.set(ports: 10, socket: 3), .remove(ports: 15, socket: 3), .remove(ports: 5, socket: 3), .remove(ports: 99, socket: 3)]),
-        Row(name: "closed, then opened again", steps: [.set(ports: 10, socket: 3), .remove(ports: 10, socket: 3), .set(ports: 10, socket: 3)]),
-        Row(name: "ports as libcurl gives them", steps: [.set(ports: local, socket: 6), .set(ports: ConnectionTracker.ports(local: 40_002, remote: 8080), socket: 7),
-                                                      .set(ports: ConnectionTracker.ports(local: 40_001, remote: 443), socket: 8)]),
+        Row(
+            name: "added out of order",
+            steps: [30, 10, 50, 20, 40, 0, 60].map { .set(ports: $0, socket: Int32($0 + 3)) }),
+        Row(
+            name: "the same ports on a new socket replace the old",
+            steps: [.set(ports: 20, socket: 4), .set(ports: 10, socket: 3), .set(ports: 20, socket: 9)]),
+        Row(
+            name: "closing a socket forgets its ports",
+            steps: [
+                .set(ports: 10, socket: 3), .set(ports: 20, socket: 4), .set(ports: 30, socket: 5),
+                .remove(ports: 20, socket: 4)
+            ]),
+        Row(
+            name: "closing the first and the last",
+            steps: [
+                .set(ports: 10, socket: 3), .set(ports: 20, socket: 4), .set(ports: 30, socket: 5),
+                .remove(ports: 10, socket: 3), .remove(ports: 30, socket: 5)
+            ]),
+        Row(
+            name: "an old socket closing keeps the newer one with its ports",
+            steps: [.set(ports: 10, socket: 3), .set(ports: 10, socket: 8), .remove(ports: 10, socket: 3)]),
+        Row(
+            name: "ports never added",
+            steps: [
+                .set(ports: 10, socket: 3), .remove(ports: 15, socket: 3), .remove(ports: 5, socket: 3),
+                .remove(ports: 99, socket: 3)
+            ]),
+        Row(
+            name: "closed, then opened again",
+            steps: [.set(ports: 10, socket: 3), .remove(ports: 10, socket: 3), .set(ports: 10, socket: 3)]),
+        Row(
+            name: "ports as libcurl gives them",
+            steps: [
+                .set(ports: local, socket: 6),
+                .set(ports: ConnectionTracker.ports(local: 40_002, remote: 8080), socket: 7),
+                .set(ports: ConnectionTracker.ports(local: 40_001, remote: 443), socket: 8)
+            ])
     ]
 
     @Test(arguments: rows)

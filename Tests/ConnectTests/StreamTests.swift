@@ -9,7 +9,10 @@ import Testing
 struct StreamTests {
     @Test func aBodyIsConsumedAsItArrives() async throws {
         let body = pattern(100_000)
-        let server = try TestServer { _ in TestResponse(headers: [("X-Feed", "live")], body: body, behavior: .trickle(chunk: 10_000, every: .milliseconds(30))) }
+        let server = try TestServer { _ in
+            TestResponse(
+                headers: [("X-Feed", "live")], body: body, behavior: .trickle(chunk: 10_000, every: .milliseconds(30)))
+        }
         defer { server.shutdown() }
         let stream = sharedConnect.stream(TestConnector(server, "/feed"))
         let head = try await stream.response
@@ -85,7 +88,11 @@ struct StreamBufferTests {
     @Test func aConsumerThatNeverCatchesUpStillLetsReadChunksGo() async throws {
         let buffer = StreamBuffer(limit: 1 << 20, context: FutureContext())
         let byte: [UInt8] = [42]
-        func offer() { _ = byte.withUnsafeBytes { buffer.offer($0, head: Response(statusCode: 200, url: URL(string: "http://x")!)) } }
+        func offer() {
+            _ = byte.withUnsafeBytes {
+                buffer.offer($0, head: Response(statusCode: 200, url: URL(string: "http://x")!))
+            }
+        }
         offer()
         for _ in 0..<1000 {
             offer()  // always one chunk ahead of the reader

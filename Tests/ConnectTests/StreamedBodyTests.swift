@@ -98,7 +98,9 @@ struct StreamedBodyTests {
 
     @Test func aBodyOfKnownLengthSendsContentLength() async throws {
         let bytes = GeneratedBytes(chunkSize: 4096, chunks: 100)
-        let request = Request(method: .put, url: server.baseURL.appending(path: "echo"), body: .stream(bytes, count: 409_600, contentType: "application/x-test"))
+        let request = Request(
+            method: .put, url: server.baseURL.appending(path: "echo"),
+            body: .stream(bytes, count: 409_600, contentType: "application/x-test"))
         let response = try await sharedConnect.send(request).value
         #expect(response.body == GeneratedBytes.expected(409_600))
         let recorded = try #require(server.requests.last)
@@ -121,12 +123,15 @@ struct StreamedBodyTests {
             continuation.yield(ArraySlice(Array("abc".utf8))[1...])
             continuation.finish()
         }
-        let second = Request(method: .post, url: server.baseURL.appending(path: "echo"), body: .stream(slices, count: 2))
+        let second = Request(
+            method: .post, url: server.baseURL.appending(path: "echo"), body: .stream(slices, count: 2))
         #expect(try await sharedConnect.send(second).value.body == Data("bc".utf8))
     }
 
     @Test func anEmptySequenceSendsAnEmptyBody() async throws {
-        let request = Request(method: .post, url: server.baseURL.appending(path: "echo"), body: .stream(GeneratedBytes(chunkSize: 1, chunks: 0)))
+        let request = Request(
+            method: .post, url: server.baseURL.appending(path: "echo"),
+            body: .stream(GeneratedBytes(chunkSize: 1, chunks: 0)))
         let response = try await sharedConnect.send(request).value
         #expect(response.body.isEmpty)
         #expect(server.requests.last?.body.isEmpty == true)
@@ -142,7 +147,8 @@ struct StreamedBodyTests {
     @Test(arguments: [(chunks: 3, declared: 4000), (chunks: 5, declared: 4000)])
     func aSequenceThatBreaksItsDeclaredLengthIsRefused(chunks: Int, declared: Int) async throws {
         let bytes = GeneratedBytes(chunkSize: 1000, chunks: chunks)
-        let request = Request(method: .post, url: server.baseURL.appending(path: "echo"), body: .stream(bytes, count: declared))
+        let request = Request(
+            method: .post, url: server.baseURL.appending(path: "echo"), body: .stream(bytes, count: declared))
         let error = await connectError(sharedConnect.send(request))
         guard case .invalidRequest(let message)? = error else {
             Issue.record("expected invalidRequest, got \(String(describing: error))")
@@ -154,7 +160,8 @@ struct StreamedBodyTests {
     @Test func aOneTimeBodyIsNotRetriedAfterItWasRead() async throws {
         let connect = Connect(middleware: ConnectMiddleware(retrier: quickPolicy))
         let bytes = GeneratedBytes(chunkSize: 1000, chunks: 10)
-        var request = Request(method: .put, url: server.baseURL.appending(path: "unavailable-once"), body: .stream(bytes))
+        var request = Request(
+            method: .put, url: server.baseURL.appending(path: "unavailable-once"), body: .stream(bytes))
         request.allowsRetry = true
         let error = await connectError(connect.send(request))
         guard case .transport(let failure)? = error else {
@@ -170,7 +177,9 @@ struct StreamedBodyTests {
     @Test func aReplayableBodyIsSentAgainOnARetry() async throws {
         let connect = Connect(middleware: ConnectMiddleware(retrier: quickPolicy))
         let template = GeneratedBytes(chunkSize: 1000, chunks: 10)
-        let request = Request(method: .put, url: server.baseURL.appending(path: "unavailable-once"), body: .stream(count: 10_000, replayable: { template }))
+        let request = Request(
+            method: .put, url: server.baseURL.appending(path: "unavailable-once"),
+            body: .stream(count: 10_000, replayable: { template }))
         let before = server.requests.count
         let response = try await connect.send(request).value
         #expect(response.statusCode == 200)
@@ -181,7 +190,9 @@ struct StreamedBodyTests {
     }
 
     @Test func aRedirectThatKeepsTheBodyNeedsAReplayableOne() async throws {
-        let oneTime = Request(method: .post, url: server.baseURL.appending(path: "moved"), body: .stream(GeneratedBytes(chunkSize: 100, chunks: 3)))
+        let oneTime = Request(
+            method: .post, url: server.baseURL.appending(path: "moved"),
+            body: .stream(GeneratedBytes(chunkSize: 100, chunks: 3)))
         let error = await connectError(sharedConnect.send(oneTime))
         guard case .transport(let failure)? = error else {
             Issue.record("expected a transport failure, got \(String(describing: error))")
@@ -189,7 +200,9 @@ struct StreamedBodyTests {
         }
         #expect(failure.kind == .bodyNotReplayable)
 
-        let replayable = Request(method: .post, url: server.baseURL.appending(path: "moved"), body: .stream(replayable: { GeneratedBytes(chunkSize: 100, chunks: 3) }))
+        let replayable = Request(
+            method: .post, url: server.baseURL.appending(path: "moved"),
+            body: .stream(replayable: { GeneratedBytes(chunkSize: 100, chunks: 3) }))
         let response = try await sharedConnect.send(replayable).value
         #expect(response.body == GeneratedBytes.expected(300))
     }
@@ -203,7 +216,9 @@ struct StreamedBodyTests {
         // A timeout past anything the wait below can take, a sanitizer's load included (under
         // ThreadSanitizer, beside the whole suite, it has taken 35–43 s): only the cancel may end
         // the request.
-        let request = Request(method: .post, url: URL(string: "http://127.0.0.1:\(listener.port)/sink")!, body: .stream(bytes), timeout: .seconds(180))
+        let request = Request(
+            method: .post, url: URL(string: "http://127.0.0.1:\(listener.port)/sink")!, body: .stream(bytes),
+            timeout: .seconds(180))
         let future = sharedConnect.send(request)
         // Let the socket buffers fill, then see that the production stays put.
         var settled = 0
@@ -249,7 +264,9 @@ final class SilentListener: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(descriptor, 8) == 0 else { throw POSIXError(.EADDRINUSE) }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)

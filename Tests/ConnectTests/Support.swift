@@ -38,7 +38,10 @@ struct TestConnector: Connector {
     var parameters: (any ParametersRepresentable)?
     var timeout: Duration?
 
-    init(_ server: LocalServer, _ endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [], parameters: (any ParametersRepresentable)? = nil, timeout: Duration? = nil) {
+    init(
+        _ server: LocalServer, _ endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [],
+        parameters: (any ParametersRepresentable)? = nil, timeout: Duration? = nil
+    ) {
         baseURL = server.baseURL
         self.endpoint = endpoint
         self.method = method
@@ -47,7 +50,10 @@ struct TestConnector: Connector {
         self.timeout = timeout
     }
 
-    init(url: URL, endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [], parameters: (any ParametersRepresentable)? = nil) {
+    init(
+        url: URL, endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [],
+        parameters: (any ParametersRepresentable)? = nil
+    ) {
         baseURL = url
         self.endpoint = endpoint
         self.method = method

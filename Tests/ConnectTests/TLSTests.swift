@@ -20,7 +20,10 @@ struct TLSTests {
         let body = try await Self.trustingTestCA.request(TestConnector(url: server.url(0))).value
         #expect(String(decoding: body, as: UTF8.self) == "ok\n")
         let untrusted = await connectError(Connect().request(TestConnector(url: server.url(0))))
-        guard case .tls(let code, _)? = untrusted else { Issue.record("expected a TLS failure, got \(String(describing: untrusted))"); return }
+        guard case .tls(let code, _)? = untrusted else {
+            Issue.record("expected a TLS failure, got \(String(describing: untrusted))")
+            return
+        }
         #expect(code == 60)  // CURLE_PEER_FAILED_VERIFICATION
     }
 
@@ -28,10 +31,16 @@ struct TLSTests {
         let server = try NginxServer(sites: [.init(certificate: "expired"), .init(certificate: "selfsigned")])
         defer { server.shutdown() }
         let expired = await connectError(Self.trustingTestCA.request(TestConnector(url: server.url(0))))
-        guard case .tls(_, let message)? = expired else { Issue.record("expected a TLS failure, got \(String(describing: expired))"); return }
+        guard case .tls(_, let message)? = expired else {
+            Issue.record("expected a TLS failure, got \(String(describing: expired))")
+            return
+        }
         #expect(message.lowercased().contains("expired"))
         let selfSigned = await connectError(Self.trustingTestCA.request(TestConnector(url: server.url(1))))
-        guard case .tls? = selfSigned else { Issue.record("expected a TLS failure, got \(String(describing: selfSigned))"); return }
+        guard case .tls? = selfSigned else {
+            Issue.record("expected a TLS failure, got \(String(describing: selfSigned))")
+            return
+        }
         #expect(server.accessLog.isEmpty)
     }
 
@@ -48,9 +57,14 @@ struct TLSTests {
             $0.trustedCertificates = NginxServer.file("ca.pem")
             $0.pinnedPublicKeys = [try NginxServer.pin("server2")]
         }
-        let upload = TestConnector(url: server.url(0), endpoint: "/upload", method: .post, parameters: HTTPTask.requestData(Data(repeating: 1, count: 4_096)))
+        let upload = TestConnector(
+            url: server.url(0), endpoint: "/upload", method: .post,
+            parameters: HTTPTask.requestData(Data(repeating: 1, count: 4_096)))
         let error = await connectError(mismatched.request(upload))
-        guard case .tls(let code, _)? = error else { Issue.record("expected a pin failure, got \(String(describing: error))"); return }
+        guard case .tls(let code, _)? = error else {
+            Issue.record("expected a pin failure, got \(String(describing: error))")
+            return
+        }
         #expect(code == 90)  // CURLE_SSL_PINNEDPUBKEYNOTMATCH
         // The first request reached the server; the POST and its body never did.
         let lines = await server.accessLog(atLeast: 1)
@@ -72,7 +86,7 @@ struct TLSTests {
     @Test func pinsApplyToRedirectTargets() async throws {
         let server = try NginxServer(sites: [
             .init(certificate: "server", locations: #"location / { return 302 https://127.0.0.1:PORT1/landing; }"#),
-            .init(certificate: "server2", locations: #"location / { return 200 "landed\n"; }"#),
+            .init(certificate: "server2", locations: #"location / { return 200 "landed\n"; }"#)
         ])
         defer { server.shutdown() }
         // Both certificates are trusted; only the first host's key is pinned.
@@ -81,7 +95,10 @@ struct TLSTests {
             $0.pinnedPublicKeys = [try NginxServer.pin("server")]
         }
         let error = await connectError(pinnedToFirst.request(TestConnector(url: server.url(0))))
-        guard case .tls(90, _)? = error else { Issue.record("expected the redirect target's pin to fail, got \(String(describing: error))"); return }
+        guard case .tls(90, _)? = error else {
+            Issue.record("expected the redirect target's pin to fail, got \(String(describing: error))")
+            return
+        }
         let bothPinned = try Self.connect {
             $0.trustedCertificates = NginxServer.file("ca.pem")
             $0.pinnedPublicKeys = [try NginxServer.pin("server"), try NginxServer.pin("server2")]
@@ -100,7 +117,9 @@ struct TLSTests {
         // Concurrent requests share one multiplexed connection.
         let client = Self.connect { $0.trustedCertificates = NginxServer.file("ca.pem") }
         _ = try await client.request(TestConnector(url: server.url(0), endpoint: "/warm")).value
-        let bodies = try await Future.whenAll((0..<20).map { client.request(TestConnector(url: server.url(0), endpoint: "/m/\($0)")) }).value
+        let bodies = try await Future.whenAll(
+            (0..<20).map { client.request(TestConnector(url: server.url(0), endpoint: "/m/\($0)")) }
+        ).value
         #expect(bodies.allSatisfy { $0 == Data("ok\n".utf8) })
         let lines = await server.accessLog(atLeast: 21) { $0.contains("/m/") || $0.contains("/warm") }
         #expect(lines.count == 21 && lines.allSatisfy { $0.contains("HTTP/2.0") })
@@ -115,8 +134,9 @@ struct TLSTests {
         let server = try NginxServer(sites: [.init(certificate: "server", locations: upload, http2: true)])
         defer { server.shutdown() }
         // nginx's workers may run as another user: the folder they write to is open to all.
-        try FileManager.default.createDirectory(at: server.directory.appendingPathComponent("upload"), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o777])
+        try FileManager.default.createDirectory(
+            at: server.directory.appendingPathComponent("upload"), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o777])
         let chunks = AsyncStream<Data> { continuation in
             Task {
                 for index in 0..<64 {
@@ -137,14 +157,17 @@ struct TLSTests {
 
     @Test func mutualTLS() async throws {
         let server = try NginxServer(sites: [
-            .init(certificate: "server", locations: #"location / { return 200 "hello $ssl_client_s_dn\n"; }"#, requiresClientCertificate: true),
+            .init(
+                certificate: "server", locations: #"location / { return 200 "hello $ssl_client_s_dn\n"; }"#,
+                requiresClientCertificate: true)
         ])
         defer { server.shutdown() }
         let anonymous = await connectError(Self.trustingTestCA.request(TestConnector(url: server.url(0))))
         #expect(anonymous?.statusCode == 400)  // nginx: "No required SSL certificate was sent"
         let identified = Self.connect {
             $0.trustedCertificates = NginxServer.file("ca.pem")
-            $0.clientCertificate = ClientCertificate(certificate: NginxServer.file("client.pem"), privateKey: NginxServer.file("client.key"))
+            $0.clientCertificate = ClientCertificate(
+                certificate: NginxServer.file("client.pem"), privateKey: NginxServer.file("client.key"))
         }
         let body = try await identified.request(TestConnector(url: server.url(0))).value
         #expect(String(decoding: body, as: UTF8.self) == "hello CN=connect-test-client\n")

@@ -17,7 +17,8 @@ struct TracingTests {
         server = try TestServer { request in
             switch request.path {
             case "/moved": return .redirect(to: "/todo", status: 302)
-            case "/busy-once": return busy.exchange(false, ordering: .relaxed) ? .text("busy", status: 503) : .text("ok")
+            case "/busy-once":
+                return busy.exchange(false, ordering: .relaxed) ? .text("busy", status: 503) : .text("ok")
             case "/missing": return .text("no", status: 404)
             default: return .json(#"{"ok":true}"#)
             }
@@ -27,7 +28,9 @@ struct TracingTests {
     func connect(_ tracer: InMemoryTracer, retrying: Bool = false) -> Connect {
         var configuration = ConnectConfiguration()
         configuration.tracer = tracer
-        return Connect(middleware: retrying ? ConnectMiddleware(retrier: quickPolicy) : ConnectMiddleware(), configuration: configuration)
+        return Connect(
+            middleware: retrying ? ConnectMiddleware(retrier: quickPolicy) : ConnectMiddleware(),
+            configuration: configuration)
     }
 
     @Test func aRequestIsAClientSpanWithTheHTTPAttributes() async throws {
@@ -39,7 +42,9 @@ struct TracingTests {
         #expect(span.operationName == "GET")
         #expect(span.kind == .client)
         #expect(span.attributes["http.request.method"]?.toSpanAttribute() == "GET")
-        #expect(span.attributes["url.full"]?.toSpanAttribute() == .string("http://REDACTED:REDACTED@127.0.0.1:\(server.baseURL.port!)/todo?Signature=REDACTED&page=2"))
+        #expect(
+            span.attributes["url.full"]?.toSpanAttribute()
+                == .string("http://REDACTED:REDACTED@127.0.0.1:\(server.baseURL.port!)/todo?Signature=REDACTED&page=2"))
         #expect(span.attributes["server.address"]?.toSpanAttribute() == "127.0.0.1")
         #expect(span.attributes["server.port"]?.toSpanAttribute() == .int64(Int64(server.baseURL.port!)))
         #expect(span.attributes["http.response.status_code"]?.toSpanAttribute() == .int64(200))
@@ -70,7 +75,8 @@ struct TracingTests {
         _ = try await connect(tracer).request(TestConnector(server, "/moved")).value
         let spans = tracer.finishedSpans
         #expect(spans.count == 2)
-        #expect(spans.map { $0.attributes["http.response.status_code"]?.toSpanAttribute() } == [.int64(302), .int64(200)])
+        #expect(
+            spans.map { $0.attributes["http.response.status_code"]?.toSpanAttribute() } == [.int64(302), .int64(200)])
         #expect(spans[1].attributes["http.request.resend_count"]?.toSpanAttribute() == .int64(1))
         // Each hop carries its own span's context.
         let hops = server.requests.suffix(2)
@@ -102,7 +108,9 @@ struct TracingTests {
         let spans = tracer.recorder.finishedSpans
         #expect(spans.count == 2)
         let hops = server.requests.suffix(2)
-        #expect(hops.map { $0.header("traceparent") } == spans.map { "00-\($0.spanContext.traceID)-\($0.spanContext.spanID)-01" })
+        #expect(
+            hops.map { $0.header("traceparent") }
+                == spans.map { "00-\($0.spanContext.traceID)-\($0.spanContext.spanID)-01" })
     }
 
     @Test func withoutATracerNothingIsInjected() async throws {
@@ -122,12 +130,16 @@ struct W3CTracer: Tracer {
         _ operationName: String, context: @autoclosure () -> ServiceContext, ofKind kind: SpanKind,
         at instant: @autoclosure () -> Instant, function: String, file fileID: String, line: UInt
     ) -> InMemorySpan {
-        recorder.startSpan(operationName, context: context(), ofKind: kind, at: instant(), function: function, file: fileID, line: line)
+        recorder.startSpan(
+            operationName, context: context(), ofKind: kind, at: instant(), function: function, file: fileID, line: line
+        )
     }
 
     func forceFlush() {}
 
-    func inject<Carrier, Inject: Injector>(_ context: ServiceContext, into carrier: inout Carrier, using injector: Inject)
+    func inject<Carrier, Inject: Injector>(
+        _ context: ServiceContext, into carrier: inout Carrier, using injector: Inject
+    )
     where Inject.Carrier == Carrier {
         var values: [String: String] = [:]
         recorder.inject(context, into: &values, using: DictionaryInjector())
@@ -135,7 +147,9 @@ struct W3CTracer: Tracer {
         injector.inject("00-\(trace)-\(span)-01", forKey: "traceparent", into: &carrier)
     }
 
-    func extract<Carrier, Extract: Extractor>(_ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract)
+    func extract<Carrier, Extract: Extractor>(
+        _ carrier: Carrier, into context: inout ServiceContext, using extractor: Extract
+    )
     where Extract.Carrier == Carrier {}
 
     struct DictionaryInjector: Injector {

@@ -20,7 +20,9 @@ struct TransferEndingTests {
             case failure(TransportFailure.Kind, requestSent: Bool = true)
         }
 
-        init(_ name: String, _ code: CURLcode, _ expected: Expected, _ observe: (inout TransferEnding) -> Void = { _ in }) {
+        init(
+            _ name: String, _ code: CURLcode, _ expected: Expected, _ observe: (inout TransferEnding) -> Void = { _ in }
+        ) {
             self.name = name
             var ending = TransferEnding(code: code, method: "GET")
             ending.requestSent = true
@@ -39,12 +41,20 @@ struct TransferEndingTests {
         Row("success", CURLE_OK, .success),
         Row("an empty chunked or compressed body", CURLE_OK, .success) { $0.decoding = .untouched },
         Row("a chunked body whose framing ended", CURLE_OK, .success) { $0.decoding = .complete },
-        Row("HTTP/2 answer before the whole request body went out", CURLE_WRITE_ERROR, .success) { $0.answeredBeforeBodySent = true },
-        Row("answered early, but the stream then failed", CURLE_HTTP2_STREAM, .libcurl(CURLE_HTTP2_STREAM.rawValue)) { $0.answeredBeforeBodySent = true },
+        Row("HTTP/2 answer before the whole request body went out", CURLE_WRITE_ERROR, .success) {
+            $0.answeredBeforeBodySent = true
+        },
+        Row("answered early, but the stream then failed", CURLE_HTTP2_STREAM, .libcurl(CURLE_HTTP2_STREAM.rawValue)) {
+            $0.answeredBeforeBodySent = true
+        },
 
         // Connect's findings, whatever libcurl then reported.
-        Row("a head Connect refused", CURLE_WRITE_ERROR, .failure(.malformedResponse)) { $0.headProblem = .malformedStatusLine },
-        Row("a head refused, libcurl saw success", CURLE_OK, .failure(.malformedResponse)) { $0.headProblem = .carriageReturnInField },
+        Row("a head Connect refused", CURLE_WRITE_ERROR, .failure(.malformedResponse)) {
+            $0.headProblem = .malformedStatusLine
+        },
+        Row("a head refused, libcurl saw success", CURLE_OK, .failure(.malformedResponse)) {
+            $0.headProblem = .carriageReturnInField
+        },
         Row("a head refused and a resend refused: the head", CURLE_ABORTED_BY_CALLBACK, .failure(.malformedResponse)) {
             $0.headProblem = .conflictingContentLengths
             $0.refusedResend = true
@@ -53,7 +63,9 @@ struct TransferEndingTests {
             $0.refusedResend = true
             $0.method = "POST"
         },
-        Row("a chunked body malformed", CURLE_WRITE_ERROR, .failure(.malformedResponse)) { $0.decodingFailure = .chunked(.malformedChunkSize) },
+        Row("a chunked body malformed", CURLE_WRITE_ERROR, .failure(.malformedResponse)) {
+            $0.decodingFailure = .chunked(.malformedChunkSize)
+        },
         Row("a malformed body on a head already refused: the head", CURLE_WRITE_ERROR, .failure(.malformedResponse)) {
             $0.headProblem = .headTooLarge
             $0.decodingFailure = .chunked(.missingLineEnd)
@@ -73,26 +85,39 @@ struct TransferEndingTests {
             $0.connectionWasReused = true
             $0.responseStarted = false
         },
-        Row("reused connection died before the request went out", CURLE_SEND_ERROR, .libcurl(CURLE_SEND_ERROR.rawValue)) {
+        Row("reused connection died before the request went out", CURLE_SEND_ERROR, .libcurl(CURLE_SEND_ERROR.rawValue))
+        {
             $0.connectionWasReused = true
             $0.responseStarted = false
             $0.requestSent = false
         },
-        Row("a new connection closed before any answer", CURLE_PARTIAL_FILE, .libcurl(CURLE_PARTIAL_FILE.rawValue)) { $0.responseStarted = false },
-        Row("reused connection closed mid-answer", CURLE_PARTIAL_FILE, .libcurl(CURLE_PARTIAL_FILE.rawValue)) { $0.connectionWasReused = true },
+        Row("a new connection closed before any answer", CURLE_PARTIAL_FILE, .libcurl(CURLE_PARTIAL_FILE.rawValue)) {
+            $0.responseStarted = false
+        },
+        Row("reused connection closed mid-answer", CURLE_PARTIAL_FILE, .libcurl(CURLE_PARTIAL_FILE.rawValue)) {
+            $0.connectionWasReused = true
+        },
         Row("a stream the server reset", CURLE_HTTP2_STREAM, .libcurl(CURLE_HTTP2_STREAM.rawValue)) {
             $0.connectionWasReused = true
             $0.responseStarted = false
         },
 
         // What libcurl 7.88 reports vaguely.
-        Row("a one-time body libcurl had to send again", CURLE_SEND_FAIL_REWIND, .failure(.bodyNotReplayable, requestSent: false)) {
+        Row(
+            "a one-time body libcurl had to send again", CURLE_SEND_FAIL_REWIND,
+            .failure(.bodyNotReplayable, requestSent: false)
+        ) {
             $0.bodyIsOneTimeStream = true
             $0.requestSent = false
         },
-        Row("a replayable body libcurl could not rewind", CURLE_SEND_FAIL_REWIND, .libcurl(CURLE_SEND_FAIL_REWIND.rawValue)),
+        Row(
+            "a replayable body libcurl could not rewind", CURLE_SEND_FAIL_REWIND,
+            .libcurl(CURLE_SEND_FAIL_REWIND.rawValue)),
         Row("a trailer line without a colon", CURLE_BAD_FUNCTION_ARGUMENT, .failure(.malformedResponse)),
-        Row("a bad option before any answer", CURLE_BAD_FUNCTION_ARGUMENT, .libcurl(CURLE_BAD_FUNCTION_ARGUMENT.rawValue)) { $0.statusCode = 0 },
+        Row(
+            "a bad option before any answer", CURLE_BAD_FUNCTION_ARGUMENT,
+            .libcurl(CURLE_BAD_FUNCTION_ARGUMENT.rawValue)
+        ) { $0.statusCode = 0 },
         Row("a reply that is not HTTP", CURLE_UNSUPPORTED_PROTOCOL, .failure(.malformedResponse)) { $0.statusCode = 0 },
         Row("a URL libcurl does not speak", CURLE_UNSUPPORTED_PROTOCOL, .libcurl(CURLE_UNSUPPORTED_PROTOCOL.rawValue)) {
             $0.statusCode = 0
@@ -100,12 +125,20 @@ struct TransferEndingTests {
         },
 
         // libcurl saw success; Connect sees the response cut short.
-        Row("the connection closed inside the head", CURLE_OK, .failure(.truncatedResponse)) { $0.headIsComplete = false },
-        Row("a chunked or compressed body cut off", CURLE_OK, .failure(.truncatedResponse)) { $0.decoding = .unfinished },
-        Row("cut off, and libcurl saw it too", CURLE_PARTIAL_FILE, .libcurl(CURLE_PARTIAL_FILE.rawValue)) { $0.decoding = .unfinished },
+        Row("the connection closed inside the head", CURLE_OK, .failure(.truncatedResponse)) {
+            $0.headIsComplete = false
+        },
+        Row("a chunked or compressed body cut off", CURLE_OK, .failure(.truncatedResponse)) {
+            $0.decoding = .unfinished
+        },
+        Row("cut off, and libcurl saw it too", CURLE_PARTIAL_FILE, .libcurl(CURLE_PARTIAL_FILE.rawValue)) {
+            $0.decoding = .unfinished
+        },
 
         // The body's and the sink's own failures, and the size limit.
-        Row("the body sequence threw", CURLE_ABORTED_BY_CALLBACK, .streamedBodyFailure) { $0.streamedBodyFailed = true },
+        Row("the body sequence threw", CURLE_ABORTED_BY_CALLBACK, .streamedBodyFailure) {
+            $0.streamedBodyFailed = true
+        },
         Row("the body sequence threw, even with a refused head", CURLE_ABORTED_BY_CALLBACK, .streamedBodyFailure) {
             $0.streamedBodyFailed = true
             $0.headProblem = .malformedStatusLine
@@ -127,7 +160,7 @@ struct TransferEndingTests {
         Row("timed out", CURLE_OPERATION_TIMEDOUT, .libcurl(CURLE_OPERATION_TIMEDOUT.rawValue)),
         Row("a framing error", CURLE_HTTP2, .libcurl(CURLE_HTTP2.rawValue)),
         // libcurl 8's CURLE_TOO_LARGE (100), which 7.88's headers do not name.
-        Row("a head over libcurl 8's limit", CURLcode(rawValue: 100), .libcurl(100)),
+        Row("a head over libcurl 8's limit", CURLcode(rawValue: 100), .libcurl(100))
     ]
 
     @Test(arguments: rows)

@@ -18,7 +18,8 @@ struct UploadConnector: Connector {
     let baseURL: URL
     var endpoint: String = "/users/{id}/files"
     var method: HTTPMethod = .post
-    var parameters: (any ParametersRepresentable)? = CompositeParameters(.path(key: "id", value: "7"), .query(key: "album", value: "Holidays 2026"))
+    var parameters: (any ParametersRepresentable)? = CompositeParameters(
+        .path(key: "id", value: "7"), .query(key: "album", value: "Holidays 2026"))
 }
 
 @Suite("Transfers", .timeLimit(.minutes(3)))
@@ -31,8 +32,10 @@ struct TransferTests {
         defer { try? FileManager.default.removeItem(at: fileURL) }
         let files = [
             File(name: "bytes.bin", key: "first", mimeType: .octetStream, data: allBytes),
-            File(name: "photo.png", key: "second", mimeType: .png, data: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00])),
-            File(name: "from-disk.dat", key: "third", mimeType: "application/x-custom", fileURL: fileURL),
+            File(
+                name: "photo.png", key: "second", mimeType: .png,
+                data: Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00])),
+            File(name: "from-disk.dat", key: "third", mimeType: "application/x-custom", fileURL: fileURL)
         ]
         let body = try await sharedConnect.upload(files: files, to: UploadConnector(baseURL: server.baseURL)).value
         #expect(String(decoding: body, as: UTF8.self) == "stored")
@@ -55,8 +58,11 @@ struct TransferTests {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
         struct Meta: Codable, Equatable { let caption: String }
-        let connector = TestConnector(server, "/upload", method: .put, parameters: Parameter.jsonObject(value: Meta(caption: "Sunset")))
-        _ = try await sharedConnect.upload(files: [File(name: "a.txt", key: "file", mimeType: .plainText, data: Data("A".utf8))], to: connector).value
+        let connector = TestConnector(
+            server, "/upload", method: .put, parameters: Parameter.jsonObject(value: Meta(caption: "Sunset")))
+        _ = try await sharedConnect.upload(
+            files: [File(name: "a.txt", key: "file", mimeType: .plainText, data: Data("A".utf8))], to: connector
+        ).value
         let received = try #require(server.requests.first)
         #expect(received.method == "PUT")
         let parts = try #require(parseMultipart(received.body, contentType: received.header("Content-Type")))
@@ -68,7 +74,8 @@ struct TransferTests {
     @Test func namesWithQuotesNonASCIIAndLineBreaksAreEscaped() async throws {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
-        let file = File(name: "ré\"sumé\r\nX-Injected: 1.txt", key: "fi\"eld\r\n", mimeType: .plainText, data: Data("cv".utf8))
+        let file = File(
+            name: "ré\"sumé\r\nX-Injected: 1.txt", key: "fi\"eld\r\n", mimeType: .plainText, data: Data("cv".utf8))
         _ = try await sharedConnect.upload(files: [file], to: TestConnector(server, "/cv", method: .post)).value
         let received = try #require(server.requests.first)
         let parts = try #require(parseMultipart(received.body, contentType: received.header("Content-Type")))
@@ -83,12 +90,18 @@ struct TransferTests {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
         let nul = File(name: "a\0b", key: "file", mimeType: .plainText, data: Data())
-        guard case .invalidRequest? = await connectError(sharedConnect.upload(files: [nul], to: TestConnector(server, "/", method: .post))) else {
+        guard
+            case .invalidRequest? = await connectError(
+                sharedConnect.upload(files: [nul], to: TestConnector(server, "/", method: .post)))
+        else {
             Issue.record("expected invalidRequest for NUL")
             return
         }
-        let missing = File(name: "gone.bin", key: "file", mimeType: .octetStream, fileURL: URL(fileURLWithPath: "/nonexistent/gone.bin"))
-        let error = await connectError(sharedConnect.upload(files: [missing], to: TestConnector(server, "/", method: .post)))
+        let missing = File(
+            name: "gone.bin", key: "file", mimeType: .octetStream,
+            fileURL: URL(fileURLWithPath: "/nonexistent/gone.bin"))
+        let error = await connectError(
+            sharedConnect.upload(files: [missing], to: TestConnector(server, "/", method: .post)))
         #expect(error == .invalidRequest(#"the file "/nonexistent/gone.bin" cannot be read"#))
         #expect(server.requests.isEmpty)
     }
@@ -99,7 +112,9 @@ struct TransferTests {
         let contents = Data((0..<1_000_000).map { UInt8(($0 * 13) % 251) })
         let fileURL = try temporaryFile(contents)
         defer { try? FileManager.default.removeItem(at: fileURL) }
-        let body = try await sharedConnect.upload(fileAt: fileURL, contentType: "video/mp4", to: TestConnector(server, "/bucket/clip.mp4", method: .put)).value
+        let body = try await sharedConnect.upload(
+            fileAt: fileURL, contentType: "video/mp4", to: TestConnector(server, "/bucket/clip.mp4", method: .put)
+        ).value
         #expect(String(decoding: body, as: UTF8.self) == "1000000")
         let received = try #require(server.requests.first)
         #expect(received.method == "PUT" && received.body == contents)
@@ -109,12 +124,14 @@ struct TransferTests {
 
     @Test func aFileBodyIsSentAgainOnARedirect() async throws {
         let server = try TestServer { request in
-            request.uri == "/old" ? .redirect(to: "/new", status: 307) : .text("\(request.method) \(request.body.count)")
+            request.uri == "/old"
+                ? .redirect(to: "/new", status: 307) : .text("\(request.method) \(request.body.count)")
         }
         defer { server.shutdown() }
         let fileURL = try temporaryFile(allBytes)
         defer { try? FileManager.default.removeItem(at: fileURL) }
-        let body = try await sharedConnect.upload(fileAt: fileURL, to: TestConnector(server, "/old", method: .put)).value
+        let body = try await sharedConnect.upload(fileAt: fileURL, to: TestConnector(server, "/old", method: .put))
+            .value
         #expect(String(decoding: body, as: UTF8.self) == "PUT \(allBytes.count)")
         #expect(server.requests.last?.body == allBytes)
     }

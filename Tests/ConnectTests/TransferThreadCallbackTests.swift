@@ -38,8 +38,12 @@ struct TransferThreadCallbackTests {
             case "/late":
                 // Late enough that the test's steps are attached before the response completes:
                 // a step attached to a completed future runs at once on the attaching thread.
-                return TestResponse(headers: [("Content-Type", "application/json")], body: Data(#"{"path":"/late"}"#.utf8), behavior: .delay(.milliseconds(300)))
-            default: return TestResponse(headers: [("Content-Type", "application/json")], body: Data(#"{"path":"\#(request.path)"}"#.utf8))
+                return TestResponse(
+                    headers: [("Content-Type", "application/json")], body: Data(#"{"path":"/late"}"#.utf8),
+                    behavior: .delay(.milliseconds(300)))
+            default:
+                return TestResponse(
+                    headers: [("Content-Type", "application/json")], body: Data(#"{"path":"\#(request.path)"}"#.utf8))
             }
         }
     }
@@ -68,7 +72,9 @@ struct TransferThreadCallbackTests {
     @Test func requestsStartedFromObserversGoOut() async throws {
         let server = try Self.echoServer()
         let client = Self.client()
-        let paths = try await oneAfterAnother(200, request: { client.request(TestConnector(server, "/n/\($0)")).decoded(toType: Echo.self) }) { $0.path }
+        let paths = try await oneAfterAnother(
+            200, request: { client.request(TestConnector(server, "/n/\($0)")).decoded(toType: Echo.self) }
+        ) { $0.path }
         #expect(paths == (0..<200).map { "/n/\($0)" })
     }
 
@@ -82,17 +88,25 @@ struct TransferThreadCallbackTests {
                     return count
                 }
                 return attempt < 3 ? TestResponse(status: 503) : TestResponse(body: Data("third".utf8))
-            case "/big": return TestResponse(body: Data(repeating: 1, count: 4 << 20), behavior: .trickle(chunk: 256 << 10, every: .milliseconds(5)))
+            case "/big":
+                return TestResponse(
+                    body: Data(repeating: 1, count: 4 << 20),
+                    behavior: .trickle(chunk: 256 << 10, every: .milliseconds(5)))
             default: return TestResponse(body: Data("slow".utf8), behavior: .delay(.seconds(30)))
             }
         }
-        let client = Self.client(middleware: ConnectMiddleware(retrier: RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), jitter: 0)))
+        let client = Self.client(
+            middleware: ConnectMiddleware(
+                retrier: RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(5), jitter: 0)))
         #expect(try await client.request(TestConnector(server, "/flaky")).value == Data("third".utf8))
 
         let reports = Box(0)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("transfer-thread-\(UUID().uuidString).bin")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "transfer-thread-\(UUID().uuidString).bin")
         defer { try? FileManager.default.removeItem(at: file) }
-        let downloaded = try await client.download(TestConnector(server, "/big"), to: file, progress: ProgressHandler { _ in reports.withLock { $0 += 1 } }).value
+        let downloaded = try await client.download(
+            TestConnector(server, "/big"), to: file, progress: ProgressHandler { _ in reports.withLock { $0 += 1 } }
+        ).value
         #expect(try Data(contentsOf: downloaded.location).count == 4 << 20)
         #expect(reports.withLock { $0 } > 0)
 
@@ -104,7 +118,10 @@ struct TransferThreadCallbackTests {
     }
 
     @Test func aStreamedResponse() async throws {
-        let server = try TestServer { _ in TestResponse(body: Data(repeating: 2, count: 1 << 20), behavior: .trickle(chunk: 64 << 10, every: .milliseconds(2))) }
+        let server = try TestServer { _ in
+            TestResponse(
+                body: Data(repeating: 2, count: 1 << 20), behavior: .trickle(chunk: 64 << 10, every: .milliseconds(2)))
+        }
         let client = Self.client()
         let stream = client.stream(TestConnector(server, "/s"), bufferSize: 128 << 10)
         var total = 0

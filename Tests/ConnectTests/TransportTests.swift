@@ -14,7 +14,9 @@ import Darwin
 @Suite("Transport behaviour", .timeLimit(.minutes(3)))
 struct TransportTests {
     @Test func cancellingMidTransferStopsIt() async throws {
-        let server = try TestServer { _ in TestResponse(body: Data(repeating: 7, count: 1 << 20), behavior: .stallAfter(bytes: 64 << 10)) }
+        let server = try TestServer { _ in
+            TestResponse(body: Data(repeating: 7, count: 1 << 20), behavior: .stallAfter(bytes: 64 << 10))
+        }
         defer { server.shutdown() }
         let future = sharedConnect.request(TestConnector(server, "/big"))
         try await Task.sleep(for: .milliseconds(100))
@@ -49,7 +51,8 @@ struct TransportTests {
         // The loop keeps its active handles unordered and finds a finished handle's transfer
         // through the handle: removing one from the middle must not mix the others up.
         let server = try TestServer { request in
-            TestResponse(body: Data(request.path.utf8), behavior: request.path == "/2" ? .stall : .delay(.milliseconds(300)))
+            TestResponse(
+                body: Data(request.path.utf8), behavior: request.path == "/2" ? .stall : .delay(.milliseconds(300)))
         }
         defer { server.shutdown() }
         let connect = Connect()
@@ -73,7 +76,8 @@ struct TransportTests {
         let server = try TestServer { _ in TestResponse(behavior: .stall) }
         defer { server.shutdown() }
         let started = ContinuousClock.now
-        let error = await connectError(sharedConnect.request(TestConnector(server, "/slow", timeout: .milliseconds(300))))
+        let error = await connectError(
+            sharedConnect.request(TestConnector(server, "/slow", timeout: .milliseconds(300))))
         guard case .timedOut(let message)? = error else {
             Issue.record("expected timedOut, got \(String(describing: error))")
             return
@@ -130,7 +134,9 @@ struct TransportTests {
         defer { try? FileManager.default.removeItem(at: file) }
 
         let first = try await connect.request(TestConnector(server, "/one")).value
-        let posted = try await connect.request(TestConnector(server, "/two", method: .post, parameters: Parameter.jsonObject(value: Item(name: "x")))).value
+        let posted = try await connect.request(
+            TestConnector(server, "/two", method: .post, parameters: Parameter.jsonObject(value: Item(name: "x")))
+        ).value
         let afterPost = try await connect.request(TestConnector(server, "/three", timeout: .seconds(5))).value
         let head = try await connect.response(TestConnector(server, "/four", method: .head)).value
         let afterHead = try await connect.request(TestConnector(server, "/five")).value
@@ -160,7 +166,7 @@ struct TransportTests {
         let connect = Connect()
         let sent: [(LocalServer, String)] = [
             (first, "/a"), (first, "/a"), (first, "/b?x=1"), (first, "/b?x=2"), (second, "/b?x=2"),
-            (first, "/b?x=2"), (first, "/a/%41%20b"), (second, "/a"), (second, "/a"),
+            (first, "/b?x=2"), (first, "/a/%41%20b"), (second, "/a"), (second, "/a")
         ]
         for (server, endpoint) in sent {
             let body = try await connect.request(TestConnector(server, endpoint)).value
@@ -176,7 +182,9 @@ struct TransportTests {
     /// sizes (bodies over 64 KiB are handed over, smaller ones copied) and after failures.
     @Test func responsesKeepTheirOwnBytesWhenReceiveBuffersAreReused() async throws {
         let sizes = [200_000, 10, 60_000, 0, 1_500, 70_000, 3]
-        @Sendable func body(_ index: Int) -> Data { Data((0..<sizes[index]).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }) }
+        @Sendable func body(_ index: Int) -> Data {
+            Data((0..<sizes[index]).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) })
+        }
         let server = try TestServer { request in
             if request.path == "/truncated" {
                 return TestResponse(body: Data(repeating: 9, count: 50_000), behavior: .truncate(after: 20_000))
@@ -237,7 +245,9 @@ struct TransportTests {
     }
 
     @Test func truncatedBody() async throws {
-        let server = try TestServer { _ in TestResponse(body: Data(repeating: 1, count: 10_000), behavior: .truncate(after: 4_000)) }
+        let server = try TestServer { _ in
+            TestResponse(body: Data(repeating: 1, count: 10_000), behavior: .truncate(after: 4_000))
+        }
         defer { server.shutdown() }
         let error = await connectError(sharedConnect.request(TestConnector(server, "/truncated")))
         guard case .transport(let failure)? = error else {
@@ -255,7 +265,9 @@ struct TransportTests {
         defer { declared.shutdown() }
         #expect(await connectError(connect.request(TestConnector(declared, "/big"))) == .responseTooLarge(limit: 1_000))
         // Chunked: no Content-Length to check up front, so the limit applies as bytes arrive.
-        let chunked = try TestServer { _ in TestResponse(headers: [("Transfer-Encoding", "chunked")], body: Data(repeating: 1, count: 5_000)) }
+        let chunked = try TestServer { _ in
+            TestResponse(headers: [("Transfer-Encoding", "chunked")], body: Data(repeating: 1, count: 5_000))
+        }
         defer { chunked.shutdown() }
         #expect(await connectError(connect.request(TestConnector(chunked, "/big"))) == .responseTooLarge(limit: 1_000))
         let fits = try TestServer { _ in TestResponse(body: Data(repeating: 1, count: 1_000)) }
@@ -345,7 +357,9 @@ struct TransportTests {
                 try parameters.setBody(.data(data, contentType: "application/octet-stream"))
             }
         }
-        let echoed = try await sharedConnect.request(TestConnector(server, "/echo", method: .post, parameters: Blob(data: payload))).value
+        let echoed = try await sharedConnect.request(
+            TestConnector(server, "/echo", method: .post, parameters: Blob(data: payload))
+        ).value
         #expect(echoed == payload)
         #expect(server.requests.first?.header("Expect") == nil)
         #expect(server.requests.first?.header("Content-Type") == "application/octet-stream")
@@ -462,7 +476,7 @@ struct HandleReuseTests {
             (.patch, .data(Data("{}".utf8)), "PATCH 2"),
             (.get, nil, "GET 0"),
             (.options, nil, "OPTIONS 0"),
-            (.get, nil, "GET 0"),
+            (.get, nil, "GET 0")
         ]
         for (method, body, expected) in requests {
             var request = Request(method: method, url: url, body: body)
@@ -475,7 +489,9 @@ struct HandleReuseTests {
         for (request, sent) in zip(recorded, requests) {
             #expect(request.body.count == sent.1?.count ?? 0, "\(request.method)")
             if sent.1 == nil, request.method == "GET" || request.method == "HEAD" {
-                #expect(request.header("Content-Length") == nil && request.header("Transfer-Encoding") == nil, "\(request.method)")
+                #expect(
+                    request.header("Content-Length") == nil && request.header("Transfer-Encoding") == nil,
+                    "\(request.method)")
             }
         }
         #expect(Set(recorded.map(\.connectionID)).count == 1)
@@ -500,10 +516,11 @@ struct HandleReuseTests {
             (.delete, bytes(3), nil),
             ("PROPFIND", bytes(10), "application/xml"),
             (.post, bytes(limit + 1), nil),  // read from the request's bytes, not copied
-            (.post, Data(), nil),
+            (.post, Data(), nil)
         ]
         for (method, body, type) in requests {
-            var request = Request(method: method, url: url, headers: type.map { [.contentType($0)] } ?? [], body: .data(body))
+            var request = Request(
+                method: method, url: url, headers: type.map { [.contentType($0)] } ?? [], body: .data(body))
             request.allowsRetry = false
             let echoed = try await connect.send(request).value
             #expect(echoed.body == body, "\(method.rawValue) \(body.count)")
@@ -518,7 +535,9 @@ struct HandleReuseTests {
             #expect(request.header("Content-Type") == sent.2, "\(request.method) \(sent.1.count)")
             #expect(request.header("Content-Length") == String(sent.1.count), "\(request.method)")
             let get = recorded[index * 2 + 1]
-            #expect(get.method == "GET" && get.body.isEmpty && get.header("Content-Length") == nil && get.header("Content-Type") == nil)
+            #expect(
+                get.method == "GET" && get.body.isEmpty && get.header("Content-Length") == nil
+                    && get.header("Content-Type") == nil)
         }
         #expect(Set(recorded.map(\.connectionID)).count == 1)
     }

@@ -22,7 +22,8 @@ struct UploadBufferTests {
 
         var description: String {
             switch self {
-            case .deposit(let count, let resumes, let waits): return "deposit \(count) → resumes \(resumes), waits \(waits)"
+            case .deposit(let count, let resumes, let waits):
+                return "deposit \(count) → resumes \(resumes), waits \(waits)"
             case .read(let size, let read): return "read \(size) → \(read)"
             case .finish(let resumes): return "finish → resumes \(resumes)"
             case .room(let room): return "room \(room)"
@@ -33,43 +34,70 @@ struct UploadBufferTests {
 
     @Test(arguments: [
         // A reader faster than the producer pauses on an empty buffer; the next deposit resumes it.
-        ("reader waits", nil as Int?, [
-            Step.read(100, .pause), .deposit(10, resumes: true, waits: false), .read(100, .bytes(10)),
-            .read(100, .pause), .finish(resumes: true), .read(100, .end),
-        ]),
+        (
+            "reader waits", nil as Int?,
+            [
+                Step.read(100, .pause), .deposit(10, resumes: true, waits: false), .read(100, .bytes(10)),
+                .read(100, .pause), .finish(resumes: true), .read(100, .end)
+            ]
+        ),
         // A producer faster than the reader waits at the limit and goes on under half of it.
-        ("producer waits", nil, [
-            .deposit(60, resumes: false, waits: false), .deposit(40, resumes: false, waits: true), .room(false),
-            .read(30, .bytes(30)), .room(false), .read(30, .bytes(30)), .room(true),
-            .deposit(10, resumes: false, waits: false), .read(1000, .bytes(50)), .finish(resumes: false), .read(10, .end),
-        ]),
+        (
+            "producer waits", nil,
+            [
+                .deposit(60, resumes: false, waits: false), .deposit(40, resumes: false, waits: true), .room(false),
+                .read(30, .bytes(30)), .room(false), .read(30, .bytes(30)), .room(true),
+                .deposit(10, resumes: false, waits: false), .read(1000, .bytes(50)), .finish(resumes: false),
+                .read(10, .end)
+            ]
+        ),
         // Reads cross chunk boundaries and split chunks.
-        ("chunks", nil, [
-            .deposit(5, resumes: false, waits: false), .deposit(5, resumes: false, waits: false),
-            .read(3, .bytes(3)), .read(4, .bytes(4)), .read(10, .bytes(3)), .read(10, .pause),
-        ]),
+        (
+            "chunks", nil,
+            [
+                .deposit(5, resumes: false, waits: false), .deposit(5, resumes: false, waits: false),
+                .read(3, .bytes(3)), .read(4, .bytes(4)), .read(10, .bytes(3)), .read(10, .pause)
+            ]
+        ),
         // A declared size: exactly that many bytes.
-        ("declared, exact", 10, [
-            .deposit(4, resumes: false, waits: false), .deposit(6, resumes: false, waits: false),
-            .finish(resumes: false), .read(20, .bytes(10)), .read(20, .end),
-        ]),
+        (
+            "declared, exact", 10,
+            [
+                .deposit(4, resumes: false, waits: false), .deposit(6, resumes: false, waits: false),
+                .finish(resumes: false), .read(20, .bytes(10)), .read(20, .end)
+            ]
+        ),
         // The last byte waits for the end of the sequence: libcurl reads no further.
-        ("declared, last byte held", 10, [
-            .deposit(10, resumes: false, waits: false), .read(20, .bytes(9)), .read(20, .pause),
-            .finish(resumes: true), .read(20, .bytes(1)), .read(20, .end),
-        ]),
-        ("declared, more after the last byte", 10, [
-            .deposit(10, resumes: false, waits: false), .read(20, .bytes(9)), .read(20, .pause),
-            .deposit(1, resumes: true, waits: false), .failed("more than the 10 bytes it declared"), .read(20, .abort),
-        ]),
-        ("declared, too many", 10, [
-            .deposit(4, resumes: false, waits: false), .read(20, .bytes(4)), .read(20, .pause),
-            .deposit(7, resumes: true, waits: false), .failed("more than the 10 bytes it declared"), .read(20, .abort), .room(true),
-        ]),
-        ("declared, too few", 10, [
-            .deposit(4, resumes: false, waits: false), .read(20, .bytes(4)), .read(20, .pause),
-            .finish(resumes: true), .failed("ended after 4 of the 10 bytes it declared"), .read(20, .abort),
-        ]),
+        (
+            "declared, last byte held", 10,
+            [
+                .deposit(10, resumes: false, waits: false), .read(20, .bytes(9)), .read(20, .pause),
+                .finish(resumes: true), .read(20, .bytes(1)), .read(20, .end)
+            ]
+        ),
+        (
+            "declared, more after the last byte", 10,
+            [
+                .deposit(10, resumes: false, waits: false), .read(20, .bytes(9)), .read(20, .pause),
+                .deposit(1, resumes: true, waits: false), .failed("more than the 10 bytes it declared"),
+                .read(20, .abort)
+            ]
+        ),
+        (
+            "declared, too many", 10,
+            [
+                .deposit(4, resumes: false, waits: false), .read(20, .bytes(4)), .read(20, .pause),
+                .deposit(7, resumes: true, waits: false), .failed("more than the 10 bytes it declared"),
+                .read(20, .abort), .room(true)
+            ]
+        ),
+        (
+            "declared, too few", 10,
+            [
+                .deposit(4, resumes: false, waits: false), .read(20, .bytes(4)), .read(20, .pause),
+                .finish(resumes: true), .failed("ended after 4 of the 10 bytes it declared"), .read(20, .abort)
+            ]
+        )
     ])
     func steps(name: String, declared: Int?, steps: [Step]) {
         var buffer = UploadBuffer(limit: 100, declaredCount: declared)
@@ -81,9 +109,13 @@ struct UploadBufferTests {
             case .deposit(let count, let resumes, let waits):
                 let chunk = Data((produced..<produced + count).map { UInt8($0 % 251) })
                 produced += count
-                #expect(buffer.deposit(chunk) == UploadBuffer.Deposit(resumesReader: resumes, producerWaits: waits), "\(name): \(step)")
+                #expect(
+                    buffer.deposit(chunk) == UploadBuffer.Deposit(resumesReader: resumes, producerWaits: waits),
+                    "\(name): \(step)")
             case .read(let size, let expected):
-                let read = bytes.withUnsafeMutableBytes { buffer.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<size])) }
+                let read = bytes.withUnsafeMutableBytes {
+                    buffer.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<size]))
+                }
                 #expect(read == expected, "\(name): \(step)")
                 if case .bytes(let count) = read { consumed += bytes[..<count] }
             case .finish(let resumes):

@@ -12,7 +12,10 @@ import Testing
 @Suite("Wire correctness", .timeLimit(.minutes(3)))
 struct WireTests {
     /// A gzip stream of "The quick brown fox jumps over the lazy dog. " × 40 (1,800 bytes).
-    static let gzipped = Data(base64Encoded: "H4sIAAAAAAACAwvJSFUoLM1MzlZIKsovz1NIy69QyCrNLShWyC9LLVIoAUrnJFZVKqTkp+sphIwqHlU8qnhU8ajiUcXDSzEA5sOVZAgHAAA=")!
+    static let gzipped = Data(
+        base64Encoded:
+            "H4sIAAAAAAACAwvJSFUoLM1MzlZIKsovz1NIy69QyCrNLShWyC9LLVIoAUrnJFZVKqTkp+sphIwqHlU8qnhU8ajiUcXDSzEA5sOVZAgHAAA="
+    )!
     static let plain = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 40)
 
     /// A server that answers every request with "answer to" its path, and sends its first
@@ -20,8 +23,13 @@ struct WireTests {
     /// made that first request, and the stray response is waiting on the idle connection.
     static func serverWithAStrayResponse(_ connect: Connect) async throws -> RawServer {
         let server = try RawServer { request, index in
-            guard request.connectionID == 1, index == 0 else { return [.send(RawServer.response(body: "answer to \(request.path)"))] }
-            return [.send(RawServer.response(body: "answer to \(request.path)")), .pause(.milliseconds(20)), .send(RawServer.response(body: "stray"))]
+            guard request.connectionID == 1, index == 0 else {
+                return [.send(RawServer.response(body: "answer to \(request.path)"))]
+            }
+            return [
+                .send(RawServer.response(body: "answer to \(request.path)")), .pause(.milliseconds(20)),
+                .send(RawServer.response(body: "stray"))
+            ]
         }
         #expect(try await connect.request(TestConnector(server, "/first")).value == Data("answer to /first".utf8))
         try await Task.sleep(for: .milliseconds(200))
@@ -48,9 +56,23 @@ struct WireTests {
             case .smallData: return .data(Data("{\"id\": 7}".utf8), contentType: "application/json")
             case .largeData: return .data(Self.bytes)
             case .file: return try .file(temporaryFile(Self.bytes))
-            case .multipart: return .multipart([.field("album", "Holidays"), .field("photo", data: Self.bytes, mimeType: .octetStream)])
-            case .oneTimeStream: return .stream(AsyncStream { $0.yield(Self.bytes); $0.finish() }, count: Self.bytes.count)
-            case .replayableStream: return .stream(count: Self.bytes.count) { AsyncStream { $0.yield(Self.bytes); $0.finish() } }
+            case .multipart:
+                return .multipart([
+                    .field("album", "Holidays"), .field("photo", data: Self.bytes, mimeType: .octetStream)
+                ])
+            case .oneTimeStream:
+                return .stream(
+                    AsyncStream {
+                        $0.yield(Self.bytes)
+                        $0.finish()
+                    }, count: Self.bytes.count)
+            case .replayableStream:
+                return .stream(count: Self.bytes.count) {
+                    AsyncStream {
+                        $0.yield(Self.bytes)
+                        $0.finish()
+                    }
+                }
             }
         }
     }
@@ -88,7 +110,11 @@ struct WireTests {
         defer { server.shutdown() }
         let connect = Connect()
         #expect(try await connect.request(TestConnector(server, "/warm-up")).value == Data("ok".utf8))
-        await expectFailureAfterSending(connect.request(TestConnector(server, "/order", method: .post, parameters: HTTPTask.requestData(Data("{}".utf8), contentType: "application/json"))))
+        await expectFailureAfterSending(
+            connect.request(
+                TestConnector(
+                    server, "/order", method: .post,
+                    parameters: HTTPTask.requestData(Data("{}".utf8), contentType: "application/json"))))
         #expect(server.requests.filter { $0.path == "/order" }.count == 1)
     }
 
@@ -109,7 +135,8 @@ struct WireTests {
         defer { server.shutdown() }
         let connect = Connect()
         #expect(try await connect.request(TestConnector(server, "/warm-up")).value == Data("answer to /warm-up".utf8))
-        var request = Request(method: .post, url: server.baseURL.appendingPathComponent("idempotent-post"), body: .data(Data("x".utf8)))
+        var request = Request(
+            method: .post, url: server.baseURL.appendingPathComponent("idempotent-post"), body: .data(Data("x".utf8)))
         request.allowsRetry = true
         #expect(try await connect.send(request).value.body == Data("answer to /idempotent-post".utf8))
     }
@@ -121,7 +148,7 @@ struct WireTests {
         "HTTP/1.1 2000 OK\r\nContent-Length: 0\r\n\r\n",
         "HTTP/9 200 OK\r\nContent-Length: 0\r\n\r\n",
         "HTTP/1.1200 OK\r\nContent-Length: 0\r\n\r\n",
-        "<html>an HTTP/0.9 answer</html>",
+        "<html>an HTTP/0.9 answer</html>"
     ])
     func aMalformedStatusLineIsAMalformedResponse(reply: String) async throws {
         let server = try RawServer { _, _ in [.send(reply), .close] }
@@ -131,10 +158,12 @@ struct WireTests {
 
     @Test func aMalformedResponseIsRetriedLikeAReset() async throws {
         let server = try RawServer { request, _ in
-            request.connectionID == 1 || request.path == "/once" ? [.send("HTTP/1.1 abc OK\r\n\r\n"), .close] : [.send(RawServer.response(body: "second"))]
+            request.connectionID == 1 || request.path == "/once"
+                ? [.send("HTTP/1.1 abc OK\r\n\r\n"), .close] : [.send(RawServer.response(body: "second"))]
         }
         defer { server.shutdown() }
-        let connect = Connect(middleware: ConnectMiddleware(retrier: RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10))))
+        let connect = Connect(
+            middleware: ConnectMiddleware(retrier: RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10))))
         #expect(try await connect.request(TestConnector(server, "/")).value == Data("second".utf8))
         // A POST, which may not be repeated, is not.
         let post = connect.request(TestConnector(server, "/once", method: .post))
@@ -145,7 +174,7 @@ struct WireTests {
     @Test(arguments: [
         "HTTP/1.1 200 OK\r\n",
         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n",
-        "HTTP/1.1 200 OK\r\nContent-Type: text/pl",
+        "HTTP/1.1 200 OK\r\nContent-Type: text/pl"
     ])
     func aResponseCutOffInItsHeadIsTruncated(reply: String) async throws {
         let server = try RawServer { _, _ in [.send(reply), .close] }
@@ -155,7 +184,12 @@ struct WireTests {
 
     @Test func aCompleteGzipBodyIsInflated() async throws {
         let server = try RawServer { _, _ in
-            [.send(Data("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(Self.gzipped.count)\r\n\r\n".utf8) + Self.gzipped)]
+            [
+                .send(
+                    Data(
+                        "HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(Self.gzipped.count)\r\n\r\n"
+                            .utf8) + Self.gzipped)
+            ]
         }
         defer { server.shutdown() }
         let response = try await Connect().response(TestConnector(server, "/")).value
@@ -165,7 +199,11 @@ struct WireTests {
     @Test func aTruncatedGzipBodyFails() async throws {
         let half = Self.gzipped.prefix(Self.gzipped.count / 2)
         let server = try RawServer { _, _ in
-            [.send(Data("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(half.count)\r\n\r\n".utf8) + half)]
+            [
+                .send(
+                    Data("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: \(half.count)\r\n\r\n".utf8)
+                        + half)
+            ]
         }
         defer { server.shutdown() }
         await expectFailureAfterSending(Connect().request(TestConnector(server, "/")))
@@ -176,7 +214,7 @@ struct WireTests {
         "Content-Length: 2, 3",
         "Content-Length: 99999999999999999999999",
         "Content-Length: -1",
-        "Content-Length: 0x10",
+        "Content-Length: 0x10"
     ])
     func conflictingOrUnreadableContentLengthsAreRefused(headers: String) async throws {
         let server = try RawServer { _, _ in [.send("HTTP/1.1 200 OK\r\n\(headers)\r\n\r\nabc"), .close] }
@@ -185,13 +223,17 @@ struct WireTests {
     }
 
     @Test func repeatedEqualContentLengthsAreOne() async throws {
-        let server = try RawServer { _, _ in [.send("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc")] }
+        let server = try RawServer { _, _ in
+            [.send("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc")]
+        }
         defer { server.shutdown() }
         #expect(try await Connect().request(TestConnector(server, "/")).value == Data("abc".utf8))
     }
 
     @Test func anObsFoldContinuationIsJoinedWithASpace() async throws {
-        let server = try RawServer { _, _ in [.send("HTTP/1.1 200 OK\r\nX-Folded: first\r\n   second\r\n\tthird\r\nContent-Length: 2\r\n\r\nok")] }
+        let server = try RawServer { _, _ in
+            [.send("HTTP/1.1 200 OK\r\nX-Folded: first\r\n   second\r\n\tthird\r\nContent-Length: 2\r\n\r\nok")]
+        }
         defer { server.shutdown() }
         let response = try await Connect().response(TestConnector(server, "/")).value
         #expect(response.header("X-Folded") == "first second third")
@@ -202,8 +244,12 @@ struct WireTests {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
         _ = try await sharedConnect.request(TestConnector(server, "/empty", method: .post)).value
-        _ = try await sharedConnect.request(TestConnector(server, "/plain", method: .post, parameters: HTTPTask.requestPlain)).value
-        _ = try await sharedConnect.request(TestConnector(server, "/typed", method: .post, headers: [.contentType("text/plain")])).value
+        _ = try await sharedConnect.request(
+            TestConnector(server, "/plain", method: .post, parameters: HTTPTask.requestPlain)
+        ).value
+        _ = try await sharedConnect.request(
+            TestConnector(server, "/typed", method: .post, headers: [.contentType("text/plain")])
+        ).value
         let requests = server.requests
         #expect(requests[0].header("Content-Type") == nil)
         #expect(requests[0].header("Content-Length") == "0")
@@ -214,7 +260,8 @@ struct WireTests {
     @Test func aBodyWithoutAContentTypeIsNotCalledAForm() async throws {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }
-        _ = try await sharedConnect.send(Request(method: .post, url: server.baseURL, body: .data(Data("raw".utf8)))).value
+        _ = try await sharedConnect.send(Request(method: .post, url: server.baseURL, body: .data(Data("raw".utf8))))
+            .value
         #expect(server.requests[0].header("Content-Type") == nil)
         #expect(server.requests[0].bodyText == "raw")
     }
@@ -222,10 +269,13 @@ struct WireTests {
 
 /// Expects `future` to fail below HTTP after its request was sent: what a retrier must see to
 /// treat the failure like a reset.
-func expectFailureAfterSending<Value>(_ future: Future<Value>, _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation) async {
+func expectFailureAfterSending<Value>(
+    _ future: Future<Value>, _ what: String = "", sourceLocation: SourceLocation = #_sourceLocation
+) async {
     let error = await connectError(future)
     guard case .transport(let failure)? = error else {
-        Issue.record("expected a transport failure \(what), got \(String(describing: error))", sourceLocation: sourceLocation)
+        Issue.record(
+            "expected a transport failure \(what), got \(String(describing: error))", sourceLocation: sourceLocation)
         return
     }
     #expect(failure.requestSent, sourceLocation: sourceLocation)
@@ -239,8 +289,9 @@ struct CompressedBodyTests {
         var length = uLongf(compressed.count)
         _ = compressed.withUnsafeMutableBytes { target in
             original.withUnsafeBytes { source in
-                compress2(target.baseAddress!.assumingMemoryBound(to: Bytef.self), &length,
-                          source.baseAddress!.assumingMemoryBound(to: Bytef.self), uLong(original.count), 6)
+                compress2(
+                    target.baseAddress!.assumingMemoryBound(to: Bytef.self), &length,
+                    source.baseAddress!.assumingMemoryBound(to: Bytef.self), uLong(original.count), 6)
             }
         }
         compressed.count = Int(length)
@@ -278,7 +329,8 @@ struct CompressedBodyTests {
         let compressed = Self.deflated(original)
         let server = try TestServer { _ in TestResponse(headers: [("Content-Encoding", "deflate")], body: compressed) }
         defer { server.shutdown() }
-        let destination = FileManager.default.temporaryDirectory.appendingPathComponent("connect-deflated-\(UUID().uuidString)")
+        let destination = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "connect-deflated-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: destination) }
         let file = try await sharedConnect.download(TestConnector(server, "/file"), to: destination).value
         #expect(try Data(contentsOf: file.location) == original)

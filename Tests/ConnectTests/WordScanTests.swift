@@ -8,7 +8,9 @@ import Testing
 struct WordScanTests {
     /// What `WordScan` must find in `bytes`, read one byte at a time.
     static func expected(_ bytes: [UInt8]) -> (mayNeedEscape: Bool, isASCII: Bool) {
-        let escapes = bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/") }
+        let escapes = bytes.contains {
+            $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "/")
+        }
         return (escapes, bytes.allSatisfy { $0 < 0x80 })
     }
 
@@ -18,7 +20,9 @@ struct WordScanTests {
         var block = [UInt8](repeating: 0xEE, count: bytes.count + 32)
         let scan = bytes.withUnsafeBytes { source in
             block.withUnsafeMutableBytes { destination in
-                WordScan.copy(bytes.count, from: source.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, to: destination.baseAddress! + 16)
+                WordScan.copy(
+                    bytes.count, from: source.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!,
+                    to: destination.baseAddress! + 16)
             }
         }
         if Array(block[16..<(16 + bytes.count)]) != bytes { return "copy of \(bytes)" }
@@ -33,7 +37,8 @@ struct WordScanTests {
 
     /// Printable ASCII that needs no escape, in a pattern that does not repeat with a word's width.
     static func plain(_ count: Int) -> [UInt8] {
-        let letters = Array("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;!?#$%&'()*+-<=>@[]^_`{|}~".utf8)
+        let letters = Array(
+            "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;!?#$%&'()*+-<=>@[]^_`{|}~".utf8)
         return (0..<count).map { letters[($0 * 7) % letters.count] }
     }
 
@@ -54,7 +59,9 @@ struct WordScanTests {
     /// (a borrow from a lower byte reaching a higher one).
     @Test(arguments: [1, 3, 4, 7, 8, 9, 15, 16, 17, 24])
     func pairsOfMarkedBytes(length: Int) {
-        let marks: [UInt8] = [0x00, 0x1F, 0x20, 0x21, 0x22, 0x2E, 0x2F, 0x30, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF]
+        let marks: [UInt8] = [
+            0x00, 0x1F, 0x20, 0x21, 0x22, 0x2E, 0x2F, 0x30, 0x5B, 0x5C, 0x5D, 0x7F, 0x80, 0xA2, 0xDC, 0xFF
+        ]
         var mistakes: [String] = []
         for first in 0..<length {
             for second in first..<length {

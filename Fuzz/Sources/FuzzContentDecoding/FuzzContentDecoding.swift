@@ -14,10 +14,14 @@ public func fuzzContentDecoding(_ start: UnsafeRawPointer, _ count: Int) -> CInt
     let coding = codings[Int(choice & 3)]
     let sizes = FuzzInput.sizes(from: choice >> 2)
     let decoded = decode(FuzzInput.pieces(of: data, sizes: sizes), coding)
-    if coding == .gzip || coding == .deflate, let reference = inflate(data, gzip: coding == .gzip), reference.count < limit {
+    if coding == .gzip || coding == .deflate, let reference = inflate(data, gzip: coding == .gzip),
+        reference.count < limit
+    {
         // A gzip body may hold more members after the one zlib reads: the first agrees.
         let common = min(decoded.output.count, reference.count)
-        require(decoded.output.prefix(common).elementsEqual(reference.prefix(common)), "\(coding) decodes differently from zlib")
+        require(
+            decoded.output.prefix(common).elementsEqual(reference.prefix(common)),
+            "\(coding) decodes differently from zlib")
         if !decoded.failed {
             require(decoded.output.starts(with: reference), "\(coding) stops short of zlib's output")
         }
@@ -62,7 +66,9 @@ enum ZlibFormat { case zlib, gzip }
 /// when zlib finds no complete stream at the start.
 func inflate(_ input: [UInt8], gzip: Bool) -> [UInt8]? {
     var stream = z_stream()
-    guard inflateInit2_(&stream, gzip ? 31 : 15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
+    guard inflateInit2_(&stream, gzip ? 31 : 15, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+        return nil
+    }
     defer { inflateEnd(&stream) }
     var output = [UInt8](repeating: 0, count: limit + 1)
     var input = input
@@ -82,8 +88,10 @@ func inflate(_ input: [UInt8], gzip: Bool) -> [UInt8]? {
 /// `input` compressed by zlib, as a zlib or a gzip stream.
 func deflate(_ input: [UInt8], format: ZlibFormat) -> [UInt8] {
     var stream = z_stream()
-    guard deflateInit2_(&stream, 6, Z_DEFLATED, format == .gzip ? 31 : 15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-                        Int32(MemoryLayout<z_stream>.size)) == Z_OK
+    guard
+        deflateInit2_(
+            &stream, 6, Z_DEFLATED, format == .gzip ? 31 : 15, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+            Int32(MemoryLayout<z_stream>.size)) == Z_OK
     else { fatalError("deflateInit2 failed") }
     defer { deflateEnd(&stream) }
     var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 64)

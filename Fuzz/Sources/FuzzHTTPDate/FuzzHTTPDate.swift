@@ -14,9 +14,13 @@ public func fuzzHTTPDate(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     // two are compared from 1601 on.
     // A leap second (:60) on the last day of 9999 reads as an instant past the last year an
     // HTTP date can write; those are left out as well.
-    if let date = HTTPDate.date(from: text), date.timeIntervalSince1970 >= -11_644_473_600, date.timeIntervalSince1970 <= 253_402_300_799 {
+    if let date = HTTPDate.date(from: text), date.timeIntervalSince1970 >= -11_644_473_600,
+        date.timeIntervalSince1970 <= 253_402_300_799
+    {
         let written = formatter.string(from: date)
-        require(HTTPDate.date(from: written) == date, "\(text.debugDescription) read as \(date), written \(written), read back differently")
+        require(
+            HTTPDate.date(from: written) == date,
+            "\(text.debugDescription) read as \(date), written \(written), read back differently")
         require(formatter.date(from: written) == date, "Foundation reads \(written) differently")
     }
     if count >= 8 {
@@ -27,7 +31,9 @@ public func fuzzHTTPDate(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         let seconds = (low + Double(raw % UInt64(high - low))).rounded(.down)
         let date = Date(timeIntervalSince1970: seconds)
         let written = formatter.string(from: date)
-        require(HTTPDate.date(from: written) == date, "Foundation's \(written) read as \(String(describing: HTTPDate.date(from: written)))")
+        require(
+            HTTPDate.date(from: written) == date,
+            "Foundation's \(written) read as \(String(describing: HTTPDate.date(from: written)))")
     }
     return 0
 }

@@ -10,7 +10,8 @@ public func fuzzJSONReader(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let data = Data(bytes: start, count: count)
     guard let ours = JSONReader.value(from: data) else { return 0 }
     guard let reference = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) else {
-        require(false, "read by Connect, refused by Foundation: \(String(decoding: data, as: UTF8.self).debugDescription)")
+        require(
+            false, "read by Connect, refused by Foundation: \(String(decoding: data, as: UTF8.self).debugDescription)")
         return 0
     }
     require(same(ours, reference), "read differently: \(ours) / \(reference)")

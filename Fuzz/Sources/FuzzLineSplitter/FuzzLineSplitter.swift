@@ -18,7 +18,9 @@ func lines(_ pieces: [[UInt8]]) -> [String] {
     var seen: [String] = []
     do {
         for piece in pieces {
-            try splitter.feed(piece) { line, number in seen.append("\(number): " + String(decoding: line, as: UTF8.self)) }
+            try splitter.feed(piece) { line, number in
+                seen.append("\(number): " + String(decoding: line, as: UTF8.self))
+            }
         }
     } catch {
         seen.append("failure: \(error)")

@@ -18,7 +18,9 @@ public func fuzzResponseHead(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         guard let kind = try? parser.read(UnsafeRawBufferPointer(buffer)) else { break }
         if kind == .status {
             require((100...999).contains(parser.statusCode), "status \(parser.statusCode)")
-            _ = line.withUnsafeBytes { ResponseHeadParser.unusualReasonPhrase(ofStatusLine: $0, statusCode: parser.statusCode) }
+            _ = line.withUnsafeBytes {
+                ResponseHeadParser.unusualReasonPhrase(ofStatusLine: $0, statusCode: parser.statusCode)
+            }
         }
         if let length = parser.contentLength { require(length >= 0, "negative Content-Length") }
         require(parser.contentCodings.count <= BodyDecoder.maximumCodings, "too many codings kept")
@@ -26,7 +28,9 @@ public func fuzzResponseHead(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     // The field-value helpers on their own.
     input.withUnsafeBytes { bytes in
         for element in ResponseHeadParser.listElements(bytes) {
-            require(!element.isEmpty && element.first != UInt8(ascii: " ") && element.last != UInt8(ascii: " "), "list element with blanks")
+            require(
+                !element.isEmpty && element.first != UInt8(ascii: " ") && element.last != UInt8(ascii: " "),
+                "list element with blanks")
         }
         if let length = try? ResponseHeadParser.contentLength(bytes) { require(length >= 0, "negative length") }
     }

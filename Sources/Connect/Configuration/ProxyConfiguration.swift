@@ -28,12 +28,18 @@ public struct ProxyConfiguration: Sendable, Hashable {
     }
 
     /// An HTTP proxy.
-    public static func http(host: String, port: Int, username: String? = nil, password: String? = nil) -> ProxyConfiguration {
+    public static func http(
+        host: String, port: Int, username: String? = nil, password: String? = nil
+    ) -> ProxyConfiguration {
         ProxyConfiguration(url: "http://\(host):\(port)", username: username, password: password)
     }
 
     /// A SOCKS5 proxy; with `resolvesHostNames`, the proxy resolves host names (`socks5h`).
-    public static func socks5(host: String, port: Int, username: String? = nil, password: String? = nil, resolvesHostNames: Bool = true) -> ProxyConfiguration {
-        ProxyConfiguration(url: "\(resolvesHostNames ? "socks5h" : "socks5")://\(host):\(port)", username: username, password: password)
+    public static func socks5(
+        host: String, port: Int, username: String? = nil, password: String? = nil, resolvesHostNames: Bool = true
+    ) -> ProxyConfiguration {
+        ProxyConfiguration(
+            url: "\(resolvesHostNames ? "socks5h" : "socks5")://\(host):\(port)", username: username, password: password
+        )
     }
 }

@@ -57,7 +57,9 @@ public struct ConnectEnvironment: Sendable, Hashable {
     public func baseURL(for connectorBaseURL: URL) -> URL {
         if let baseURL { return baseURL }
         // `host` parses the URL: skipped when there is nothing to look up.
-        if !hostOverrides.isEmpty, let host = connectorBaseURL.host, let override = hostOverrides[host] { return override }
+        if !hostOverrides.isEmpty, let host = connectorBaseURL.host, let override = hostOverrides[host] {
+            return override
+        }
         return connectorBaseURL
     }
 }

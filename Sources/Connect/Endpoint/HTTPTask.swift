@@ -59,8 +59,10 @@ public enum HTTPTask: ParametersRepresentable {
             case .queryString:
                 for (name, value) in sorted { parameters.appendQuery(name: name, value: value) }
             case .httpBody:
-                let form = sorted.map { RequestBuilder.encode(QueryItem(name: $0.key, value: $0.value)) }.joined(separator: "&")
-                try parameters.setBody(.data(Data(form.utf8), contentType: "application/x-www-form-urlencoded; charset=utf-8"))
+                let form = sorted.map { RequestBuilder.encode(QueryItem(name: $0.key, value: $0.value)) }.joined(
+                    separator: "&")
+                try parameters.setBody(
+                    .data(Data(form.utf8), contentType: "application/x-www-form-urlencoded; charset=utf-8"))
             }
         }
     }

@@ -37,13 +37,16 @@ struct RequestBuilder {
         self.jsonEncoder = jsonEncoder
         self.userAgent = userAgent
         self.defaultHeaders = defaultHeaders
-        let standard = Self.headers(own: [], defaults: defaultHeaders, parameters: [], token: nil, body: nil, userAgent: userAgent)
+        let standard = Self.headers(
+            own: [], defaults: defaultHeaders, parameters: [], token: nil, body: nil, userAgent: userAgent)
         standardHeaders = standard
         standardHeadersProblem = standard.lazy.compactMap(\.validationProblem).first
     }
 
     init(configuration: ConnectConfiguration) {
-        self.init(jsonEncoder: configuration.jsonEncoder, userAgent: configuration.userAgent, defaultHeaders: configuration.defaultHeaders)
+        self.init(
+            jsonEncoder: configuration.jsonEncoder, userAgent: configuration.userAgent,
+            defaultHeaders: configuration.defaultHeaders)
         environment = configuration.environment
         defaultQueryItems = configuration.defaultQueryItems
     }
@@ -89,14 +92,20 @@ struct RequestBuilder {
         let parsedURL = try makeCheckedURL(base: base, endpoint: connector.endpoint, parameters: parameters)
 
         let token = unauthorizedTypes.authorizationToken(of: connector)
-        let usesStandardHeaders = connector.headers.isEmpty && parameters.headers.isEmpty && token == nil && parameters.body?.contentType == nil
-        let headers = usesStandardHeaders
+        let usesStandardHeaders =
+            connector.headers.isEmpty && parameters.headers.isEmpty && token == nil
+            && parameters.body?.contentType == nil
+        let headers =
+            usesStandardHeaders
             ? standardHeaders
-            : Self.headers(own: connector.headers, defaults: defaultHeaders, parameters: parameters.headers, token: token,
-                           body: parameters.body, userAgent: userAgent)
+            : Self.headers(
+                own: connector.headers, defaults: defaultHeaders, parameters: parameters.headers, token: token,
+                body: parameters.body, userAgent: userAgent)
 
-        let request = Request(method: connector.method, url: parsedURL.url, headers: headers, body: parameters.body, timeout: connector.timeout,
-                              allowsRetry: connector.allowsRetry, httpVersion: connector.httpVersion)
+        let request = Request(
+            method: connector.method, url: parsedURL.url, headers: headers, body: parameters.body,
+            timeout: connector.timeout,
+            allowsRetry: connector.allowsRetry, httpVersion: connector.httpVersion)
         try request.validate(urlProblem: parsedURL.problem, checkingHeaders: !usesStandardHeaders)
         if usesStandardHeaders, let standardHeadersProblem { throw .invalidRequest(standardHeadersProblem) }
         return request
@@ -105,8 +114,10 @@ struct RequestBuilder {
     /// A request's headers, in order: its own, the defaults it lacks, the parameters' it lacks,
     /// the token's `Authorization` in place of any other, the body's type unless it has one, and
     /// the `User-Agent` unless it has one.
-    private static func headers(own: [HTTPHeader], defaults: [HTTPHeader], parameters: [HTTPHeader], token: AuthorizationToken?,
-                                body: RequestBody?, userAgent: String) -> [HTTPHeader] {
+    private static func headers(
+        own: [HTTPHeader], defaults: [HTTPHeader], parameters: [HTTPHeader], token: AuthorizationToken?,
+        body: RequestBody?, userAgent: String
+    ) -> [HTTPHeader] {
         var headers = own
         // Room for every header that may be added (after these, the token's, the body's type
         // and the User-Agent): one allocation rather than one for each growth.
@@ -129,7 +140,9 @@ struct RequestBuilder {
     }
 
     /// The URL and ``Request/problem(with:)`` for it.
-    private func makeCheckedURL(base: URL, endpoint: String, parameters: EncodedParameters) throws(ConnectError) -> ParsedURLs.Entry {
+    private func makeCheckedURL(
+        base: URL, endpoint: String, parameters: EncodedParameters
+    ) throws(ConnectError) -> ParsedURLs.Entry {
         // An endpoint with no path values or query items to add: its URL is the one last made
         // from the same base and endpoint, found without building its text again.
         let joinsAlone = parameters.pathValues.isEmpty && parameters.queryItems.isEmpty && defaultQueryItems.isEmpty
@@ -141,7 +154,9 @@ struct RequestBuilder {
         // decodes grapheme clusters the URL's ASCII delimiters do not need.
         var baseText = fullBaseText
         var baseQuery: Substring?
-        if let fragmentStart = Self.firstIndex(of: UInt8(ascii: "#"), in: baseText) { baseText = String(baseText[..<fragmentStart]) }
+        if let fragmentStart = Self.firstIndex(of: UInt8(ascii: "#"), in: baseText) {
+            baseText = String(baseText[..<fragmentStart])
+        }
         if let queryStart = Self.firstIndex(of: UInt8(ascii: "?"), in: baseText) {
             baseQuery = baseText[baseText.index(after: queryStart)...]
             baseText = String(baseText[..<queryStart])
@@ -202,11 +217,13 @@ struct RequestBuilder {
         while let open = Self.firstIndex(of: UInt8(ascii: "{"), in: rest) {
             result += rest[..<open]
             guard let close = Self.firstIndex(of: UInt8(ascii: "}"), in: rest[open...]) else {
-                throw .invalidRequest("the endpoint \(String(endpoint).debugDescription) has a \"{\" without a closing \"}\"")
+                throw .invalidRequest(
+                    "the endpoint \(String(endpoint).debugDescription) has a \"{\" without a closing \"}\"")
             }
             let key = String(rest[rest.index(after: open)..<close])
             guard let value = values[key] else {
-                throw .invalidRequest("no path parameter fills {\(key)} in the endpoint \(String(endpoint).debugDescription)")
+                throw .invalidRequest(
+                    "no path parameter fills {\(key)} in the endpoint \(String(endpoint).debugDescription)")
             }
             result += Self.encodePathSegment(value)
             used.insert(key)
@@ -216,7 +233,9 @@ struct RequestBuilder {
         // `used` holds only keys of `values`, so a count short of it means one went unused; the
         // keys are sorted only then, so that the error names the same one every time.
         if used.count < values.count, let unused = values.keys.sorted().first(where: { !used.contains($0) }) {
-            throw .invalidRequest("the path parameter \"\(unused)\" has no {\(unused)} in the endpoint \(String(endpoint).debugDescription)")
+            throw .invalidRequest(
+                "the path parameter \"\(unused)\" has no {\(unused)} in the endpoint \(String(endpoint).debugDescription)"
+            )
         }
         return result
     }

@@ -20,7 +20,9 @@ import Foundation
 public struct ErrorHandler: ErrorHandlerProtocol {
     /// `msg`, `messge` (sic, a misspelling some servers really send), `message`,
     /// `error_description`, `detail`, `error`, `err`, `title`, `errors`.
-    public static let defaultMessageKeys = ["msg", "messge", "message", "error_description", "detail", "error", "err", "title", "errors"]
+    public static let defaultMessageKeys = [
+        "msg", "messge", "message", "error_description", "detail", "error", "err", "title", "errors"
+    ]
 
     /// The keys looked up, most specific first.
     public var messageKeys: [String]
@@ -43,7 +45,9 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     /// The server's message in a failed response, if one can be found.
     public func message(in failure: FailedExchange) -> String? {
         if let json = failure.json {
-            if let problem = json as? [String: Any], Self.isProblem(failure.response), let text = message(inProblem: problem) {
+            if let problem = json as? [String: Any], Self.isProblem(failure.response),
+                let text = message(inProblem: problem)
+            {
                 return text
             }
             return message(in: json)
@@ -129,8 +133,12 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     /// messages of its `errors` in parentheses; `nil` when it has none of these, and the
     /// message keys decide.
     func message(inProblem problem: [String: Any]) -> String? {
-        let title = (problem["title"] as? String).map { String($0.trimmingWhitespace) }.flatMap { $0.isEmpty ? nil : $0 }
-        let detail = (problem["detail"] as? String).map { String($0.trimmingWhitespace) }.flatMap { $0.isEmpty ? nil : $0 }
+        let title = (problem["title"] as? String).map { String($0.trimmingWhitespace) }.flatMap {
+            $0.isEmpty ? nil : $0
+        }
+        let detail = (problem["detail"] as? String).map { String($0.trimmingWhitespace) }.flatMap {
+            $0.isEmpty ? nil : $0
+        }
         var text = title ?? ""
         if let detail, detail != title {
             // A title that is a sentence already is followed by the detail as the next one.

@@ -33,7 +33,9 @@ final class DebugLog: Sendable {
         case .success(let response):
             logger.info("\(Self.describe(response, elapsed: elapsed, redacting: secrets))")
         case .failure(let error):
-            logger.info("\(request.method) \(Self.text(of: request.url, redacting: secrets)) failed after \(elapsed.secondsAndMilliseconds): \(error)")
+            logger.info(
+                "\(request.method) \(Self.text(of: request.url, redacting: secrets)) failed after \(elapsed.secondsAndMilliseconds): \(error)"
+            )
         }
     }
 
@@ -61,7 +63,9 @@ final class DebugLog: Sendable {
     }
 
     static func describe(_ response: Response, elapsed: Duration, redacting secrets: SensitiveHeaders?) -> String {
-        var lines = ["HTTP/\(response.httpVersion) \(response.statusCode) \(response.reasonPhrase) in \(elapsed.millisecondsToOneDecimal) ms, \(response.body.count) bytes"]
+        var lines = [
+            "HTTP/\(response.httpVersion) \(response.statusCode) \(response.reasonPhrase) in \(elapsed.millisecondsToOneDecimal) ms, \(response.body.count) bytes"
+        ]
         for header in response.headers {
             let value = secrets?.contains(header.name) == true ? "<redacted>" : header.value
             lines.append("\(header.name): \(value)")

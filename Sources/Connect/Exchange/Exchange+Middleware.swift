@@ -33,7 +33,9 @@ extension Exchange {
                 // The timeout bounds the attempt from here: preparing it (adapters, interceptors,
                 // a wait for a token refresh) and every redirect hop.
                 let attemptStarted = MonotonicInstant.now
-                let request = try await prepare(original, interceptors: interceptors, until: attemptStarted + (original.timeout ?? policy.redirects.timeout))
+                let request = try await prepare(
+                    original, interceptors: interceptors,
+                    until: attemptStarted + (original.timeout ?? policy.redirects.timeout))
                 try request.validate()
                 current = request
                 for monitor in monitors { monitor.requestStarted(request, attempt: number) }
@@ -42,7 +44,9 @@ extension Exchange {
                 var response: Response?
                 var result: Result<Response, any Error>
                 do {
-                    let received = try await policy.redirects.send(request, options: options, started: attemptStarted, attempt: number).value
+                    let received = try await policy.redirects.send(
+                        request, options: options, started: attemptStarted, attempt: number
+                    ).value
                     response = received
                     for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }
                     result = Result {
@@ -60,13 +64,16 @@ extension Exchange {
                 case .failure(let failure): error = failure
                 }
                 if Task.isCancelled || Self.isCancellation(error) { throw ConnectError.cancelled }
-                let attempt = FailedAttempt(request: request, error: error, response: response, number: number, elapsed: MonotonicInstant.now - start)
+                let attempt = FailedAttempt(
+                    request: request, error: error, response: response, number: number,
+                    elapsed: MonotonicInstant.now - start)
                 let decision = await middleware.retry(attempt)
                 if decision.retries, request.body?.isSpent == true {
-                    throw ConnectError.transport(TransportFailure(
-                        .bodyNotReplayable,
-                        "Attempt \(number) failed (\(error)) and would be retried, but its body is a one-time stream that was already read (a replayable RequestBody.stream can be sent again)",
-                        requestSent: true))
+                    throw ConnectError.transport(
+                        TransportFailure(
+                            .bodyNotReplayable,
+                            "Attempt \(number) failed (\(error)) and would be retried, but its body is a one-time stream that was already read (a replayable RequestBody.stream can be sent again)",
+                            requestSent: true))
                 }
                 switch decision {
                 case .doNotRetry:
@@ -74,9 +81,13 @@ extension Exchange {
                 case .fail(let replacement):
                     throw replacement
                 case .retry:
-                    for monitor in monitors { monitor.retryScheduled(for: request, after: error, delay: .zero, attempt: number) }
+                    for monitor in monitors {
+                        monitor.retryScheduled(for: request, after: error, delay: .zero, attempt: number)
+                    }
                 case .retryAfter(let delay):
-                    for monitor in monitors { monitor.retryScheduled(for: request, after: error, delay: delay, attempt: number) }
+                    for monitor in monitors {
+                        monitor.retryScheduled(for: request, after: error, delay: delay, attempt: number)
+                    }
                     try await Task.sleep(for: delay)
                 }
                 number += 1
@@ -93,7 +104,9 @@ extension Exchange {
     /// if that takes longer (a wait for a token refresh that does not come, an adapter that
     /// hangs). The work runs in a task of its own, which inherits this one's task-local values
     /// and is cancelled at the deadline.
-    private func prepare(_ original: Request, interceptors: [any Interceptor], until deadline: MonotonicInstant) async throws -> Request {
+    private func prepare(
+        _ original: Request, interceptors: [any Interceptor], until deadline: MonotonicInstant
+    ) async throws -> Request {
         guard client.preparesRequests else { return original }
         let middleware = client.middleware
         let prepared = Promise<Request>()
@@ -109,7 +122,10 @@ extension Exchange {
         let timer = Task {
             // MonotonicInstant reads the continuous clock, which Task.sleep(for:) counts on.
             try await Task.sleep(for: deadline - MonotonicInstant.now)
-            prepared.fail(ConnectError.timedOut("preparing the request (adapters, interceptors, a wait for a token refresh) took longer than its timeout"))
+            prepared.fail(
+                ConnectError.timedOut(
+                    "preparing the request (adapters, interceptors, a wait for a token refresh) took longer than its timeout"
+                ))
         }
         defer {
             work.cancel()

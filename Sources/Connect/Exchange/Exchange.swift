@@ -24,20 +24,28 @@ struct Exchange: Sendable {
 
     /// Runs `request` (already validated) and hands the accepted response to `output`.
     func run<Output: Sendable>(_ request: Request, output: @escaping @Sendable (Response) -> Output) -> Future<Output> {
-        guard _fastPath(!client.runsMiddleware && log == nil) else { return runWithMiddlewareOrLog(request, output: output) }
-        return policy.redirects.send(request, options: options, context: client.context, finish: CheckedFinish(policy: policy, request: request, output: output))
+        guard _fastPath(!client.runsMiddleware && log == nil) else {
+            return runWithMiddlewareOrLog(request, output: output)
+        }
+        return policy.redirects.send(
+            request, options: options, context: client.context,
+            finish: CheckedFinish(policy: policy, request: request, output: output))
     }
 
     /// ``run(_:output:)`` through the middleware, or with `debugResponse` output. Out of line:
     /// the plain exchange is the one most requests run.
     @inline(never)
-    private func runWithMiddlewareOrLog<Output: Sendable>(_ request: Request, output: @escaping @Sendable (Response) -> Output) -> Future<Output> {
+    private func runWithMiddlewareOrLog<Output: Sendable>(
+        _ request: Request, output: @escaping @Sendable (Response) -> Output
+    ) -> Future<Output> {
         let exchange: Future<Response>
         if client.runsMiddleware {
             exchange = runThroughMiddleware(request)
         } else {
             log?.request(request)
-            exchange = policy.redirects.send(request, options: options, context: client.context, finish: CheckedFinish(policy: policy, request: request) { $0 })
+            exchange = policy.redirects.send(
+                request, options: options, context: client.context,
+                finish: CheckedFinish(policy: policy, request: request) { $0 })
         }
         guard let log else { return exchange.map(output) }
         return exchange.always { log.outcome($0, of: request) }.map(output)

@@ -9,7 +9,8 @@ final class ExchangePolicy: Sendable {
     let errorHandler: any ErrorHandlerProtocol
     let redirects: RedirectFollower
 
-    init(acceptedStatusCodes: AcceptedStatusCodes, errorHandler: any ErrorHandlerProtocol, redirects: RedirectFollower) {
+    init(acceptedStatusCodes: AcceptedStatusCodes, errorHandler: any ErrorHandlerProtocol, redirects: RedirectFollower)
+    {
         self.acceptedStatusCodes = acceptedStatusCodes
         self.errorHandler = errorHandler
         self.redirects = redirects

@@ -10,13 +10,17 @@ extension FutureContext {
     /// The context of every future a `Connect` returns: `callbackQueue` `nil` runs observers
     /// on the thread that completes a future.
     static func connect(callbackQueue: DispatchQueue?, jsonDecoder: JSONDecoder? = nil) -> FutureContext {
-        FutureContext(callbackQueue: callbackQueue, cancellationError: ConnectError.cancelled, decodingFailure: { ConnectError.decoding($0) },
-                      jsonDecoder: jsonDecoder)
+        FutureContext(
+            callbackQueue: callbackQueue, cancellationError: ConnectError.cancelled,
+            decodingFailure: { ConnectError.decoding($0) },
+            jsonDecoder: jsonDecoder)
     }
 
     /// The context of the futures of a client with `configuration`: its callback queue, or
     /// none when callbacks run on the transfer thread.
     static func connect(_ configuration: ConnectConfiguration) -> FutureContext {
-        connect(callbackQueue: configuration.runsCallbacksOnTransferThread ? nil : configuration.callbackQueue, jsonDecoder: configuration.jsonDecoder)
+        connect(
+            callbackQueue: configuration.runsCallbacksOnTransferThread ? nil : configuration.callbackQueue,
+            jsonDecoder: configuration.jsonDecoder)
     }
 }

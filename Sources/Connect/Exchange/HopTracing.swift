@@ -59,7 +59,9 @@ final class HopTracing: Sendable {
 
     /// The methods OpenTelemetry names spans after; others are traced as `HTTP` with
     /// `http.request.method` set to `_OTHER`.
-    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"]
+    static let knownMethods: Set<String> = [
+        "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT", "OPTIONS", "TRACE", "PATCH"
+    ]
 
     /// The attributes known before the request is sent.
     static func requestAttributes(of request: Request, resendCount: Int) -> [(String, SpanAttribute)] {
@@ -88,9 +90,12 @@ final class HopTracing: Sendable {
         if components.percentEncodedUser != nil { components.percentEncodedUser = "REDACTED" }
         if components.percentEncodedPassword != nil { components.percentEncodedPassword = "REDACTED" }
         components.fragment = nil
-        if let items = components.percentEncodedQueryItems, items.contains(where: { secretQueryNames.contains($0.name.lowercased()) }) {
+        if let items = components.percentEncodedQueryItems,
+            items.contains(where: { secretQueryNames.contains($0.name.lowercased()) })
+        {
             components.percentEncodedQueryItems = items.map { item in
-                secretQueryNames.contains(item.name.lowercased()) ? URLQueryItem(name: item.name, value: "REDACTED") : item
+                secretQueryNames.contains(item.name.lowercased())
+                    ? URLQueryItem(name: item.name, value: "REDACTED") : item
             }
         }
         return components.string ?? url.absoluteString

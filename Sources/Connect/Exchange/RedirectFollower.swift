@@ -62,21 +62,29 @@ final class RedirectFollower: Sendable {
         guard let started else {
             // The transport's own timeout for the first hop is the whole budget: no copy of the
             // request to set it, and the deadline is only worked out if a redirect comes.
-            return send(RedirectHop(follower: self, request: request, options: options, hops: 0, resends: resends, started: MonotonicInstant.now, deadline: nil,
-                                    context: context, finish: finish))
+            return send(
+                RedirectHop(
+                    follower: self, request: request, options: options, hops: 0, resends: resends,
+                    started: MonotonicInstant.now, deadline: nil,
+                    context: context, finish: finish))
         }
         let budget = request.timeout ?? timeout
         let deadline = started + budget
         do {
-            return send(RedirectHop(follower: self, request: try Self.request(request, within: deadline, budget: budget), options: options, hops: 0, resends: resends,
-                                    started: started, deadline: deadline, context: context, finish: finish))
+            return send(
+                RedirectHop(
+                    follower: self, request: try Self.request(request, within: deadline, budget: budget),
+                    options: options, hops: 0, resends: resends,
+                    started: started, deadline: deadline, context: context, finish: finish))
         } catch {
             return context.map { Future(result: .failure(error), context: $0) } ?? Future(error: error)
         }
     }
 
     /// `send(_:options:started:attempt:context:finish:)` with the final response as it is.
-    func send(_ request: Request, options: TransferOptions?, started: MonotonicInstant? = nil, attempt: Int = 1) -> Future<Response> {
+    func send(
+        _ request: Request, options: TransferOptions?, started: MonotonicInstant? = nil, attempt: Int = 1
+    ) -> Future<Response> {
         send(request, options: options, started: started, attempt: attempt, context: nil, finish: UncheckedFinish())
     }
 
@@ -103,7 +111,9 @@ final class RedirectFollower: Sendable {
 
     /// One hop sent in a span of its own. Out of line: most clients do not trace.
     @inline(never)
-    private func send(_ request: Request, options: TransferOptions?, tracedBy tracing: HopTracing, resendCount: Int) -> Future<Response> {
+    private func send(
+        _ request: Request, options: TransferOptions?, tracedBy tracing: HopTracing, resendCount: Int
+    ) -> Future<Response> {
         var traced = request
         let span = tracing.start(&traced, resendCount: resendCount)
         return carry(traced, options: options).always { HopTracing.end(span, with: $0) }
@@ -114,8 +124,10 @@ final class RedirectFollower: Sendable {
     private func carry(_ request: Request, options: TransferOptions?) -> Future<Response> {
         if let carrier { return carrier.send(request, options: options) }
         guard options == nil else {
-            return Future(error: ConnectError.invalidRequest(
-                "\(type(of: transport)) sends plain requests only: a download to a file, progress reports and a streamed response need Connect's own transport"))
+            return Future(
+                error: ConnectError.invalidRequest(
+                    "\(type(of: transport)) sends plain requests only: a download to a file, progress reports and a streamed response need Connect's own transport"
+                ))
         }
         return transport.send(request)
     }
@@ -124,40 +136,59 @@ final class RedirectFollower: Sendable {
     /// refused, ended at the limit, or sent. Out of line: most responses are the final one, and
     /// the code every response runs stays short.
     @inline(never)
-    func follow<Finish: ResponseFinish>(_ proposed: Request, from response: Response, of hop: RedirectHop<Finish>) throws -> ValueOrFuture<Finish.Output> {
+    func follow<Finish: ResponseFinish>(
+        _ proposed: Request, from response: Response, of hop: RedirectHop<Finish>
+    ) throws -> ValueOrFuture<Finish.Output> {
         let request = hop.request
         guard hop.hops < maximumRedirects else {
             if maximumRedirects == 0 { return .value(try hop.finish.make(from: response)) }
-            throw ConnectError.transport(TransportFailure(kind: .tooManyRedirects, message: "Maximum (\(maximumRedirects)) redirects followed", requestSent: true))
+            throw ConnectError.transport(
+                TransportFailure(
+                    kind: .tooManyRedirects, message: "Maximum (\(maximumRedirects)) redirects followed",
+                    requestSent: true))
         }
-        if Self.isDowngrade(from: request.url, to: proposed.url), handler?.allowsInsecureRedirect(response, of: request, to: proposed) != true {
-            throw ConnectError.transport(TransportFailure(
-                kind: .insecureRedirect,
-                message: "Refused a redirect from \(DebugLog.text(of: request.url, redacting: .default)) to \(DebugLog.text(of: proposed.url, redacting: .default)): "
-                    + "it would send the request in cleartext (allow it with RedirectHandler.allowsInsecureRedirect)",
-                requestSent: true))
+        if Self.isDowngrade(from: request.url, to: proposed.url),
+            handler?.allowsInsecureRedirect(response, of: request, to: proposed) != true
+        {
+            throw ConnectError.transport(
+                TransportFailure(
+                    kind: .insecureRedirect,
+                    message:
+                        "Refused a redirect from \(DebugLog.text(of: request.url, redacting: .default)) to \(DebugLog.text(of: proposed.url, redacting: .default)): "
+                        + "it would send the request in cleartext (allow it with RedirectHandler.allowsInsecureRedirect)",
+                    requestSent: true))
         }
         let next: Request
         switch handler?.redirect(response, of: request, to: proposed) ?? .follow {
         case .follow: next = proposed
         case .followModified(let modified): next = modified
-        case .refuse: return .value(try hop.finish.make(from: Self.counting(response, hops: hop.hops, since: hop.started)))
+        case .refuse:
+            return .value(try hop.finish.make(from: Self.counting(response, hops: hop.hops, since: hop.started)))
         }
         try next.validate()
         if next.body?.isSpent == true {
-            throw ConnectError.transport(TransportFailure(
-                kind: .bodyNotReplayable,
-                message: "The redirect to \(DebugLog.text(of: next.url, redacting: .default)) must send the body again, and it is a one-time stream that was already read",
-                requestSent: true))
+            throw ConnectError.transport(
+                TransportFailure(
+                    kind: .bodyNotReplayable,
+                    message:
+                        "The redirect to \(DebugLog.text(of: next.url, redacting: .default)) must send the body again, and it is a one-time stream that was already read",
+                    requestSent: true))
         }
         let deadline = hop.deadline ?? hop.started + (request.timeout ?? timeout)
-        return .future(send(RedirectHop(follower: self, request: try Self.request(next, within: deadline, budget: nil), options: hop.options, hops: hop.hops + 1,
-                                        resends: hop.resends, started: hop.started, deadline: deadline, context: hop.context, finish: hop.finish)))
+        return .future(
+            send(
+                RedirectHop(
+                    follower: self, request: try Self.request(next, within: deadline, budget: nil),
+                    options: hop.options, hops: hop.hops + 1,
+                    resends: hop.resends, started: hop.started, deadline: deadline, context: hop.context,
+                    finish: hop.finish)))
     }
 
     /// `request` with the time left before `deadline` as its timeout, or a timeout failure if
     /// none is left.
-    static func request(_ request: Request, within deadline: MonotonicInstant, budget: Duration?) throws(ConnectError) -> Request {
+    static func request(
+        _ request: Request, within deadline: MonotonicInstant, budget: Duration?
+    ) throws(ConnectError) -> Request {
         let left = deadline - MonotonicInstant.now
         guard left > .zero else {
             let whole = budget.map { " of \($0.secondsAndMilliseconds)" } ?? ""
@@ -176,7 +207,9 @@ final class RedirectFollower: Sendable {
     }
 
     /// The request a redirect response proposes, or `nil` if it is not a redirect to follow.
-    static func redirect(for response: Response, of request: Request, sensitiveHeaders: SensitiveHeaders = .default) -> Request? {
+    static func redirect(
+        for response: Response, of request: Request, sensitiveHeaders: SensitiveHeaders = .default
+    ) -> Request? {
         guard Self.isRedirect(response.statusCode),
             let location = response.header("Location"),
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
@@ -185,7 +218,8 @@ final class RedirectFollower: Sendable {
 
         var next = request
         next.url = target
-        let keepsBody = response.statusCode == 307 || response.statusCode == 308
+        let keepsBody =
+            response.statusCode == 307 || response.statusCode == 308
             || ((response.statusCode == 301 || response.statusCode == 302) && request.method != .post)
         if !keepsBody {
             if request.method != .head { next.method = .get }

@@ -27,9 +27,12 @@ struct RedirectHop<Finish: ResponseFinish>: ValueTransform {
         // The status first: most responses are not redirects, and reading the follower's
         // sensitive headers for the call retains them.
         guard RedirectFollower.isRedirect(response.statusCode),
-            let proposed = RedirectFollower.redirect(for: response, of: request, sensitiveHeaders: follower.sensitiveHeaders)
+            let proposed = RedirectFollower.redirect(
+                for: response, of: request, sensitiveHeaders: follower.sensitiveHeaders)
         else {
-            return .value(try finish.make(from: hops == 0 ? response : RedirectFollower.counting(response, hops: hops, since: started)))
+            return .value(
+                try finish.make(
+                    from: hops == 0 ? response : RedirectFollower.counting(response, hops: hops, since: started)))
         }
         return try follower.follow(proposed, from: response, of: self)
     }

@@ -118,7 +118,10 @@ struct GrowableBytes: ~Copyable {
     mutating func takeData() -> Data {
         guard let block = bytes, count > 0 else { return Data() }
         bytes = nil
-        defer { count = 0; capacity = 0 }
+        defer {
+            count = 0
+            capacity = 0
+        }
         return Data(bytesNoCopy: block, count: count, deallocator: .free)
     }
 }

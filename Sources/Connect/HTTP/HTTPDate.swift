@@ -28,19 +28,22 @@ struct HTTPDate {
         case 6:  // IMF-fixdate: "Sun," "06" "Nov" "1994" "08:49:37" "GMT"
             guard fields[0].hasSuffix(","), shortDays.contains(String(fields[0].dropLast())), fields[5] == "GMT",
                 fields[1].utf8.count == 2, fields[3].utf8.count == 4,
-                let parsedDay = number(fields[1]), let parsedMonth = months.firstIndex(of: fields[2]), let parsedYear = number(fields[3])
+                let parsedDay = number(fields[1]), let parsedMonth = months.firstIndex(of: fields[2]),
+                let parsedYear = number(fields[3])
             else { return nil }
             (day, month, year, clock) = (parsedDay, parsedMonth + 1, parsedYear, fields[4])
         case 4:  // RFC 850: "Sunday," "06-Nov-94" "08:49:37" "GMT"
             let parts = fields[1].split(separator: "-", omittingEmptySubsequences: false).map(String.init)
             guard fields[0].hasSuffix(","), longDays.contains(String(fields[0].dropLast())), fields[3] == "GMT",
                 parts.count == 3, parts[0].utf8.count == 2, parts[2].utf8.count == 2,
-                let parsedDay = number(parts[0]), let parsedMonth = months.firstIndex(of: parts[1]), let twoDigits = number(parts[2])
+                let parsedDay = number(parts[0]), let parsedMonth = months.firstIndex(of: parts[1]),
+                let twoDigits = number(parts[2])
             else { return nil }
             (day, month, year, clock) = (parsedDay, parsedMonth + 1, fullYear(twoDigits, now: now), fields[2])
         case 5:  // asctime: "Sun" "Nov" "6" "08:49:37" "1994" (the day padded with a space)
             guard shortDays.contains(fields[0]), (1...2).contains(fields[2].utf8.count), fields[4].utf8.count == 4,
-                let parsedMonth = months.firstIndex(of: fields[1]), let parsedDay = number(fields[2]), let parsedYear = number(fields[4])
+                let parsedMonth = months.firstIndex(of: fields[1]), let parsedDay = number(fields[2]),
+                let parsedYear = number(fields[4])
             else { return nil }
             (day, month, year, clock) = (parsedDay, parsedMonth + 1, parsedYear, fields[3])
         default:
@@ -58,7 +61,9 @@ struct HTTPDate {
 
     /// Digits only (no sign, no spaces), as a number.
     private static func number(_ text: some StringProtocol) -> Int? {
-        guard !text.isEmpty, text.utf8.count <= 4, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        guard !text.isEmpty, text.utf8.count <= 4,
+            text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
         return Int(text)
     }
 

@@ -69,7 +69,9 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
         init(of method: String) {
             var traits: Traits = []
-            if !method.isEmpty, HTTPHeader.allBytes(of: method, satisfy: HTTPHeader.isTokenCharacter) { traits.insert(.validToken) }
+            if !method.isEmpty, HTTPHeader.allBytes(of: method, satisfy: HTTPHeader.isTokenCharacter) {
+                traits.insert(.validToken)
+            }
             // Spelled out, not compared with `.get` and the others: the static members are
             // themselves made through here.
             switch method {

@@ -20,7 +20,9 @@ struct RawHeaders: Sendable {
         var start = 0
         var end = line.count
         while start < end, line[start] == UInt8(ascii: " ") || line[start] == UInt8(ascii: "\t") { start += 1 }
-        while end > start, [UInt8(ascii: "\r"), UInt8(ascii: "\n"), UInt8(ascii: " "), UInt8(ascii: "\t")].contains(line[end - 1]) { end -= 1 }
+        while end > start,
+            [UInt8(ascii: "\r"), UInt8(ascii: "\n"), UInt8(ascii: " "), UInt8(ascii: "\t")].contains(line[end - 1])
+        { end -= 1 }
         while let last = bytes.last, last == UInt8(ascii: "\r") || last == UInt8(ascii: "\n") { bytes.removeLast() }
         if start < end {
             bytes.append(UInt8(ascii: " "))
@@ -46,7 +48,8 @@ struct RawHeaders: Sendable {
     func parsed() -> [HTTPHeader] {
         var headers: [HTTPHeader] = []
         forEachHeader { name, value in
-            headers.append(HTTPHeader(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+            headers.append(
+                HTTPHeader(name: String(decoding: name, as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
             return false
         }
         return headers
@@ -89,12 +92,17 @@ struct RawHeaders: Sendable {
     static func split(_ line: UnsafeRawBufferPointer) -> (name: Range<Int>, value: Range<Int>)? {
         var end = line.count
         while end > 0, line[end - 1] == UInt8(ascii: "\r") || line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
-        guard let colon = UnsafeRawBufferPointer(rebasing: line[..<end]).withMemoryRebound(to: UInt8.self, { $0.firstIndex(of: UInt8(ascii: ":")) })
+        guard
+            let colon = UnsafeRawBufferPointer(rebasing: line[..<end]).withMemoryRebound(
+                to: UInt8.self, { $0.firstIndex(of: UInt8(ascii: ":")) })
         else { return nil }
         var valueStart = colon + 1
-        while valueStart < end, line[valueStart] == UInt8(ascii: " ") || line[valueStart] == UInt8(ascii: "\t") { valueStart += 1 }
+        while valueStart < end, line[valueStart] == UInt8(ascii: " ") || line[valueStart] == UInt8(ascii: "\t") {
+            valueStart += 1
+        }
         var valueEnd = end
-        while valueEnd > valueStart, line[valueEnd - 1] == UInt8(ascii: " ") || line[valueEnd - 1] == UInt8(ascii: "\t") { valueEnd -= 1 }
+        while valueEnd > valueStart, line[valueEnd - 1] == UInt8(ascii: " ") || line[valueEnd - 1] == UInt8(ascii: "\t")
+        { valueEnd -= 1 }
         return (0..<colon, valueStart..<valueEnd)
     }
 }

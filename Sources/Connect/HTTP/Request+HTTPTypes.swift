@@ -17,15 +17,22 @@ extension Request {
     /// ```
     /// - Throws: ``ConnectError/invalidRequest(_:)`` when the scheme, authority or path is
     ///   missing or they do not make a URL.
-    public init(_ request: HTTPRequest, body: RequestBody? = nil, timeout: Duration? = nil, allowsRetry: Bool? = nil) throws(ConnectError) {
+    public init(
+        _ request: HTTPRequest, body: RequestBody? = nil, timeout: Duration? = nil, allowsRetry: Bool? = nil
+    ) throws(ConnectError) {
         guard let scheme = request.scheme, let authority = request.authority, let path = request.path else {
-            throw .invalidRequest("the HTTPRequest \(request.debugDescription.debugDescription) needs a scheme, an authority and a path to make a URL")
+            throw .invalidRequest(
+                "the HTTPRequest \(request.debugDescription.debugDescription) needs a scheme, an authority and a path to make a URL"
+            )
         }
-        guard let url = URL(string: "\(scheme)://\(authority)\(path.hasPrefix("/") || path.isEmpty ? "" : "/")\(path)") else {
+        guard let url = URL(string: "\(scheme)://\(authority)\(path.hasPrefix("/") || path.isEmpty ? "" : "/")\(path)")
+        else {
             throw .invalidRequest("\(scheme)://\(authority) with the path \(path.debugDescription) is not a URL")
         }
-        self.init(method: HTTPMethod(rawValue: request.method.rawValue), url: url, headers: [HTTPHeader](request.headerFields),
-                  body: body, timeout: timeout, allowsRetry: allowsRetry)
+        self.init(
+            method: HTTPMethod(rawValue: request.method.rawValue), url: url,
+            headers: [HTTPHeader](request.headerFields),
+            body: body, timeout: timeout, allowsRetry: allowsRetry)
     }
 
     /// The request as swift-http-types' `HTTPRequest`: the method, the URL's scheme, authority
@@ -54,7 +61,8 @@ extension Request {
         var path = components?.percentEncodedPath ?? "/"
         if path.isEmpty { path = "/" }
         if let query = components?.percentEncodedQuery { path += "?\(query)" }
-        return HTTPRequest(method: method, scheme: scheme, authority: authority, path: path, headerFields: try HTTPFields(headers))
+        return HTTPRequest(
+            method: method, scheme: scheme, authority: authority, path: path, headerFields: try HTTPFields(headers))
     }
 }
 

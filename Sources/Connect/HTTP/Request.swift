@@ -49,16 +49,24 @@ public struct Request: Sendable, CustomStringConvertible {
         _modify { yield &uniqueStorage().httpVersion }
     }
     /// Creates a request.
-    public init(method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil, timeout: Duration? = nil, allowsRetry: Bool? = nil) {
-        self.init(method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry, httpVersion: nil)
+    public init(
+        method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil,
+        timeout: Duration? = nil, allowsRetry: Bool? = nil
+    ) {
+        self.init(
+            method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry,
+            httpVersion: nil)
     }
 
     /// A request with its HTTP version too, as the request builder makes them: set here rather
     /// than through ``httpVersion``, whose setter checks whether the storage is shared.
-    init(method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?,
-         httpVersion: HTTPVersionPolicy?) {
-        storage = Storage(method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry,
-                          httpVersion: httpVersion)
+    init(
+        method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?,
+        httpVersion: HTTPVersionPolicy?
+    ) {
+        storage = Storage(
+            method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry,
+            httpVersion: httpVersion)
     }
 
     /// The storage, copied first if another request shares it.
@@ -81,8 +89,11 @@ public struct Request: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var allowsRetry: Bool?
         @exclusivity(unchecked) var httpVersion: HTTPVersionPolicy?
 
-        init(method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?,
-             httpVersion: HTTPVersionPolicy?) {
+        init(
+            method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?,
+            allowsRetry: Bool?,
+            httpVersion: HTTPVersionPolicy?
+        ) {
             self.method = method
             self.url = url
             self.headers = headers

@@ -27,7 +27,9 @@ public struct RequestBody: Sendable {
     }
 
     /// `value` encoded with `encoder`, as `application/json`.
-    public static func json<Value: Encodable>(_ value: Value, encoder: JSONEncoder = JSONEncoder()) throws -> RequestBody {
+    public static func json<Value: Encodable>(
+        _ value: Value, encoder: JSONEncoder = JSONEncoder()
+    ) throws -> RequestBody {
         .data(try JSONBodyWriter.encode(value, with: encoder), contentType: "application/json")
     }
 
@@ -92,7 +94,8 @@ public struct RequestBody: Sendable {
     ///   - contentType: the `Content-Type` sent unless the request sets one.
     ///   - makeBytes: makes a sequence that produces the body from its start.
     public static func stream<Bytes: AsyncSequence & Sendable>(
-        count: Int? = nil, contentType: String? = "application/octet-stream", replayable makeBytes: @escaping @Sendable () -> Bytes
+        count: Int? = nil, contentType: String? = "application/octet-stream",
+        replayable makeBytes: @escaping @Sendable () -> Bytes
     ) -> RequestBody where Bytes.Element: DataProtocol {
         let body = StreamedBody(count: count, isReplayable: true) {
             { inlet in try await StreamedBody.pour(makeBytes(), into: inlet) }

@@ -31,24 +31,34 @@ public struct Response: Sendable, CustomStringConvertible {
 
     /// Creates a response; transports and mocks build these. `reasonPhrase` is the server's
     /// reason phrase when it is not the standard one for the status (see ``reasonPhrase``).
-    public init(statusCode: Int, headers: [HTTPHeader] = [], body: Data = Data(), url: URL, httpVersion: String = "1.1",
-                metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false, reasonPhrase: String? = nil) {
-        storage = Storage(statusCode: statusCode, headers: .parsed(headers), body: body, url: url, httpVersion: httpVersion,
-                          metrics: metrics, fileURL: fileURL, resumed: resumed, reasonPhrase: reasonPhrase)
+    public init(
+        statusCode: Int, headers: [HTTPHeader] = [], body: Data = Data(), url: URL, httpVersion: String = "1.1",
+        metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false,
+        reasonPhrase: String? = nil
+    ) {
+        storage = Storage(
+            statusCode: statusCode, headers: .parsed(headers), body: body, url: url, httpVersion: httpVersion,
+            metrics: metrics, fileURL: fileURL, resumed: resumed, reasonPhrase: reasonPhrase)
     }
 
     /// A response whose headers are still the raw lines received; see ``RawHeaders``.
-    init(statusCode: Int, rawHeaders: RawHeaders, body: Data = Data(), url: URL, httpVersion: String = "1.1",
-         metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false, reasonPhrase: String? = nil) {
-        storage = Storage(statusCode: statusCode, headers: .raw(rawHeaders), body: body, url: url, httpVersion: httpVersion,
-                          metrics: metrics, fileURL: fileURL, resumed: resumed, reasonPhrase: reasonPhrase)
+    init(
+        statusCode: Int, rawHeaders: RawHeaders, body: Data = Data(), url: URL, httpVersion: String = "1.1",
+        metrics: TransferMetrics = TransferMetrics(), fileURL: URL? = nil, resumed: Bool = false,
+        reasonPhrase: String? = nil
+    ) {
+        storage = Storage(
+            statusCode: statusCode, headers: .raw(rawHeaders), body: body, url: url, httpVersion: httpVersion,
+            metrics: metrics, fileURL: fileURL, resumed: resumed, reasonPhrase: reasonPhrase)
     }
 
     /// This response with other metrics (the redirect follower's totals).
     func with(metrics: TransferMetrics) -> Response {
-        Response(storage: Storage(statusCode: statusCode, headers: storage.headerSource, body: body, url: url,
-                                  httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed,
-                                  reasonPhrase: storage.reasonPhrase))
+        Response(
+            storage: Storage(
+                statusCode: statusCode, headers: storage.headerSource, body: body, url: url,
+                httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed,
+                reasonPhrase: storage.reasonPhrase))
     }
 
     private init(storage: Storage) {
@@ -74,8 +84,10 @@ public struct Response: Sendable, CustomStringConvertible {
         /// The headers parsed from `.raw`, on first read.
         private let parsedHeaders = Locked<[HTTPHeader]?>(nil)
 
-        init(statusCode: Int, headers: HeaderSource, body: Data, url: URL, httpVersion: String, metrics: TransferMetrics,
-             fileURL: URL?, resumed: Bool, reasonPhrase: String?) {
+        init(
+            statusCode: Int, headers: HeaderSource, body: Data, url: URL, httpVersion: String, metrics: TransferMetrics,
+            fileURL: URL?, resumed: Bool, reasonPhrase: String?
+        ) {
             self.statusCode = statusCode
             self.reasonPhrase = reasonPhrase
             self.headerSource = headers

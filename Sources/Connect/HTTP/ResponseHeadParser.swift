@@ -49,11 +49,13 @@ struct ResponseHeadParser {
             case .continuationBeforeAnyField: return "a folded header line comes before any header"
             case .conflictingContentLengths: return "the response has Content-Length values that disagree"
             case .unreadableContentLength: return "the response's Content-Length is not a number that fits"
-            case .unsupportedTransferCoding: return "the response has a transfer coding other than a final chunked, which was not asked for"
+            case .unsupportedTransferCoding:
+                return "the response has a transfer coding other than a final chunked, which was not asked for"
             case .tooManyContentCodings: return "the response names more content codings than a body has reason to have"
             case .carriageReturnInField: return "a header line holds a CR"
             case .headTooLarge: return "the response head is over \(ResponseHeadParser.maximumHeadSize >> 10) KiB"
-            case .foldedFramingField: return "a Content-Length, Content-Encoding or Transfer-Encoding line is folded onto the next"
+            case .foldedFramingField:
+                return "a Content-Length, Content-Encoding or Transfer-Encoding line is folded onto the next"
             case .http2StatusOnHTTP1Connection: return "the status line says HTTP/2 on a connection that speaks HTTP/1"
             }
         }
@@ -125,7 +127,9 @@ struct ResponseHeadParser {
         }
         guard statusCode != 0 else { throw .malformedStatusLine }
         let first = content[0]
-        guard memchr(content.baseAddress!, Int32(UInt8(ascii: "\r")), content.count) == nil else { throw .carriageReturnInField }
+        guard memchr(content.baseAddress!, Int32(UInt8(ascii: "\r")), content.count) == nil else {
+            throw .carriageReturnInField
+        }
         if first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
             guard hasField else { throw .continuationBeforeAnyField }
             // The framing fields are read line by line; one continued on the next line would
@@ -133,7 +137,9 @@ struct ResponseHeadParser {
             guard !lastFieldFramesBody else { throw .foldedFramingField }
             return .continuation
         }
-        guard let found = memchr(content.baseAddress!, Int32(UInt8(ascii: ":")), content.count) else { throw .fieldWithoutColon }
+        guard let found = memchr(content.baseAddress!, Int32(UInt8(ascii: ":")), content.count) else {
+            throw .fieldWithoutColon
+        }
         let colon = UnsafeRawPointer(found) - content.baseAddress!
         hasField = true
         lastFieldFramesBody = false
@@ -218,7 +224,9 @@ struct ResponseHeadParser {
         guard start < end else { return nil }
         let reason = UnsafeRawBufferPointer(rebasing: content[start..<end])
         let usual = HTTPStatus.reasonPhrase(for: statusCode)
-        if usual.utf8CodeUnitCount == reason.count, memcmp(usual.utf8Start, reason.baseAddress!, reason.count) == 0 { return nil }
+        if usual.utf8CodeUnitCount == reason.count, memcmp(usual.utf8Start, reason.baseAddress!, reason.count) == 0 {
+            return nil
+        }
         return String(decoding: reason, as: UTF8.self)
     }
 
@@ -247,15 +255,20 @@ struct ResponseHeadParser {
         let hasMinor = index == 8
         switch line[5] {
         case UInt8(ascii: "1"):
-            guard hasMinor, count > 7, line[7] == UInt8(ascii: "0") || line[7] == UInt8(ascii: "1") else { throw .malformedStatusLine }
+            guard hasMinor, count > 7, line[7] == UInt8(ascii: "0") || line[7] == UInt8(ascii: "1") else {
+                throw .malformedStatusLine
+            }
         case UInt8(ascii: "2"), UInt8(ascii: "3"):
             guard !hasMinor || (count > 7 && line[7] == UInt8(ascii: "0")) else { throw .malformedStatusLine }
         default:
             throw .malformedStatusLine
         }
         guard count >= index + 4, line[index] == UInt8(ascii: " ") else { throw .malformedStatusLine }
-        let hundreds = line[index + 1] &- UInt8(ascii: "0"), tens = line[index + 2] &- UInt8(ascii: "0"), ones = line[index + 3] &- UInt8(ascii: "0")
-        guard hundreds < 10, tens < 10, ones < 10, count == index + 4 || line[index + 4] == UInt8(ascii: " ") else { throw .malformedStatusLine }
+        let hundreds = line[index + 1] &- UInt8(ascii: "0"), tens = line[index + 2] &- UInt8(ascii: "0"),
+            ones = line[index + 3] &- UInt8(ascii: "0")
+        guard hundreds < 10, tens < 10, ones < 10, count == index + 4 || line[index + 4] == UInt8(ascii: " ") else {
+            throw .malformedStatusLine
+        }
         let code = Int(hundreds) * 100 + Int(tens) * 10 + Int(ones)
         guard code >= 100 else { throw .malformedStatusLine }
         return code

@@ -13,7 +13,7 @@ public struct SensitiveHeaders: Sendable, Equatable, ExpressibleByArrayLiteral {
     /// token headers.
     public static let `default`: SensitiveHeaders = [
         "Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie",
-        "X-API-Key", "Api-Key", "X-Auth-Token", "X-Access-Token", "X-Amz-Security-Token", "X-CSRF-Token",
+        "X-API-Key", "Api-Key", "X-Auth-Token", "X-Access-Token", "X-Amz-Security-Token", "X-CSRF-Token"
     ]
 
     /// A list of these names.

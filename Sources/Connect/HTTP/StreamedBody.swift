@@ -48,7 +48,8 @@ final class StreamedBody: Sendable {
 
     /// The bytes of `sequence`, in order, into `inlet`; stops early when the transfer no
     /// longer wants them.
-    static func pour<Bytes: AsyncSequence>(_ sequence: Bytes, into inlet: BodyPump.Inlet) async throws where Bytes.Element: DataProtocol {
+    static func pour<Bytes: AsyncSequence>(_ sequence: Bytes, into inlet: BodyPump.Inlet) async throws
+    where Bytes.Element: DataProtocol {
         for try await chunk in sequence {
             guard await inlet.deposit(chunk) else { return }
         }

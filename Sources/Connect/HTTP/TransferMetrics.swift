@@ -27,8 +27,12 @@ public struct TransferMetrics: Sendable, Hashable {
     public var reusedConnection: Bool
 
     /// Creates metrics; all zero by default.
-    public init(nameLookup: Duration = .zero, connect: Duration = .zero, tlsHandshake: Duration = .zero, firstByte: Duration = .zero,
-                total: Duration = .zero, redirectCount: Int = 0, bytesSent: Int = 0, bytesReceived: Int = 0, reusedConnection: Bool = false) {
+    public init(
+        nameLookup: Duration = .zero, connect: Duration = .zero, tlsHandshake: Duration = .zero,
+        firstByte: Duration = .zero,
+        total: Duration = .zero, redirectCount: Int = 0, bytesSent: Int = 0, bytesReceived: Int = 0,
+        reusedConnection: Bool = false
+    ) {
         self.nameLookup = nameLookup
         self.connect = connect
         self.tlsHandshake = tlsHandshake

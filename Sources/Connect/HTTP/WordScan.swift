@@ -68,7 +68,8 @@ struct WordScan {
     /// Takes in the eight bytes of `word`.
     @inline(__always)
     private mutating func read(_ word: UInt64) {
-        flagged |= Self.below(0x20, word) | Self.zeroByte(word ^ (Self.ones &* 0x22))
+        flagged |=
+            Self.below(0x20, word) | Self.zeroByte(word ^ (Self.ones &* 0x22))
             | Self.zeroByte(word ^ (Self.ones &* 0x5C)) | Self.zeroByte(word ^ (Self.ones &* 0x2F))
         every |= word
     }

@@ -76,14 +76,18 @@ final class JSONBodyWriter: Encoder {
         if let writable = value as? any JSONWritable {
             return try JSONWriter.data(of: writable, escapingSlashes: escapesSlashes).get()
         }
-        guard let data = try written(value, escapingSlashes: escapesSlashes, userInfo: encoder.userInfo) else { return try encoder.encode(value) }
+        guard let data = try written(value, escapingSlashes: escapesSlashes, userInfo: encoder.userInfo) else {
+            return try encoder.encode(value)
+        }
         return data
     }
 
     /// `value` as this writer writes it, or `nil` where it steps aside. Throws the
     /// `EncodingError`s the value's encoding throws, and one for a decimal that is not a number,
     /// which `JSONEncoder` writes as `NaN`, a document no JSON parser accepts.
-    static func written<Value: Encodable>(_ value: Value, escapingSlashes: Bool, userInfo: [CodingUserInfoKey: Any]) throws(EncodingError) -> Data? {
+    static func written<Value: Encodable>(
+        _ value: Value, escapingSlashes: Bool, userInfo: [CodingUserInfoKey: Any]
+    ) throws(EncodingError) -> Data? {
         let writer = JSONBodyWriter(userInfo: userInfo, escapesSlashes: escapingSlashes)
         do {
             try writer.writeValue(value)
@@ -177,7 +181,8 @@ final class JSONBodyWriter: Encoder {
     }
 
     /// A finite number as JSONEncoder writes it; a NaN or an infinity is for JSONEncoder to refuse.
-    fileprivate func writeFloatingPoint<Number: BinaryFloatingPoint & LosslessStringConvertible>(_ value: Number) throws {
+    fileprivate func writeFloatingPoint<Number: BinaryFloatingPoint & LosslessStringConvertible>(_ value: Number) throws
+    {
         guard let text = JSONText.text(of: value) else { throw Unwritable() }
         writeASCII(text)
     }
@@ -280,8 +285,14 @@ final class JSONBodyWriter: Encoder {
             while index < keyCount {
                 let earlier = keys[index]
                 if earlier.isASCII && newKey.isASCII {
-                    if earlier.length == newKey.length && output.bytesMatch(at: earlier.start, newKey.start, length: newKey.length) { return true }
-                } else if output.string(at: earlier.start, length: earlier.length) == output.string(at: newKey.start, length: newKey.length) {
+                    if earlier.length == newKey.length
+                        && output.bytesMatch(at: earlier.start, newKey.start, length: newKey.length)
+                    {
+                        return true
+                    }
+                } else if output.string(at: earlier.start, length: earlier.length)
+                    == output.string(at: newKey.start, length: newKey.length)
+                {
                     return true
                 }
                 index += 1
@@ -290,7 +301,8 @@ final class JSONBodyWriter: Encoder {
         }
         let text = output.string(at: newKey.start, length: newKey.length)
         if keySets[innermost.id] == nil {
-            keySets[innermost.id] = Set(keys[firstKey..<keyCount].map { output.string(at: $0.start, length: $0.length) })
+            keySets[innermost.id] = Set(
+                keys[firstKey..<keyCount].map { output.string(at: $0.start, length: $0.length) })
         }
         return keySets[innermost.id]?.insert(text).inserted == false
     }
@@ -350,35 +362,85 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         guard writer.beginMember(in: frame, key: key.stringValue) else { throw JSONBodyWriter.Unwritable() }
     }
 
-    mutating func encodeNil(forKey key: Key) throws { try begin(key); writer.writeNull() }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try begin(key); writer.writeBool(value) }
-    mutating func encode(_ value: String, forKey key: Key) throws { try begin(key); writer.writeString(value) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try begin(key); try writer.writeFloatingPoint(value) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try begin(key); try writer.writeFloatingPoint(value) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try begin(key); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try begin(key); writer.writeInteger(value) }
+    mutating func encodeNil(forKey key: Key) throws {
+        try begin(key)
+        writer.writeNull()
+    }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        try begin(key)
+        writer.writeBool(value)
+    }
+    mutating func encode(_ value: String, forKey key: Key) throws {
+        try begin(key)
+        writer.writeString(value)
+    }
+    mutating func encode(_ value: Double, forKey key: Key) throws {
+        try begin(key)
+        try writer.writeFloatingPoint(value)
+    }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        try begin(key)
+        try writer.writeFloatingPoint(value)
+    }
+    mutating func encode(_ value: Int, forKey key: Key) throws {
+        try begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int8, forKey key: Key) throws {
+        try begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int16, forKey key: Key) throws {
+        try begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int32, forKey key: Key) throws {
+        try begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int64, forKey key: Key) throws {
+        try begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt, forKey key: Key) throws {
+        try begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws {
+        try begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws {
+        try begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws {
+        try begin(key)
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws {
+        try begin(key)
+        writer.writeInteger(value)
+    }
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try begin(key)
         try writer.writeValue(value, at: key)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         guard writer.beginMember(in: frame, key: key.stringValue) else {
             return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, frame: -1))
         }
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, frame: writer.openFrame(isObject: true)))
+        return KeyedEncodingContainer(
+            KeyedContainer<NestedKey>(writer: writer, frame: writer.openFrame(isObject: true)))
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        guard writer.beginMember(in: frame, key: key.stringValue) else { return UnkeyedContainer(writer: writer, frame: -1) }
+        guard writer.beginMember(in: frame, key: key.stringValue) else {
+            return UnkeyedContainer(writer: writer, frame: -1)
+        }
         return UnkeyedContainer(writer: writer, frame: writer.openFrame(isObject: false))
     }
 
@@ -409,30 +471,80 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         count += 1
     }
 
-    mutating func encodeNil() throws { try begin(); writer.writeNull() }
-    mutating func encode(_ value: Bool) throws { try begin(); writer.writeBool(value) }
-    mutating func encode(_ value: String) throws { try begin(); writer.writeString(value) }
-    mutating func encode(_ value: Double) throws { try begin(); try writer.writeFloatingPoint(value) }
-    mutating func encode(_ value: Float) throws { try begin(); try writer.writeFloatingPoint(value) }
-    mutating func encode(_ value: Int) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int8) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int16) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int32) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int64) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt8) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt16) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt32) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt64) throws { try begin(); writer.writeInteger(value) }
+    mutating func encodeNil() throws {
+        try begin()
+        writer.writeNull()
+    }
+    mutating func encode(_ value: Bool) throws {
+        try begin()
+        writer.writeBool(value)
+    }
+    mutating func encode(_ value: String) throws {
+        try begin()
+        writer.writeString(value)
+    }
+    mutating func encode(_ value: Double) throws {
+        try begin()
+        try writer.writeFloatingPoint(value)
+    }
+    mutating func encode(_ value: Float) throws {
+        try begin()
+        try writer.writeFloatingPoint(value)
+    }
+    mutating func encode(_ value: Int) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int8) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int16) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int32) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int64) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt8) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt16) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt32) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt64) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
     mutating func encode<T: Encodable>(_ value: T) throws {
         let index = count
         try begin()
         try writer.writeValue(value, at: JSONBodyWriter.IndexKey(index: index))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
-        guard (try? begin()) != nil else { return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, frame: -1)) }
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, frame: writer.openFrame(isObject: true)))
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
+        guard (try? begin()) != nil else {
+            return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, frame: -1))
+        }
+        return KeyedEncodingContainer(
+            KeyedContainer<NestedKey>(writer: writer, frame: writer.openFrame(isObject: true)))
     }
 
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
@@ -459,21 +571,66 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
         }
     }
 
-    mutating func encodeNil() throws { try begin(); writer.writeNull() }
-    mutating func encode(_ value: Bool) throws { try begin(); writer.writeBool(value) }
-    mutating func encode(_ value: String) throws { try begin(); writer.writeString(value) }
-    mutating func encode(_ value: Double) throws { try begin(); try writer.writeFloatingPoint(value) }
-    mutating func encode(_ value: Float) throws { try begin(); try writer.writeFloatingPoint(value) }
-    mutating func encode(_ value: Int) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int8) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int16) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int32) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: Int64) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt8) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt16) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt32) throws { try begin(); writer.writeInteger(value) }
-    mutating func encode(_ value: UInt64) throws { try begin(); writer.writeInteger(value) }
+    mutating func encodeNil() throws {
+        try begin()
+        writer.writeNull()
+    }
+    mutating func encode(_ value: Bool) throws {
+        try begin()
+        writer.writeBool(value)
+    }
+    mutating func encode(_ value: String) throws {
+        try begin()
+        writer.writeString(value)
+    }
+    mutating func encode(_ value: Double) throws {
+        try begin()
+        try writer.writeFloatingPoint(value)
+    }
+    mutating func encode(_ value: Float) throws {
+        try begin()
+        try writer.writeFloatingPoint(value)
+    }
+    mutating func encode(_ value: Int) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int8) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int16) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int32) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: Int64) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt8) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt16) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt32) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
+    mutating func encode(_ value: UInt64) throws {
+        try begin()
+        writer.writeInteger(value)
+    }
     mutating func encode<T: Encodable>(_ value: T) throws {
         try begin()
         try writer.writeValue(value)

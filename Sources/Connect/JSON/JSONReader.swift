@@ -40,7 +40,9 @@ struct JSONReader {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 {
+        while index < bytes.count,
+            bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09
+        {
             index += 1
         }
     }
@@ -150,7 +152,9 @@ struct JSONReader {
             var scalarValue = UInt32(unit)
             if (0xD800..<0xDC00).contains(unit) {
                 // A high surrogate must be followed by an escaped low one.
-                guard consume(UInt8(ascii: "\\")), consume(UInt8(ascii: "u")), let low = readHexUnit(), (0xDC00..<0xE000).contains(low) else { return false }
+                guard consume(UInt8(ascii: "\\")), consume(UInt8(ascii: "u")), let low = readHexUnit(),
+                    (0xDC00..<0xE000).contains(low)
+                else { return false }
                 scalarValue = 0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00)
             }
             guard let scalar = Unicode.Scalar(scalarValue) else { return false }  // a lone low surrogate

@@ -11,21 +11,30 @@ enum JSONText {
     /// Appends an object member's key as ``appendQuoted(_:to:escapingSlashes:)`` does, after a
     /// comma when it is not the first and with the colon after it: in one write where the key
     /// needs no escape, as most keys do. `false` when memory ran out.
-    static func appendKey(_ key: String, afterComma: Bool, to output: inout GrowableBytes, escapingSlashes: Bool) -> Bool {
-        appendQuoted(key, to: &output, escapingSlashes: escapingSlashes, afterComma: afterComma, beforeColon: true) != nil
+    static func appendKey(
+        _ key: String, afterComma: Bool, to output: inout GrowableBytes, escapingSlashes: Bool
+    ) -> Bool {
+        appendQuoted(key, to: &output, escapingSlashes: escapingSlashes, afterComma: afterComma, beforeColon: true)
+            != nil
     }
 
     @inline(__always)
-    private static func appendQuoted(_ string: String, to output: inout GrowableBytes, escapingSlashes: Bool, afterComma: Bool, beforeColon: Bool) -> Bool? {
+    private static func appendQuoted(
+        _ string: String, to output: inout GrowableBytes, escapingSlashes: Bool, afterComma: Bool, beforeColon: Bool
+    ) -> Bool? {
         // Native and small strings are contiguous UTF-8, read in place; only a bridged one is
         // not, and is made contiguous first.
         if let appended = string.utf8.withContiguousStorageIfAvailable({
-            appendQuoted($0, to: &output, escapingSlashes: escapingSlashes, afterComma: afterComma, beforeColon: beforeColon)
+            appendQuoted(
+                $0, to: &output, escapingSlashes: escapingSlashes, afterComma: afterComma, beforeColon: beforeColon)
         }) {
             return appended
         }
         var contiguous = string
-        return contiguous.withUTF8 { appendQuoted($0, to: &output, escapingSlashes: escapingSlashes, afterComma: afterComma, beforeColon: beforeColon) }
+        return contiguous.withUTF8 {
+            appendQuoted(
+                $0, to: &output, escapingSlashes: escapingSlashes, afterComma: afterComma, beforeColon: beforeColon)
+        }
     }
 
     /// ``appendQuoted(_:to:escapingSlashes:)`` for a string's UTF-8 bytes, with a comma before
@@ -35,8 +44,10 @@ enum JSONText {
     /// ``WordScan``), and counted as written only if nothing in them needs an escape; a string
     /// that does is written again, a byte at a time.
     @inline(__always)
-    private static func appendQuoted(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout GrowableBytes, escapingSlashes: Bool,
-                                     afterComma: Bool, beforeColon: Bool) -> Bool? {
+    private static func appendQuoted(
+        _ utf8: UnsafeBufferPointer<UInt8>, to output: inout GrowableBytes, escapingSlashes: Bool,
+        afterComma: Bool, beforeColon: Bool
+    ) -> Bool? {
         let count = utf8.count
         let start = afterComma ? 1 : 0
         let length = start + count + (beforeColon ? 3 : 2)
@@ -59,7 +70,9 @@ enum JSONText {
 
     /// ``appendQuoted(_:to:escapingSlashes:)`` for a string with a character to escape, a byte
     /// at a time.
-    private static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to output: inout GrowableBytes, escapingSlashes: Bool) -> Bool? {
+    private static func appendEscaped(
+        _ utf8: UnsafeBufferPointer<UInt8>, to output: inout GrowableBytes, escapingSlashes: Bool
+    ) -> Bool? {
         var appended = output.append(UInt8(ascii: "\""))
         var allBytes: UInt8 = 0
         for byte in utf8 {
@@ -72,7 +85,9 @@ enum JSONText {
             if escape != 0 {
                 appended = output.append(escape) && appended
             } else {
-                for character in [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigit(byte >> 4), hexDigit(byte & 0xF)] {
+                for character in [
+                    UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hexDigit(byte >> 4), hexDigit(byte & 0xF)
+                ] {
                     appended = output.append(character) && appended
                 }
             }

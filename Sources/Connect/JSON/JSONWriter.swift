@@ -173,7 +173,9 @@ public struct JSONWriter: ~Copyable {
 
     // MARK: Where values go
 
-    private mutating func writeContainer(_ inside: Container, open: UInt8, close: UInt8, _ body: (inout JSONWriter) -> Void) {
+    private mutating func writeContainer(
+        _ inside: Container, open: UInt8, close: UInt8, _ body: (inout JSONWriter) -> Void
+    ) {
         guard beginValue() else { return }
         if !output.append(open) { return outOfMemory() }
         let (outside, outsideCount) = (container, count)
@@ -240,14 +242,19 @@ public struct JSONWriter: ~Copyable {
     /// `JSONEncoder`'s error for it.
     private mutating func number(_ value: some BinaryFloatingPoint & LosslessStringConvertible) -> String? {
         if let text = JSONText.text(of: value) { return text }
-        record(EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: "Unable to encode \(value) directly in JSON.")))
+        record(
+            EncodingError.invalidValue(
+                value,
+                EncodingError.Context(codingPath: [], debugDescription: "Unable to encode \(value) directly in JSON.")))
         return nil
     }
 
     /// The error for a decimal that is not a number: `JSONEncoder` writes `NaN`, which is not
     /// JSON, where a careful client refuses, as `JSONEncoder` refuses a `Double` NaN.
     static func notANumber(_ value: Decimal) -> EncodingError {
-        EncodingError.invalidValue(value, EncodingError.Context(codingPath: [], debugDescription: "Unable to encode Decimal.nan directly in JSON."))
+        EncodingError.invalidValue(
+            value,
+            EncodingError.Context(codingPath: [], debugDescription: "Unable to encode Decimal.nan directly in JSON."))
     }
 
     /// Records the first mistake; a later one follows from it.

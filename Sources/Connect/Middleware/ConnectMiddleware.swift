@@ -30,12 +30,14 @@ public struct ConnectMiddleware: ConnectMiddlewareProtocol {
         monitors: [any ConnectMonitor] = []
     ) {
         self.adapters = adapters
-        self.retriers = retriers + adapters.compactMap { adapter -> (any RequestRetrier)? in
-            guard let retrier = adapter as? any RequestRetrier else { return nil }
-            // A class listed in both is asked once; a value type cannot be told apart from a copy.
-            let listed = retriers.contains { ($0 as AnyObject) === (retrier as AnyObject) }
-            return listed ? nil : retrier
-        }
+        self.retriers =
+            retriers
+            + adapters.compactMap { adapter -> (any RequestRetrier)? in
+                guard let retrier = adapter as? any RequestRetrier else { return nil }
+                // A class listed in both is asked once; a value type cannot be told apart from a copy.
+                let listed = retriers.contains { ($0 as AnyObject) === (retrier as AnyObject) }
+                return listed ? nil : retrier
+            }
         self.interceptors = interceptors
         self.monitors = monitors
     }

@@ -30,7 +30,10 @@ public struct LoggingMonitor: ConnectMonitor {
 
     public func responseReceived(_ response: Response, for request: Request, attempt: Int) {
         let time = (response.metrics.total.milliseconds * 10).rounded() / 10
-        logger.log(level: level, "← \(response.statusCode) \(response.reasonPhrase) for \(Self.describe(request)) in \(time) ms, \(response.body.count) bytes")
+        logger.log(
+            level: level,
+            "← \(response.statusCode) \(response.reasonPhrase) for \(Self.describe(request)) in \(time) ms, \(response.body.count) bytes"
+        )
     }
 
     public func retryScheduled(for request: Request, after error: any Error, delay: Duration, attempt: Int) {
@@ -38,7 +41,9 @@ public struct LoggingMonitor: ConnectMonitor {
     }
 
     public func requestFailed(_ request: Request, error: any Error, attempts: Int) {
-        logger.log(level: max(level, .warning), "✗ \(Self.describe(request)) failed after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(error)")
+        logger.log(
+            level: max(level, .warning),
+            "✗ \(Self.describe(request)) failed after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(error)")
     }
 
     static func describe(_ request: Request) -> String {

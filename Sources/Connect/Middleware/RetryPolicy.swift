@@ -78,7 +78,8 @@ public struct RetryPolicy: RequestRetrier {
 
     /// Whether the failure is transient and repeating the request is safe.
     public func isWorthRetrying(_ attempt: FailedAttempt) -> Bool {
-        let repeatable = attempt.request.allowsRetry ?? (attempt.request.method.isIdempotent || retriesNonIdempotentRequests)
+        let repeatable =
+            attempt.request.allowsRetry ?? (attempt.request.method.isIdempotent || retriesNonIdempotentRequests)
         if let status = attempt.response?.statusCode {
             return repeatable && retryableStatusCodes.contains(status)
         }

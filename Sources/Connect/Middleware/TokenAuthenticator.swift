@@ -71,7 +71,9 @@ public final class TokenAuthenticator: RequestAdapter, RequestRetrier {
     }
 
     public func retry(_ attempt: FailedAttempt) async -> RetryDecision {
-        guard !isInsideOwnRefresh, attempt.response?.statusCode == 401, attempt.number <= maximumRefreshes else { return .doNotRetry }
+        guard !isInsideOwnRefresh, attempt.response?.statusCode == 401, attempt.number <= maximumRefreshes else {
+            return .doNotRetry
+        }
         let sentHeader = attempt.request.headers.value(for: header("").name)
         do {
             try await store.refresh(unlessReplacing: sentHeader, header: header)

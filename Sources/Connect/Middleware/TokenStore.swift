@@ -32,7 +32,9 @@ actor TokenStore {
         // Runs on this actor (it inherits the isolation), so it stores the token directly.
         let task = Task { [refresh] in
             do {
-                let newToken = try await TokenAuthenticator.$refreshInProgress.withValue(ObjectIdentifier(self)) { try await refresh() }
+                let newToken = try await TokenAuthenticator.$refreshInProgress.withValue(ObjectIdentifier(self)) {
+                    try await refresh()
+                }
                 // Stored before the task finishes, so every waiter sees the new token at once.
                 self.finishRefresh(with: newToken)
                 return newToken

@@ -34,8 +34,9 @@ extension Connect {
         maximumLineLength: Int = 1 << 20,
         debugResponse: Bool = false
     ) -> ServerSentEventStream {
-        ServerSentEventStream(connect: self, connector: UncheckedConnector(connector), reconnection: reconnection,
-                              bufferSize: bufferSize, maximumLineLength: maximumLineLength, debugResponse: debugResponse)
+        ServerSentEventStream(
+            connect: self, connector: UncheckedConnector(connector), reconnection: reconnection,
+            bufferSize: bufferSize, maximumLineLength: maximumLineLength, debugResponse: debugResponse)
     }
 
     /// The response to `connector`, read line by line as it arrives (JSON Lines, NDJSON, logs).
@@ -54,8 +55,13 @@ extension Connect {
     ///     `malformedResponse` transport failure instead of growing memory.
     ///   - bufferSize: how many bytes may wait unread before the transfer pauses.
     ///   - debugResponse: logs the request and response, secrets redacted.
-    public func lines(_ connector: any Connector, maximumLineLength: Int = 1 << 20, bufferSize: Int = 256 << 10, debugResponse: Bool = false) -> LineStream {
-        LineStream(response: stream(connector, bufferSize: bufferSize, debugResponse: debugResponse, headers: []), maximumLineLength: maximumLineLength,
-                   jsonDecoder: UncheckedDecoder(configuration.jsonDecoder))
+    public func lines(
+        _ connector: any Connector, maximumLineLength: Int = 1 << 20, bufferSize: Int = 256 << 10,
+        debugResponse: Bool = false
+    ) -> LineStream {
+        LineStream(
+            response: stream(connector, bufferSize: bufferSize, debugResponse: debugResponse, headers: []),
+            maximumLineLength: maximumLineLength,
+            jsonDecoder: UncheckedDecoder(configuration.jsonDecoder))
     }
 }

@@ -32,7 +32,9 @@ struct LineSplitter {
                 try emit(line, count)
                 line.removeAll(keepingCapacity: true)
             } else {
-                guard line.count < maximumLineLength else { throw Failure.lineTooLong(line: count + 1, limit: maximumLineLength) }
+                guard line.count < maximumLineLength else {
+                    throw Failure.lineTooLong(line: count + 1, limit: maximumLineLength)
+                }
                 line.append(byte)
             }
         }

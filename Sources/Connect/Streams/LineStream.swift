@@ -30,12 +30,16 @@ public struct LineStream: AsyncSequence, Sendable {
     /// - Parameters:
     ///   - type: what each line decodes to.
     ///   - decoder: decodes the lines; the client's `jsonDecoder` when `nil`.
-    public func decodedLines<Decoded: Decodable & Sendable>(of type: Decoded.Type, decoder: JSONDecoder? = nil) -> DecodedLineStream<Decoded> {
+    public func decodedLines<Decoded: Decodable & Sendable>(
+        of type: Decoded.Type, decoder: JSONDecoder? = nil
+    ) -> DecodedLineStream<Decoded> {
         DecodedLineStream(lines: self, decoder: decoder.map(UncheckedDecoder.init) ?? jsonDecoder)
     }
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(chunks: response.makeAsyncIterator(), splitter: LineSplitter(maximumLineLength: maximumLineLength), stream: response)
+        Iterator(
+            chunks: response.makeAsyncIterator(), splitter: LineSplitter(maximumLineLength: maximumLineLength),
+            stream: response)
     }
 
     /// Hands out the lines in order.
@@ -76,7 +80,9 @@ public struct LineStream: AsyncSequence, Sendable {
                     try splitter.feed(chunk) { pending.append(($0, $1)) }
                 } catch {
                     stream.cancel()
-                    throw ConnectError.transport(TransportFailure(kind: .malformedResponse, message: "Malformed line stream: \(error)", requestSent: true))
+                    throw ConnectError.transport(
+                        TransportFailure(
+                            kind: .malformedResponse, message: "Malformed line stream: \(error)", requestSent: true))
                 }
             }
         }

@@ -110,7 +110,9 @@ struct ServerSentEventParser {
         } else if name.elementsEqual("id".utf8) {
             if !value.contains(0) { pendingID = .some(String(decoding: value, as: UTF8.self)) }
         } else if name.elementsEqual("retry".utf8) {
-            if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), let milliseconds = Int(String(decoding: value, as: UTF8.self)) {
+            if !value.isEmpty, value.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                let milliseconds = Int(String(decoding: value, as: UTF8.self))
+            {
                 reconnectionTime = .milliseconds(milliseconds)
                 retryInBlock = reconnectionTime
             }
@@ -133,6 +135,8 @@ struct ServerSentEventParser {
         }
         guard hasData else { return }
         let type = eventType.flatMap { $0.isEmpty ? nil : $0 } ?? "message"
-        dispatch(ServerSentEvent(id: lastEventID, event: type, data: String(decoding: data, as: UTF8.self), retry: retryInBlock))
+        dispatch(
+            ServerSentEvent(
+                id: lastEventID, event: type, data: String(decoding: data, as: UTF8.self), retry: retryInBlock))
     }
 }

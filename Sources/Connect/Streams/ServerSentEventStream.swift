@@ -9,7 +9,8 @@ import Foundation
 /// connection drops; see ``Connect/events(_:reconnection:bufferSize:maximumLineLength:debugResponse:)``.
 ///
 /// Iterate once. Cancelling the iterating task ends the transfer at once; so does leaving the
-/// loop (the iterator's end cancels it). A consumer slower than the server pauses the transfer: at most the buffer's bytes wait.
+/// loop (the iterator's end cancels it). A consumer slower than the server pauses the transfer:
+/// at most the buffer's bytes wait.
 public struct ServerSentEventStream: AsyncSequence, Sendable {
     public typealias Element = ServerSentEvent
 
@@ -77,7 +78,9 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                     try parser.feed(chunk) { pending.append($0) }
                 } catch {
                     current.stream?.cancel()
-                    throw ConnectError.transport(TransportFailure(kind: .malformedResponse, message: "Malformed event stream: \(error)", requestSent: true))
+                    throw ConnectError.transport(
+                        TransportFailure(
+                            kind: .malformedResponse, message: "Malformed event stream: \(error)", requestSent: true))
                 }
                 if !pending.isEmpty { attemptsWithoutEvent = 0 }
             }
@@ -88,7 +91,9 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
         private mutating func open() async throws -> Bool {
             var headers = [HTTPHeader.accept("text/event-stream"), HTTPHeader(name: "Cache-Control", value: "no-store")]
             if let id = parser.lastEventID { headers.append(HTTPHeader(name: "Last-Event-ID", value: id)) }
-            let response = stream.connect.stream(stream.connector.connector, bufferSize: stream.bufferSize, debugResponse: stream.debugResponse, headers: headers)
+            let response = stream.connect.stream(
+                stream.connector.connector, bufferSize: stream.bufferSize, debugResponse: stream.debugResponse,
+                headers: headers)
             current.stream = response
             let head = try await withTaskCancellationHandler {
                 try await response.response
@@ -112,12 +117,16 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
             var chunks = response.makeAsyncIterator()
             while body.count < 64 << 10, let chunk = try? await chunks.next() { body += chunk }
             response.cancel()
-            let whole = Response(statusCode: head.statusCode, headers: head.headers, body: body, url: head.url, httpVersion: head.httpVersion, metrics: head.metrics)
+            let whole = Response(
+                statusCode: head.statusCode, headers: head.headers, body: body, url: head.url,
+                httpVersion: head.httpVersion, metrics: head.metrics)
             let message = "expected text/event-stream, got \(type ?? "no Content-Type")"
             let handler = stream.connector.connector.errorHandler ?? stream.connect.errorHandler
             switch handler.handle(failure: FailedExchange(request: Request(url: head.url), response: whole)) {
             case let error as ConnectError:
-                if case .http(let failure) = error, failure.message == nil { return ConnectError.http(HTTPFailure(message: message, response: whole)) }
+                if case .http(let failure) = error, failure.message == nil {
+                    return ConnectError.http(HTTPFailure(message: message, response: whole))
+                }
                 return error
             case let error?:
                 return error
@@ -137,14 +146,20 @@ public struct ServerSentEventStream: AsyncSequence, Sendable {
                     finished = true
                     return
                 }
-                throw error ?? ConnectError.transport(TransportFailure(
-                    kind: .connectionClosed, message: "The event stream closed \(attemptsWithoutEvent) times in a row without an event", requestSent: true))
+                throw error
+                    ?? ConnectError.transport(
+                        TransportFailure(
+                            kind: .connectionClosed,
+                            message: "The event stream closed \(attemptsWithoutEvent) times in a row without an event",
+                            requestSent: true))
             }
             // A new parser for the new connection, keeping what the spec keeps: the last event
             // ID and the reconnection time.
             parser = parser.continuing()
             do {
-                try await Task.sleep(for: stream.reconnection.wait(beforeAttempt: attemptsWithoutEvent, serverRetry: parser.reconnectionTime))
+                try await Task.sleep(
+                    for: stream.reconnection.wait(
+                        beforeAttempt: attemptsWithoutEvent, serverRetry: parser.reconnectionTime))
             } catch {
                 throw ConnectError.cancelled
             }

@@ -14,7 +14,9 @@ extension Connect {
     /// ```
     /// The connector's path parameters fill its endpoint; its query parameters become form fields
     /// and a JSON object a part named `json`. Files on disk are streamed, never loaded whole.
-    public func upload(files: [File]?, to connector: any Connector, progress: ProgressHandler? = nil, debugResponse: Bool = false) -> Future<Data> {
+    public func upload(
+        files: [File]?, to connector: any Connector, progress: ProgressHandler? = nil, debugResponse: Bool = false
+    ) -> Future<Data> {
         let upload: Future<Data>
         do {
             let request = try builder.buildUpload(connector, files: files ?? [])
@@ -37,13 +39,15 @@ extension Connect {
         progress: ProgressHandler? = nil,
         debugResponse: Bool = false
     ) -> Future<Data> {
-        let upload = start(connector, debugResponse: debugResponse, prepare: { request in
-            guard request.body == nil else {
-                throw ConnectError.invalidRequest("the connector already has a body; a file upload replaces it")
-            }
-            request.body = try RequestBody.file(fileURL, contentType: contentType)
-            request.setHeader(.contentType(contentType))
-        }, options: .ifAny(progress: progress), output: { $0.body })
+        let upload = start(
+            connector, debugResponse: debugResponse,
+            prepare: { request in
+                guard request.body == nil else {
+                    throw ConnectError.invalidRequest("the connector already has a body; a file upload replaces it")
+                }
+                request.body = try RequestBody.file(fileURL, contentType: contentType)
+                request.setHeader(.contentType(contentType))
+            }, options: .ifAny(progress: progress), output: { $0.body })
         return ending(progress, with: upload)
     }
 
@@ -72,7 +76,9 @@ extension Connect {
         progress: ProgressHandler? = nil,
         debugResponse: Bool = false
     ) -> Future<DownloadedFile> {
-        let location = destination ?? FileManager.default.temporaryDirectory.appendingPathComponent("connect-download-\(UUID().uuidString)")
+        let location =
+            destination
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("connect-download-\(UUID().uuidString)")
         let options = TransferOptions.ifAny(destination: .file(location, resuming: resuming), progress: progress)
         let download = start(connector, debugResponse: debugResponse, options: options) { response in
             DownloadedFile(location: response.fileURL ?? location, response: response, resumed: response.resumed)
@@ -86,7 +92,9 @@ extension Connect {
     ///   - connector: the endpoint and its parameters.
     ///   - bufferSize: how many bytes may wait unread before the transfer pauses (1 MiB by default).
     ///   - debugResponse: logs the request as a `curl` command and the response, secrets redacted.
-    public func stream(_ connector: any Connector, bufferSize: Int = 1 << 20, debugResponse: Bool = false) -> ResponseStream {
+    public func stream(
+        _ connector: any Connector, bufferSize: Int = 1 << 20, debugResponse: Bool = false
+    ) -> ResponseStream {
         stream(connector, bufferSize: bufferSize, debugResponse: debugResponse, headers: [])
     }
 
@@ -106,11 +114,15 @@ extension Connect {
 
     /// `stream(_:bufferSize:debugResponse:)` with `headers` set on the request (replacing the
     /// connector's of the same name), for the event and line streams.
-    func stream(_ connector: any Connector, bufferSize: Int, debugResponse: Bool, headers: [HTTPHeader]) -> ResponseStream {
+    func stream(
+        _ connector: any Connector, bufferSize: Int, debugResponse: Bool, headers: [HTTPHeader]
+    ) -> ResponseStream {
         streaming(bufferSize: bufferSize) { buffer in
-            start(connector, debugResponse: debugResponse, prepare: { request in
-                for header in headers { request.setHeader(header) }
-            }, options: .ifAny(streamBuffer: buffer), output: { $0 })
+            start(
+                connector, debugResponse: debugResponse,
+                prepare: { request in
+                    for header in headers { request.setHeader(header) }
+                }, options: .ifAny(streamBuffer: buffer), output: { $0 })
         }
     }
 
@@ -124,7 +136,8 @@ extension Connect {
 
     /// `transfer`, after which `progress` (if any) ends: a progress stream ends when the
     /// request does, retries included.
-    private func ending<Output: Sendable>(_ progress: ProgressHandler?, with transfer: Future<Output>) -> Future<Output> {
+    private func ending<Output: Sendable>(_ progress: ProgressHandler?, with transfer: Future<Output>) -> Future<Output>
+    {
         guard let progress else { return transfer }
         return transfer.always { _ in progress.finish() }
     }

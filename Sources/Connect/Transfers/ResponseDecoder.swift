@@ -57,8 +57,10 @@ public struct StringResponseDecoder: ResponseDecoder {
     public func decode(_ response: Response) throws -> String {
         let encoding = Self.encoding(forContentType: response.header("Content-Type"))
         guard let text = Self.text(response.body, in: encoding) else {
-            let context = DecodingError.Context(codingPath: [], debugDescription: "The body is not valid \(encoding) text.")
-            throw ConnectError.decoding(DecodingFailure(type: String.self, error: .dataCorrupted(context), body: response.body))
+            let context = DecodingError.Context(
+                codingPath: [], debugDescription: "The body is not valid \(encoding) text.")
+            throw ConnectError.decoding(
+                DecodingFailure(type: String.self, error: .dataCorrupted(context), body: response.body))
         }
         return text
     }
@@ -88,13 +90,16 @@ public struct StringResponseDecoder: ResponseDecoder {
     /// The code points of Windows-1252's bytes 0x80–0x9F; 0 where a byte stands for none.
     private static let windows1252High: [UInt32] = [
         0x20AC, 0, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0, 0x017D, 0,
-        0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E, 0x0178,
+        0, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0, 0x017E,
+        0x0178
     ]
 
     /// The encoding a `Content-Type` header's `charset` parameter names.
     static func encoding(forContentType contentType: String?) -> String.Encoding {
         // Charset names are case-insensitive (RFC 9110 §8.3.2), and so is the parameter's name.
-        guard let contentType = contentType?.lowercased(), let range = contentType.firstRange(of: "charset=") else { return .utf8 }
+        guard let contentType = contentType?.lowercased(), let range = contentType.firstRange(of: "charset=") else {
+            return .utf8
+        }
         let name = contentType[range.upperBound...]
             .prefix { $0 != ";" }
             .trimmingHTTPSpaces

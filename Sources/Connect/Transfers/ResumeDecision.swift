@@ -26,7 +26,9 @@ enum ResumeDecision: Equatable {
             self = .refuse("the server answered 206 without a Content-Range that says where its part starts")
             return
         }
-        self = start == bytesOnDisk ? .append : .refuse("the server resumed at byte \(start), not at \(bytesOnDisk) where the file ends")
+        self =
+            start == bytesOnDisk
+            ? .append : .refuse("the server resumed at byte \(start), not at \(bytesOnDisk) where the file ends")
     }
 
     /// The first byte of `bytes <first>-<last>/<length>`.

@@ -60,7 +60,12 @@ final class StreamBuffer: Sendable {
 
     /// The transfer ended; a failure is thrown to the consumer after the chunks already in.
     func finish(_ outcome: Result<Response, any Error>) {
-        head.complete(outcome.map { Response(statusCode: $0.statusCode, headers: $0.headers, url: $0.url, httpVersion: $0.httpVersion, metrics: $0.metrics) })
+        head.complete(
+            outcome.map {
+                Response(
+                    statusCode: $0.statusCode, headers: $0.headers, url: $0.url, httpVersion: $0.httpVersion,
+                    metrics: $0.metrics)
+            })
         // Only a 2xx body streams: another accepted status (a 304, or a 404 a connector
         // accepts) has its body in memory, and it is handed on as the stream's one chunk.
         var unstreamed: Data?

@@ -11,7 +11,10 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     public var totalBytesToReceive: Int64?
 
     /// Creates a progress value.
-    public init(bytesSent: Int64 = 0, totalBytesToSend: Int64? = nil, bytesReceived: Int64 = 0, totalBytesToReceive: Int64? = nil) {
+    public init(
+        bytesSent: Int64 = 0, totalBytesToSend: Int64? = nil, bytesReceived: Int64 = 0,
+        totalBytesToReceive: Int64? = nil
+    ) {
         self.bytesSent = bytesSent
         self.totalBytesToSend = totalBytesToSend
         self.bytesReceived = bytesReceived
@@ -30,7 +33,8 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let percent = fractionCompleted.map { " (\(Int($0 * 100))%)" } ?? ""
-        return "sent \(bytesSent)/\(totalBytesToSend.map(String.init) ?? "?"), received \(bytesReceived)/\(totalBytesToReceive.map(String.init) ?? "?")\(percent)"
+        return
+            "sent \(bytesSent)/\(totalBytesToSend.map(String.init) ?? "?"), received \(bytesReceived)/\(totalBytesToReceive.map(String.init) ?? "?")\(percent)"
     }
 
     /// A handler to pass as `progress:` and the stream it feeds, for `async` code:
@@ -43,7 +47,8 @@ public struct TransferProgress: Sendable, Hashable, CustomStringConvertible {
     /// ```
     /// The stream ends when the request does (after any retries).
     public static func stream() -> (updates: AsyncStream<TransferProgress>, handler: ProgressHandler) {
-        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(64))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: TransferProgress.self, bufferingPolicy: .bufferingNewest(64))
         let handler = ProgressHandler(report: { continuation.yield($0) }, finish: { continuation.finish() })
         return (stream, handler)
     }

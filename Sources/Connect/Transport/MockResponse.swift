@@ -28,7 +28,9 @@ public struct MockResponse: Sendable {
     }
 
     /// An `Encodable` as a JSON body.
-    public static func json<Value: Encodable>(encoding value: Value, status: Int = 200, encoder: JSONEncoder = JSONEncoder()) throws -> MockResponse {
+    public static func json<Value: Encodable>(
+        encoding value: Value, status: Int = 200, encoder: JSONEncoder = JSONEncoder()
+    ) throws -> MockResponse {
         .status(status, headers: [.contentType("application/json")], body: try encoder.encode(value))
     }
 

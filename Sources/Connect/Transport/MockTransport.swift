@@ -57,7 +57,9 @@ public final class MockTransport: TransferCarrier {
         let connector = UncheckedConnector(connector)
         register(responses) { [weak self] request in
             guard let self else { return false }
-            guard let expected = try? builder.withLock({ $0 }).build(connector.connector), request.method == expected.method else { return false }
+            guard let expected = try? builder.withLock({ $0 }).build(connector.connector),
+                request.method == expected.method
+            else { return false }
             let (a, b) = (request.url, expected.url)
             return a.scheme == b.scheme && a.host == b.host && a.port == b.port && a.path == b.path
         }
@@ -99,14 +101,18 @@ public final class MockTransport: TransferCarrier {
         }
         let promise = Promise<Response>(cancellationError: ConnectError.cancelled)
         guard let mock else {
-            let message = "MockTransport has no response for \(request.method) \(request.url.absoluteString); register one with register(_:for:) or register(_:when:)"
-            promise.fail(ConnectError.transport(TransportFailure(kind: .noMockResponse, message: message, requestSent: false)))
+            let message =
+                "MockTransport has no response for \(request.method) \(request.url.absoluteString); register one with register(_:for:) or register(_:when:)"
+            promise.fail(
+                ConnectError.transport(TransportFailure(kind: .noMockResponse, message: message, requestSent: false)))
             return promise.future
         }
-        let delay: Duration? = mock.delay ?? {
-            if case .delayed(let duration) = behavior { return duration }
-            return nil
-        }()
+        let delay: Duration? =
+            mock.delay
+            ?? {
+                if case .delayed(let duration) = behavior { return duration }
+                return nil
+            }()
         guard let delay, delay > .zero else {
             promise.complete(Self.outcome(of: mock, for: request, options: options))
             return promise.future
@@ -123,7 +129,9 @@ public final class MockTransport: TransferCarrier {
     public func cancelAll() {}
 
     /// The response, delivered where the request asked (memory, a file, a stream).
-    private static func outcome(of mock: MockResponse, for request: Request, options: TransferOptions?) -> Result<Response, any Error> {
+    private static func outcome(
+        of mock: MockResponse, for request: Request, options: TransferOptions?
+    ) -> Result<Response, any Error> {
         switch mock.outcome {
         case .failure(let error):
             return .failure(error)
@@ -135,19 +143,27 @@ public final class MockTransport: TransferCarrier {
                 do {
                     try body.write(to: url, options: .atomic)
                 } catch {
-                    return .failure(ConnectError.transport(TransportFailure(kind: .localFile, message: "could not write to \(url.path): \(error)", requestSent: true)))
+                    return .failure(
+                        ConnectError.transport(
+                            TransportFailure(
+                                kind: .localFile, message: "could not write to \(url.path): \(error)", requestSent: true
+                            )))
                 }
                 fileURL = url
                 memoryBody = Data()
             }
-            let response = Response(statusCode: status, headers: headers, body: memoryBody, url: request.url, fileURL: fileURL)
+            let response = Response(
+                statusCode: status, headers: headers, body: memoryBody, url: request.url, fileURL: fileURL)
             if success, let stream = options?.streamBuffer, !body.isEmpty {
                 body.withUnsafeBytes { _ = stream.offer($0, head: response) }
                 return .success(Response(statusCode: status, headers: headers, url: request.url))
             }
             if let progress = options?.progress {
-                progress.report(TransferProgress(bytesSent: Int64(request.body?.count ?? 0), totalBytesToSend: request.body?.count.map(Int64.init),
-                                                 bytesReceived: Int64(body.count), totalBytesToReceive: Int64(body.count)))
+                progress.report(
+                    TransferProgress(
+                        bytesSent: Int64(request.body?.count ?? 0),
+                        totalBytesToSend: request.body?.count.map(Int64.init),
+                        bytesReceived: Int64(body.count), totalBytesToReceive: Int64(body.count)))
             }
             return .success(response)
         }

@@ -75,7 +75,9 @@ final class BodyDecoder {
     }
 
     /// Runs `input` through the content decoders from `stage` on.
-    private func decodeContent(_ input: UnsafeRawBufferPointer, from stage: Int, _ deliver: (UnsafeRawBufferPointer) -> Bool) throws(Failure) -> Bool {
+    private func decodeContent(
+        _ input: UnsafeRawBufferPointer, from stage: Int, _ deliver: (UnsafeRawBufferPointer) -> Bool
+    ) throws(Failure) -> Bool {
         guard stage < contentDecoders.count else { return deliver(input) }
         var failure: Failure?
         let delivered: Bool

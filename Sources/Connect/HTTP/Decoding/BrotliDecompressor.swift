@@ -13,7 +13,9 @@ final class BrotliDecompressor: Decompressor {
         BrotliDecoderDestroyInstance(state)
     }
 
-    func decompress(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(ContentDecoder.Failure) -> DecompressionStep {
+    func decompress(
+        _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws(ContentDecoder.Failure) -> DecompressionStep {
         var availableIn = input.count
         var nextIn = input.baseAddress?.assumingMemoryBound(to: UInt8.self)
         var availableOut = output.count
@@ -22,8 +24,9 @@ final class BrotliDecompressor: Decompressor {
         guard result != BROTLI_DECODER_RESULT_ERROR else {
             throw .corrupt(String(cString: BrotliDecoderErrorString(BrotliDecoderGetErrorCode(state))))
         }
-        return DecompressionStep(consumed: input.count - availableIn, produced: output.count - availableOut,
-                                 streamEnded: result == BROTLI_DECODER_RESULT_SUCCESS)
+        return DecompressionStep(
+            consumed: input.count - availableIn, produced: output.count - availableOut,
+            streamEnded: result == BROTLI_DECODER_RESULT_SUCCESS)
     }
 
     func startNextStream() throws(ContentDecoder.Failure) {

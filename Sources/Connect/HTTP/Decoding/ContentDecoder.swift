@@ -100,7 +100,9 @@ final class ContentDecoder {
                 isInsideStream = false
                 streamEnded = true
             }
-            if step.produced > 0, !deliver(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(output)[..<step.produced])) {
+            if step.produced > 0,
+                !deliver(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(output)[..<step.produced]))
+            {
                 return false
             }
             // A full output buffer may leave more output inside the decompressor: ask again.

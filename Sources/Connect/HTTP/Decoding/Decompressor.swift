@@ -1,7 +1,9 @@
 /// One compression format's decoder, driven by ``ContentDecoder``.
 protocol Decompressor: AnyObject {
     /// Decodes what it can of `input` into `output`.
-    func decompress(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(ContentDecoder.Failure) -> DecompressionStep
+    func decompress(
+        _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws(ContentDecoder.Failure) -> DecompressionStep
 
     /// Gets ready for another stream after one ended (gzip members and zstd frames may follow
     /// one another); throws for formats whose body is a single stream.

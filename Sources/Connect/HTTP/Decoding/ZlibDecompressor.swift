@@ -31,7 +31,9 @@ final class ZlibDecompressor: Decompressor {
         stream.deallocate()
     }
 
-    func decompress(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(ContentDecoder.Failure) -> DecompressionStep {
+    func decompress(
+        _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws(ContentDecoder.Failure) -> DecompressionStep {
         stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
         stream.pointee.avail_in = uInt(input.count)
         stream.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)

@@ -17,7 +17,9 @@ final class ZstdDecompressor: Decompressor {
         ZSTD_freeDStream(stream)
     }
 
-    func decompress(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) throws(ContentDecoder.Failure) -> DecompressionStep {
+    func decompress(
+        _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) throws(ContentDecoder.Failure) -> DecompressionStep {
         var inBuffer = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
         var outBuffer = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
         let result = ZSTD_decompressStream(stream, &outBuffer, &inBuffer)

@@ -65,7 +65,9 @@ struct ChunkedDecoder {
     /// stop.
     ///
     /// - Returns: whether every run was delivered.
-    mutating func decode(_ input: UnsafeRawBufferPointer, deliver: (UnsafeRawBufferPointer) -> Bool) throws(Problem) -> Bool {
+    mutating func decode(
+        _ input: UnsafeRawBufferPointer, deliver: (UnsafeRawBufferPointer) -> Bool
+    ) throws(Problem) -> Bool {
         var index = 0
         let count = input.count
         while index < count {

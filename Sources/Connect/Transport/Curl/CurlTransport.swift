@@ -31,8 +31,11 @@ public final class CurlTransport: StepCompletingCarrier {
         let tls: TLSConfiguration
         let httpVersion: HTTPVersionPolicy
 
-        init(timeout: Duration, connectTimeout: Duration, maximumBodySize: Int, cookies: CookieStorage = .none,
-             proxy: ProxyConfiguration? = nil, tls: TLSConfiguration = TLSConfiguration(), httpVersion: HTTPVersionPolicy = .automatic) {
+        init(
+            timeout: Duration, connectTimeout: Duration, maximumBodySize: Int, cookies: CookieStorage = .none,
+            proxy: ProxyConfiguration? = nil, tls: TLSConfiguration = TLSConfiguration(),
+            httpVersion: HTTPVersionPolicy = .automatic
+        ) {
             self.timeout = timeout
             timeoutMilliseconds = CurlTransfer.milliseconds(timeout)
             self.connectTimeout = connectTimeout
@@ -68,8 +71,9 @@ public final class CurlTransport: StepCompletingCarrier {
             httpVersion: configuration.httpVersion
         )
         self.context = context
-        loop = TransferLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: context.callbackQueue,
-                            cookies: configuration.cookies)
+        loop = TransferLoop(
+            maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: context.callbackQueue,
+            cookies: configuration.cookies)
     }
 
     deinit {

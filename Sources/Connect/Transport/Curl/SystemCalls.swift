@@ -50,16 +50,20 @@ func startThread(named name: String, _ body: @escaping () -> Void) -> pthread_t 
     let entry = Unmanaged.passRetained(ThreadEntry(name: name, body: body)).toOpaque()
     #if canImport(Darwin)
     var thread: pthread_t?
-    let result = pthread_create(&thread, nil, { pointer in
-        ThreadEntry.run(pointer)
-        return nil
-    }, entry)
+    let result = pthread_create(
+        &thread, nil,
+        { pointer in
+            ThreadEntry.run(pointer)
+            return nil
+        }, entry)
     #else
     var thread = pthread_t()
-    let result = pthread_create(&thread, nil, { pointer in
-        ThreadEntry.run(pointer!)
-        return nil
-    }, entry)
+    let result = pthread_create(
+        &thread, nil,
+        { pointer in
+            ThreadEntry.run(pointer!)
+            return nil
+        }, entry)
     #endif
     precondition(result == 0, "cannot start the thread \(name): error \(result)")
     #if canImport(Darwin)

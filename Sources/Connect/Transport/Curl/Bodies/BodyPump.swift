@@ -69,14 +69,19 @@ final class BodyPump: Sendable {
 
     /// libcurl's read callback: bytes, 0 at the end, a pause, or an abort.
     func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        let (read, waiter, pour) = state.withLock { state -> (UploadBuffer.Read, CheckedContinuation<Bool, Never>?, StreamedBody.Pour?) in
+        let (read, waiter, pour) = state.withLock {
+            state -> (UploadBuffer.Read, CheckedContinuation<Bool, Never>?, StreamedBody.Pour?) in
             var pour: StreamedBody.Pour?
             if !state.started, !state.closed {
                 state.started = true
                 pour = body.takePass()
                 if pour == nil {
-                    state.buffer.fail(ConnectError.transport(TransportFailure(
-                        .bodyNotReplayable, "The request body is a one-time stream that was already sent; it cannot be sent again", requestSent: false)))
+                    state.buffer.fail(
+                        ConnectError.transport(
+                            TransportFailure(
+                                .bodyNotReplayable,
+                                "The request body is a one-time stream that was already sent; it cannot be sent again",
+                                requestSent: false)))
                 }
             }
             let read = state.buffer.read(into: buffer)
@@ -99,7 +104,8 @@ final class BodyPump: Sendable {
 
     /// libcurl wants to send the body again from its start. Returns whether it can.
     func rewind() -> Bool {
-        let (canRewind, stale) = state.withLock { state -> (Bool, (Task<Void, Never>?, CheckedContinuation<Bool, Never>?)) in
+        let (canRewind, stale) = state.withLock {
+            state -> (Bool, (Task<Void, Never>?, CheckedContinuation<Bool, Never>?)) in
             guard state.started else { return (true, (nil, nil)) }
             guard body.isReplayable, !state.closed else { return (false, (nil, nil)) }
             let stale = (state.producer, state.spaceWaiter)

@@ -43,13 +43,16 @@ final class FileSink {
 
     /// Appends `bytes`; `false` (with ``error`` set) stops the transfer.
     func write(_ bytes: UnsafeRawBufferPointer, status: Int, contentRange: String?, resumeOffset: Int64) -> Bool {
-        if descriptor < 0, !open(status: status, contentRange: contentRange, resumeOffset: resumeOffset) { return false }
+        if descriptor < 0, !open(status: status, contentRange: contentRange, resumeOffset: resumeOffset) {
+            return false
+        }
         var written = 0
         while written < bytes.count {
             let count = systemWrite(descriptor, bytes.baseAddress! + written, bytes.count - written)
             if count < 0 {
                 if errno == EINTR { continue }
-                return fail("could not write to \(writtenPath ?? destination.path): \(String(cString: strerror(errno)))")
+                return fail(
+                    "could not write to \(writtenPath ?? destination.path): \(String(cString: strerror(errno)))")
             }
             written += count
         }
@@ -74,7 +77,8 @@ final class FileSink {
             guard rename(writtenPath, destination.path) == 0 else {
                 let reason = String(cString: strerror(errno))
                 unlink(writtenPath)
-                return .transport(TransportFailure(.localFile, "could not move the download to \(destination.path): \(reason)"))
+                return .transport(
+                    TransportFailure(.localFile, "could not move the download to \(destination.path): \(reason)"))
             }
         } else {
             unlink(writtenPath)

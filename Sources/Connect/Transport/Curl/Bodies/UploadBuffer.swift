@@ -72,7 +72,9 @@ struct UploadBuffer {
         guard failure == nil, !isFinished else { return Deposit(resumesReader: false, producerWaits: false) }
         produced += chunk.count
         if let declaredCount, produced > declaredCount {
-            return fail(ConnectError.invalidRequest("the body sequence produced more than the \(declaredCount) bytes it declared"))
+            return fail(
+                ConnectError.invalidRequest(
+                    "the body sequence produced more than the \(declaredCount) bytes it declared"))
         }
         chunks.append(chunk)
         buffered += chunk.count
@@ -86,7 +88,10 @@ struct UploadBuffer {
     mutating func finish() -> Bool {
         guard failure == nil, !isFinished else { return false }
         if let declaredCount, produced != declaredCount {
-            return fail(ConnectError.invalidRequest("the body sequence ended after \(produced) of the \(declaredCount) bytes it declared")).resumesReader
+            return fail(
+                ConnectError.invalidRequest(
+                    "the body sequence ended after \(produced) of the \(declaredCount) bytes it declared")
+            ).resumesReader
         }
         isFinished = true
         return takeReaderPause()

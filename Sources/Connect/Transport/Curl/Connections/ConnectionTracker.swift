@@ -50,7 +50,8 @@ final class ConnectionTracker {
     @exclusivity(unchecked) var priorKnowledge = PriorKnowledgeConnections()
     /// Which origins multiplex, and which transfer opens a new connection to one while others
     /// wait to share it.
-    @exclusivity(unchecked) var openings = SharedConnectionOpenings(libcurlWaitsItself: !LibcurlDefects.running.opensAConnectionPerWaitingTransfer)
+    @exclusivity(unchecked) var openings = SharedConnectionOpenings(
+        libcurlWaitsItself: !LibcurlDefects.running.opensAConnectionPerWaitingTransfer)
 
     // `@exclusivity(unchecked)`: the transfer thread alone touches these, one access at a time.
     /// Open sockets, indexed by descriptor (small numbers, so an array).
@@ -68,7 +69,9 @@ final class ConnectionTracker {
     func opened(_ socket: Int32) {
         guard socket >= 0 else { return }
         forget(socket)
-        if connections.count <= Int(socket) { connections += Array(repeating: nil, count: Int(socket) + 1 - connections.count) }
+        if connections.count <= Int(socket) {
+            connections += Array(repeating: nil, count: Int(socket) + 1 - connections.count)
+        }
         nextSerial &+= 1
         connections[Int(socket)] = Connection(serial: nextSerial)
     }
@@ -95,7 +98,9 @@ final class ConnectionTracker {
 
     /// The new connection of `socket` speaks HTTP/2 with prior knowledge to `origin`.
     func openedH2C(_ socket: Int32, to origin: String) {
-        guard Int(socket) < connections.count, connections[Int(socket)] != nil, connections[Int(socket)]?.h2cOrigin == nil else { return }
+        guard Int(socket) < connections.count, connections[Int(socket)] != nil,
+            connections[Int(socket)]?.h2cOrigin == nil
+        else { return }
         connections[Int(socket)]?.h2cOrigin = origin
         priorKnowledge.opened(to: origin)
         openings.multiplexes(origin)
@@ -104,7 +109,9 @@ final class ConnectionTracker {
     /// Whether a transfer may go out on the connection of `socket` now, by
     /// ``ConnectionSharing/allowsAnotherExchange(inFlight:multiplexingProven:sawHTTP2Claim:)``.
     func allowsAnotherExchange(on socket: Int32) -> Bool {
-        guard sawHTTP2Claim, Int(socket) < connections.count, let connection = connections[Int(socket)] else { return true }
+        guard sawHTTP2Claim, Int(socket) < connections.count, let connection = connections[Int(socket)] else {
+            return true
+        }
         return ConnectionSharing.allowsAnotherExchange(
             inFlight: connection.exchangesInFlight, multiplexingProven: connection.multiplexes,
             sawHTTP2Claim: sawHTTP2Claim)
@@ -129,7 +136,9 @@ final class ConnectionTracker {
     /// frames: the connection multiplexes, and so does the origin. `origin` is read only for a
     /// connection's first such head.
     func provedMultiplexing(_ socket: Int32, to origin: () -> String) {
-        guard Int(socket) < connections.count, connections[Int(socket)] != nil, !connections[Int(socket)]!.multiplexingProven else { return }
+        guard Int(socket) < connections.count, connections[Int(socket)] != nil,
+            !connections[Int(socket)]!.multiplexingProven
+        else { return }
         connections[Int(socket)]!.multiplexingProven = true
         openings.multiplexes(origin())
     }
@@ -150,7 +159,9 @@ final class ConnectionTracker {
     /// Whether the connection of `socket` last carried an HTTP/1 exchange and has bytes waiting
     /// that nobody asked for. If so, it is shut down, so that libcurl never reuses it.
     func hasUnreadBytes(on socket: Int32) -> Bool {
-        guard Int(socket) < connections.count, connections[Int(socket)]?.lastExchangeWasHTTP1 == true else { return false }
+        guard Int(socket) < connections.count, connections[Int(socket)]?.lastExchangeWasHTTP1 == true else {
+            return false
+        }
         var byte: UInt8 = 0
         let waiting = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
         guard waiting > 0 else { return false }
@@ -166,7 +177,9 @@ final class ConnectionTracker {
         if let socket = descriptors[ports] { return socket }
         for index in connections.indices where connections[index] != nil && connections[index]?.ports == nil {
             let socket = Int32(index)
-            guard let local = Self.port(of: socket, getsockname), let remote = Self.port(of: socket, getpeername) else { continue }
+            guard let local = Self.port(of: socket, getsockname), let remote = Self.port(of: socket, getpeername) else {
+                continue
+            }
             connections[index]?.ports = Self.ports(local: local, remote: remote)
             descriptors.set(socket, for: Self.ports(local: local, remote: remote))
         }
@@ -174,7 +187,9 @@ final class ConnectionTracker {
     }
 
     /// The port of one end of `socket`: `name` is `getsockname` or `getpeername`.
-    private static func port(of socket: Int32, _ name: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32) -> Int? {
+    private static func port(
+        of socket: Int32, _ name: (Int32, UnsafeMutablePointer<sockaddr>, UnsafeMutablePointer<socklen_t>) -> Int32
+    ) -> Int? {
         var address = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let found = withUnsafeMutablePointer(to: &address) {
@@ -183,9 +198,15 @@ final class ConnectionTracker {
         guard found else { return nil }
         switch Int32(address.ss_family) {
         case AF_INET:
-            return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) } }
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            }
         case AF_INET6:
-            return withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) } }
+            return withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+                    Int(UInt16(bigEndian: $0.pointee.sin6_port))
+                }
+            }
         default:
             return nil
         }

@@ -35,7 +35,9 @@ extension TransferLoop {
     func completeBehindProgressReports() {
         finished.removeAll { entry in
             let transfer = entry.transfer
-            guard let progressQueue = transfer.progressQueue, let handler = transfer.options?.progress else { return false }
+            guard let progressQueue = transfer.progressQueue, let handler = transfer.options?.progress else {
+                return false
+            }
             let final = transfer.latestProgress
             progressQueue.async { [handOff] in
                 handler.report(final)

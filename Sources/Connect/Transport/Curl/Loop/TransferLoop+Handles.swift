@@ -55,8 +55,9 @@ extension TransferLoop {
     }
 
     /// Takes `handle` out of the multi handle and keeps it for another transfer. Its plain
-    /// setup is kept only if `keepingSetup` (see ``ResendDecision/keepsHandleSetup(transferSucceeded:connectionsChosen:)``);
-    /// a cancelled transfer's handle is reset.
+    /// setup is kept only if `keepingSetup` (see
+    /// ``ResendDecision/keepsHandleSetup(transferSucceeded:connectionsChosen:)``); a cancelled
+    /// transfer's handle is reset.
     func remove(_ handle: CurlEasyHandle, keepingSetup: Bool = false) {
         if !keepingSetup { handle.holdsPlainSetup = false }
         curl_multi_remove_handle(multi, handle.raw)

@@ -23,7 +23,10 @@ extension TransferLoop {
     func collect(_ transfer: consuming CurlTransfer, endedWith code: CURLcode, on handle: CurlEasyHandle) {
         if _slowPath(code != CURLE_OK), restartsAfterFailure(code, handle, transfer) { return }
         let outcome = transfer.outcome(code: code, handle: handle)
-        remove(handle, keepingSetup: ResendDecision.keepsHandleSetup(transferSucceeded: code == CURLE_OK, connectionsChosen: transfer.connectionsChosen))
+        remove(
+            handle,
+            keepingSetup: ResendDecision.keepsHandleSetup(
+                transferSucceeded: code == CURLE_OK, connectionsChosen: transfer.connectionsChosen))
         deliver(transfer, outcome)
     }
 
@@ -45,7 +48,9 @@ extension TransferLoop {
             return true
         }
         if transfer.startsOverOnDeadConnection(code, on: handle) {  // its body rewound
-            restart(handle, transfer, after: .connectionEnded(multiplexed: transfer.connectionMultiplexed), resettingHandle: true)
+            restart(
+                handle, transfer, after: .connectionEnded(multiplexed: transfer.connectionMultiplexed),
+                resettingHandle: true)
             return true
         }
         return false
@@ -63,14 +68,19 @@ extension TransferLoop {
     /// of the times it sent the request again across a remove and add, and refuses a sixth, so a
     /// transfer it resent before this restart would otherwise start over with fewer resends left
     /// than a new one. A body that cannot go out again keeps the handle's options as they are.
-    func restart(_ handle: CurlEasyHandle, _ transfer: CurlTransfer, after cause: ResendDecision.RestartCause, resettingHandle: Bool) {
+    func restart(
+        _ handle: CurlEasyHandle, _ transfer: CurlTransfer, after cause: ResendDecision.RestartCause,
+        resettingHandle: Bool
+    ) {
         let connection = ResendDecision.restartConnection(after: cause)
         let waitsForConnectionTo = transfer.waitsForConnectionTo
         curl_multi_remove_handle(multi, handle.raw)
         if resettingHandle {
             guard clear(handle) else {
                 removeActive(handle)
-                failSetup(of: transfer, on: handle, ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false)))
+                failSetup(
+                    of: transfer, on: handle,
+                    ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false)))
                 return
             }
             do {

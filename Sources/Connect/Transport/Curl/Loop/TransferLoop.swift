@@ -231,7 +231,9 @@ final class TransferLoop: @unchecked Sendable {
         // Cancelled while it waited in the inbox: never start it.
         guard !transfer.promise.isCompleted else { return }
         guard let handle = idleHandles.popLast() ?? CurlEasyHandle(connections: connections) else {
-            deliver(transfer, .failure(ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false))))
+            deliver(
+                transfer,
+                .failure(ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false))))
             return
         }
         transfer.received = responseBuffers.take()
@@ -267,7 +269,12 @@ final class TransferLoop: @unchecked Sendable {
         removeActive(handle)
         recycle(handle)
         let message = String(cString: curl_multi_strerror(code))
-        deliver(transfer, .failure(ConnectError.transport(TransportFailure(kind: .other, message: message, requestSent: false, curlCode: Int(code.rawValue)))))
+        deliver(
+            transfer,
+            .failure(
+                ConnectError.transport(
+                    TransportFailure(kind: .other, message: message, requestSent: false, curlCode: Int(code.rawValue))))
+        )
     }
 
     private func cancel(_ transfer: CurlTransfer) {

@@ -17,8 +17,10 @@ extension ConnectError {
             // After sending, the same code means the reply was not HTTP (an HTTP/0.9 answer).
             self = .invalidRequest(message)
         default:
-            self = .transport(TransportFailure(kind: TransportFailure.Kind(curlCode: code, message: message, requestSent: requestSent),
-                                               message: message, requestSent: requestSent, curlCode: Int(code.rawValue)))
+            self = .transport(
+                TransportFailure(
+                    kind: TransportFailure.Kind(curlCode: code, message: message, requestSent: requestSent),
+                    message: message, requestSent: requestSent, curlCode: Int(code.rawValue)))
         }
     }
 }

@@ -15,7 +15,8 @@ extension CurlTransfer {
     func startsOverOnDeadConnection(_ code: CURLcode, on handle: CurlEasyHandle) -> Bool {
         guard ResendDecision.endsWithDeadConnection(code),
             ResendDecision.startsOverOnDeadConnection(
-                connectionWasReused: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0, responseStarted: responseStarted, isRepeatable: isRepeatable,
+                connectionWasReused: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0, responseStarted: responseStarted,
+                isRepeatable: isRepeatable,
                 restartsSoFar: restartsOnDeadConnection),
             rewindsForReset()
         else { return false }
@@ -24,10 +25,13 @@ extension CurlTransfer {
     }
 
     /// Whether the transfer starts over on a new connection after libcurl ended it with a
-    /// framing error (`CURLE_HTTP2`), by ``ResendDecision/startsOverAfterFramingError(responseStarted:isRepeatable:restartsSoFar:)``;
+    /// framing error (`CURLE_HTTP2`), by
+    /// ``ResendDecision/startsOverAfterFramingError(responseStarted:isRepeatable:restartsSoFar:)``;
     /// if so, its body is rewound for it (``rewindsForReset()``).
     func startsOverAfterFramingError() -> Bool {
-        guard ResendDecision.startsOverAfterFramingError(responseStarted: statusCode != 0, isRepeatable: isRepeatable, restartsSoFar: restartsAfterFramingError),
+        guard
+            ResendDecision.startsOverAfterFramingError(
+                responseStarted: statusCode != 0, isRepeatable: isRepeatable, restartsSoFar: restartsAfterFramingError),
             rewindsForReset()
         else { return false }
         restartsAfterFramingError += 1
@@ -83,7 +87,9 @@ extension CurlTransfer {
         if let h2c, let connectionSocket {
             settlePriorKnowledgeAsk(connections)
             let connection = connections.choose(connectionSocket)
-            switch PriorKnowledgeConnections.verdict(asked: h2c.ask, connectionIsNew: connection.isNew, connectionSpeaksH2C: connection.speaksH2C) {
+            switch PriorKnowledgeConnections.verdict(
+                asked: h2c.ask, connectionIsNew: connection.isNew, connectionSpeaksH2C: connection.speaksH2C)
+            {
             case .proceed:
                 if h2c.ask == .priorKnowledge { connections.openedH2C(connectionSocket, to: h2c.origin) }
             case .restartWithPriorKnowledge:
@@ -105,7 +111,8 @@ extension CurlTransfer {
     func mayOpenConnection(_ connections: ConnectionTracker) -> Bool {
         guard !connections.openings.isEmpty else { return true }
         let origin = Self.origin(of: request.url.absoluteString)
-        let mayWait = ResendDecision.mayWaitForSharedConnection(connectionsChosen: connectionsChosen, isRepeatable: isRepeatable)
+        let mayWait = ResendDecision.mayWaitForSharedConnection(
+            connectionsChosen: connectionsChosen, isRepeatable: isRepeatable)
         switch connections.openings.opening(origin, by: ObjectIdentifier(self), mayWait: mayWait) {
         case .opens:
             opensConnectionTo = origin

@@ -17,7 +17,8 @@ extension CurlTransfer {
     func outcome(code: CURLcode, handle: CurlEasyHandle) -> Result<ResponseBuffers, any Error> {
         let bytesSent = handle.infoLong(CURLINFO_REQUEST_SIZE)
         var fileURL: URL?
-        if _slowPath(code != CURLE_OK || !endedCleanly || bodyReader != nil || sink != nil || options?.progress != nil) {
+        if _slowPath(code != CURLE_OK || !endedCleanly || bodyReader != nil || sink != nil || options?.progress != nil)
+        {
             switch settleUnusualEnding(code: code, handle: handle, requestSent: bytesSent > 0) {
             case .success(let url): fileURL = url
             case .failure(let error): return .failure(error)
@@ -28,7 +29,8 @@ extension CurlTransfer {
             handle.connections.exchangeFinished(on: connectionSocket, isHTTP1: httpVersion < CURL_HTTP_VERSION_2_0)
         }
         guard let received else {  // the loop gives every transfer one before it starts
-            return .failure(ConnectError.transport(TransportFailure(.other, "no response buffers", requestSent: bytesSent > 0)))
+            return .failure(
+                ConnectError.transport(TransportFailure(.other, "no response buffers", requestSent: bytesSent > 0)))
         }
         self.received = nil
         received.statusCode = statusCode
@@ -69,7 +71,10 @@ extension CurlTransfer {
             bodyFailure = pump.failure
         }
         let sinkError = sink?.error
-        let outcome = ending(code: code, handle: handle, requestSent: requestSent, streamedBodyFailed: bodyFailure != nil, sinkFailed: sinkError != nil).outcome
+        let outcome = ending(
+            code: code, handle: handle, requestSent: requestSent, streamedBodyFailed: bodyFailure != nil,
+            sinkFailed: sinkError != nil
+        ).outcome
         if outcome == .success, let sink, (200..<300).contains(statusCode) {
             if let error = sink.finish(succeeded: true) { return .failure(error) }
             return .success(sink.destination)
@@ -81,12 +86,16 @@ extension CurlTransfer {
         case .streamedBodyFailure: return .failure(bodyFailure!)
         case .sinkFailure: return .failure(sinkError!)
         case .responseTooLarge: return .failure(ConnectError.responseTooLarge(limit: settings.maximumBodySize))
-        case .libcurlFailure(let code): return .failure(ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent))
+        case .libcurlFailure(let code):
+            return .failure(
+                ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent))
         }
     }
 
     /// What the callbacks observed and libcurl reported, for ``TransferEnding`` to decide on.
-    func ending(code: CURLcode, handle: CurlEasyHandle, requestSent: Bool, streamedBodyFailed: Bool, sinkFailed: Bool) -> TransferEnding {
+    func ending(
+        code: CURLcode, handle: CurlEasyHandle, requestSent: Bool, streamedBodyFailed: Bool, sinkFailed: Bool
+    ) -> TransferEnding {
         var ending = TransferEnding(code: code, method: request.method.rawValue)
         ending.headProblem = headProblem
         ending.refusedResend = refusedResend
@@ -94,7 +103,9 @@ extension CurlTransfer {
         ending.answeredBeforeBodySent = answeredBeforeBodySent
         ending.bodyTooLarge = bodyTooLarge
         ending.headIsComplete = head.isComplete
-        if let decoder { ending.decoding = !decoder.hasInput ? .untouched : decoder.isComplete ? .complete : .unfinished }
+        if let decoder {
+            ending.decoding = !decoder.hasInput ? .untouched : decoder.isComplete ? .complete : .unfinished
+        }
         ending.responseStarted = responseStarted
         ending.statusCode = statusCode
         ending.requestSent = requestSent
@@ -112,7 +123,6 @@ extension CurlTransfer {
 
     /// Any of the answer arrived: a status line, or body bytes.
     var responseStarted: Bool { statusCode != 0 || bodyBytesTaken > 0 }
-
 
     static func versionName(_ code: Int) -> String {
         switch code {

@@ -149,7 +149,8 @@ extension CurlTransfer {
     func configureHTTPVersion(_ handle: CurlEasyHandle, url: String) {
         // Read from the contiguous bytes: slicing the UTF-8 view costs more than the rest, and
         // `withUTF8` on a copy retains the string.
-        let isHTTPS = url.utf8.withContiguousStorageIfAvailable { $0.count > 4 && $0[4] | 0x20 == UInt8(ascii: "s") }
+        let isHTTPS =
+            url.utf8.withContiguousStorageIfAvailable { $0.count > 4 && $0[4] | 0x20 == UInt8(ascii: "s") }
             ?? (url.utf8.dropFirst(4).first.map { $0 | 0x20 == UInt8(ascii: "s") } ?? false)
         switch (request.httpVersion ?? settings.httpVersion).choice {
         case .automatic:
@@ -175,7 +176,9 @@ extension CurlTransfer {
     func ask(_ ask: PriorKnowledgeConnections.Ask, for origin: String, _ handle: CurlEasyHandle) {
         h2c = (origin, ask)
         awaitsPriorKnowledgeConnection = ask == .priorKnowledge
-        handle.setHTTPVersion(ask == .priorKnowledge ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2_0, waitingForMultiplexing: true)
+        handle.setHTTPVersion(
+            ask == .priorKnowledge ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2_0,
+            waitingForMultiplexing: true)
     }
 
     /// "host:port" of an `http://` or `https://` URL's text, lowercased, with the scheme's port
@@ -209,7 +212,8 @@ extension CurlTransfer {
             let count = end - hostStart
             // The host starts at the ninth byte after "https://", at the eighth after "http://".
             let defaultPort: StaticString = start == 8 ? ":443" : ":80"
-            return String(unsafeUninitializedCapacity: count + (hasPort ? 0 : defaultPort.utf8CodeUnitCount)) { origin in
+            return String(unsafeUninitializedCapacity: count + (hasPort ? 0 : defaultPort.utf8CodeUnitCount)) {
+                origin in
                 for index in 0..<count {
                     let byte = bytes[hostStart + index]
                     origin[index] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
@@ -342,7 +346,10 @@ extension CurlTransfer {
     /// (escaping quotes, CR and LF in names) and streams file parts from disk.
     func attachMultipart(_ parts: [FormPart], _ handle: CurlEasyHandle) throws(ConnectError) {
         guard let mime = curl_mime_init(handle.raw) else {
-            throw .transport(TransportFailure(kind: .other, message: "curl_mime_init failed", requestSent: false, curlCode: Int(CURLE_OUT_OF_MEMORY.rawValue)))
+            throw .transport(
+                TransportFailure(
+                    kind: .other, message: "curl_mime_init failed", requestSent: false,
+                    curlCode: Int(CURLE_OUT_OF_MEMORY.rawValue)))
         }
         self.mime = mime
         for formPart in parts {
@@ -365,7 +372,8 @@ extension CurlTransfer {
                     // Read through a callback rather than copied into libcurl: a large in-memory
                     // file is not duplicated.
                     let reader = Unmanaged.passRetained(BodyReader(data: data)).toOpaque()
-                    ccurl_mime_data_cb(part, curl_off_t(data.count), curlReadBody, curlSeekBody, curlReleaseReader, reader)
+                    ccurl_mime_data_cb(
+                        part, curl_off_t(data.count), curlReadBody, curlSeekBody, curlReleaseReader, reader)
                 case .disk(let url):
                     guard curl_mime_filedata(part, url.path) == CURLE_OK else {
                         throw .invalidRequest("the file \(url.path.debugDescription) cannot be read")
@@ -377,7 +385,6 @@ extension CurlTransfer {
         }
         ccurl_easy_setopt_mime(handle.raw, CURLOPT_MIMEPOST, mime)
     }
-
 
     /// A timeout for libcurl, whose 0 means "never": at least 1 ms, and 0 for durations too long to count.
     static func milliseconds(_ duration: Duration) -> Int {

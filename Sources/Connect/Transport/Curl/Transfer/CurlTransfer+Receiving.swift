@@ -82,7 +82,9 @@ extension CurlTransfer {
     /// `bytes.count`, `ccurl_writefunc_pause` (a full stream), or less to stop the transfer.
     func deposit(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard let received = received.map(Unmanaged.passUnretained) else { return 0 }
-        if _slowPath(sink != nil || options?.streamBuffer != nil) { return depositElsewhere(bytes, received.takeUnretainedValue()) }
+        if _slowPath(sink != nil || options?.streamBuffer != nil) {
+            return depositElsewhere(bytes, received.takeUnretainedValue())
+        }
         // Not retained, as for the header lines (see `withReceiving(_:)`): this runs for every body chunk.
         return received._withUnsafeGuaranteedRef { keepInMemory(bytes, $0) }
     }
@@ -104,8 +106,10 @@ extension CurlTransfer {
         if let stream = options?.streamBuffer, (200..<300).contains(statusCode) {
             let accepted = stream.offer(
                 bytes,
-                head: Response(statusCode: statusCode, rawHeaders: received.headers.copy(), url: request.url, httpVersion: head.httpVersion,
-                               reasonPhrase: received.reasonPhrase))
+                head: Response(
+                    statusCode: statusCode, rawHeaders: received.headers.copy(), url: request.url,
+                    httpVersion: head.httpVersion,
+                    reasonPhrase: received.reasonPhrase))
             // A full buffer pauses the transfer: libcurl keeps these bytes and stops reading
             // the socket until the consumer asks for more.
             return accepted ? bytes.count : ccurl_writefunc_pause
@@ -113,7 +117,8 @@ extension CurlTransfer {
         if let sink, (200..<300).contains(statusCode) {
             // Only a success goes to the file: an error page stays in memory for the error handler.
             if contentRange == nil { contentRange = .some(received.headers.value(for: "Content-Range")) }
-            return sink.write(bytes, status: statusCode, contentRange: contentRange ?? nil, resumeOffset: resumeOffset) ? bytes.count : 0
+            return sink.write(bytes, status: statusCode, contentRange: contentRange ?? nil, resumeOffset: resumeOffset)
+                ? bytes.count : 0
         }
         return keepInMemory(bytes, received)
     }
@@ -173,7 +178,9 @@ extension CurlTransfer {
     func prepareForBody() -> Bool {
         if _slowPath(head.isChunked || !head.contentCodings.isEmpty) { return makeDecoder() }
         guard let length = head.contentLength, sink == nil, options?.streamBuffer == nil else { return true }
-        if length > settings.maximumBodySize, statusCode != 204, !(300..<400).contains(statusCode), request.method != .head {
+        if length > settings.maximumBodySize, statusCode != 204, !(300..<400).contains(statusCode),
+            request.method != .head
+        {
             bodyTooLarge = true
             return false
         }
@@ -188,7 +195,8 @@ extension CurlTransfer {
     @inline(never)
     func makeDecoder() -> Bool {
         do {
-            decoder = try BodyDecoder(chunked: head.isChunked, codings: head.hasUnknownContentCoding ? [] : head.contentCodings)
+            decoder = try BodyDecoder(
+                chunked: head.isChunked, codings: head.hasUnknownContentCoding ? [] : head.contentCodings)
         } catch {
             decodingFailure = error
             return false
@@ -213,7 +221,9 @@ extension CurlTransfer {
         default: fromFrames = h2c != nil || request.url.scheme == "https"
         }
         if fromFrames {
-            if let connectionSocket { connections.provedMultiplexing(connectionSocket) { Self.origin(of: request.url.absoluteString) } }
+            if let connectionSocket {
+                connections.provedMultiplexing(connectionSocket) { Self.origin(of: request.url.absoluteString) }
+            }
         } else {
             connections.sawHTTP2Claim = true
         }
@@ -241,7 +251,9 @@ extension CurlTransfer {
             totalBytesToReceive: downloadTotal > 0 ? downloadTotal + offset : nil
         )
         let now = DispatchTime.now().uptimeNanoseconds
-        guard now - lastProgressReport >= 100_000_000, let handler = options?.progress, let progressQueue else { return }
+        guard now - lastProgressReport >= 100_000_000, let handler = options?.progress, let progressQueue else {
+            return
+        }
         lastProgressReport = now
         let progress = latestProgress
         progressQueue.async { handler.report(progress) }

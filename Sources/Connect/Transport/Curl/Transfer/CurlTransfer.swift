@@ -167,7 +167,12 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// client reading the same file could then read it half written.
     var isPlain: Bool {
         options == nil
-            && { switch request.body?.content { case nil, .data?: return true; default: return false } }()
+            && {
+                switch request.body?.content {
+                case nil, .data?: return true
+                default: return false
+                }
+            }()
             && { if case .file = settings.cookies { return false } else { return true } }()
     }
 

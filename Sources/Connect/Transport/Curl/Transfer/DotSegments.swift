@@ -18,7 +18,9 @@ enum DotSegments {
             pathStart += 1
         }
         var pathEnd = pathStart
-        while pathEnd < bytes.count, bytes[pathEnd] != UInt8(ascii: "?"), bytes[pathEnd] != UInt8(ascii: "#") { pathEnd += 1 }
+        while pathEnd < bytes.count, bytes[pathEnd] != UInt8(ascii: "?"), bytes[pathEnd] != UInt8(ascii: "#") {
+            pathEnd += 1
+        }
         guard pathStart < pathEnd, bytes[pathStart] == UInt8(ascii: "/") else { return url }
         let path = bytes[pathStart..<pathEnd]
         guard let cleaned = removing(fromPath: path) else { return url }

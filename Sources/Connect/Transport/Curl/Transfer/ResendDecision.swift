@@ -66,7 +66,9 @@ enum ResendDecision {
     /// meet the same race, since a server closes each connection that idles as long (hypercorn,
     /// after a `GOAWAY`, closes the connection that left its streams unanswered and the new one
     /// that carried the rest within moments of each other).
-    static func startsOverOnDeadConnection(connectionWasReused: Bool, responseStarted: Bool, isRepeatable: Bool, restartsSoFar: Int) -> Bool {
+    static func startsOverOnDeadConnection(
+        connectionWasReused: Bool, responseStarted: Bool, isRepeatable: Bool, restartsSoFar: Int
+    ) -> Bool {
         connectionWasReused && !responseStarted && isRepeatable && restartsSoFar < maximumRestartsOnDeadConnection
     }
 

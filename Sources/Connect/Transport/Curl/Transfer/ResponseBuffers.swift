@@ -45,10 +45,12 @@ final class ResponseBuffers: @unchecked Sendable {
     /// transfers since have pushed it out to.
     func makeResponse(url: URL, onFillingThread: Bool) -> Response {
         let copiedHeaders = headers.copy()
-        let data = body.capacity <= Self.largestCopiedBody && !onFillingThread ? body.copyDataAndEmpty() : body.takeData()
-        let response = Response(statusCode: statusCode, rawHeaders: copiedHeaders, body: data, url: url,
-                                httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed,
-                                reasonPhrase: reasonPhrase)
+        let data =
+            body.capacity <= Self.largestCopiedBody && !onFillingThread ? body.copyDataAndEmpty() : body.takeData()
+        let response = Response(
+            statusCode: statusCode, rawHeaders: copiedHeaders, body: data, url: url,
+            httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed,
+            reasonPhrase: reasonPhrase)
         empty()
         return response
     }

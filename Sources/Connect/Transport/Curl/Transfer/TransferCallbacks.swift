@@ -6,7 +6,9 @@ import CCurl
 /// header line, body chunk and progress tick.
 enum TransferCallbacks {
     /// Runs `body` with the transfer behind `context`.
-    private static func withTransfer<Result>(_ context: UnsafeMutableRawPointer?, _ body: (CurlTransfer) -> Result) -> Result {
+    private static func withTransfer<Result>(
+        _ context: UnsafeMutableRawPointer?, _ body: (CurlTransfer) -> Result
+    ) -> Result {
         Unmanaged<CurlTransfer>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
     }
 
@@ -16,7 +18,8 @@ enum TransferCallbacks {
 
     static let receiveHeader: ccurl_data_callback = { buffer, size, count, context in
         let length = size * count
-        return withTransfer(context) { $0.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) } ? length : 0
+        return withTransfer(context) { $0.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) }
+            ? length : 0
     }
 
     /// libcurl created a socket for a new connection, with the easy handle as the context: the
@@ -42,7 +45,9 @@ enum TransferCallbacks {
 
     static let reportProgress: ccurl_progress_callback = { context, downloadTotal, downloaded, uploadTotal, uploaded in
         withTransfer(context) {
-            $0.reportProgress(downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal), uploaded: Int64(uploaded))
+            $0.reportProgress(
+                downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal),
+                uploaded: Int64(uploaded))
         }
         return 0
     }

@@ -100,7 +100,8 @@ struct TransferEnding: Equatable {
         if refusedResend {
             return TransportFailure(
                 .connectionClosed,
-                "The connection closed before a response; the request may have reached the server, and a \(method) is not sent again unless it allows retries")
+                "The connection closed before a response; the request may have reached the server, and a \(method) is not sent again unless it allows retries"
+            )
         }
         if let decodingFailure {
             return TransportFailure(.malformedResponse, "Malformed response: \(decodingFailure)")
@@ -108,11 +109,14 @@ struct TransferEnding: Equatable {
         if ResendDecision.endsWithDeadConnection(code), connectionWasReused, !responseStarted, requestSent {
             return TransportFailure(
                 .connectionClosed,
-                "The reused connection closed before any answer; the request may have reached the server, and a \(method) is not sent again unless it allows retries")
+                "The reused connection closed before any answer; the request may have reached the server, and a \(method) is not sent again unless it allows retries"
+            )
         }
         if code == CURLE_SEND_FAIL_REWIND, bodyIsOneTimeStream {
             return TransportFailure(
-                .bodyNotReplayable, "libcurl had to send the request body again, and it is a one-time stream that was already read", requestSent: requestSent)
+                .bodyNotReplayable,
+                "libcurl had to send the request body again, and it is a one-time stream that was already read",
+                requestSent: requestSent)
         }
         if code == CURLE_BAD_FUNCTION_ARGUMENT, statusCode != 0 {
             // libcurl's header store refuses a line it cannot split into a name and a value (a
@@ -125,10 +129,13 @@ struct TransferEnding: Equatable {
         }
         guard code == CURLE_OK else { return nil }
         if !headIsComplete {
-            return TransportFailure(.truncatedResponse, "Truncated response: the connection closed inside the response head")
+            return TransportFailure(
+                .truncatedResponse, "Truncated response: the connection closed inside the response head")
         }
         if decoding == .unfinished {
-            return TransportFailure(.truncatedResponse, "Truncated response: the body ends before its chunked framing or compressed stream does")
+            return TransportFailure(
+                .truncatedResponse,
+                "Truncated response: the body ends before its chunked framing or compressed stream does")
         }
         return nil
     }
