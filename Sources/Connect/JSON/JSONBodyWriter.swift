@@ -54,7 +54,7 @@ final class JSONBodyWriter: Encoder {
     @exclusivity(unchecked) private var keySets: [Int: Set<String>] = [:]
     @exclusivity(unchecked) private var nextFrameID = 0
     /// Values and containers written, to see a value that wrote nothing.
-    @exclusivity(unchecked) fileprivate private(set) var written = 0
+    @exclusivity(unchecked) private(set) var written = 0
     /// How many frames were open when the value being encoded started: a container it opens is
     /// at this depth.
     @exclusivity(unchecked) private var levelDepth = 0
@@ -116,7 +116,7 @@ final class JSONBodyWriter: Encoder {
     // MARK: Values
 
     /// Writes one value: a scalar, or what its `encode(to:)` writes, its containers closed after.
-    fileprivate func writeValue<Value: Encodable>(_ value: Value) throws {
+    func writeValue<Value: Encodable>(_ value: Value) throws {
         // JSONEncoder's own forms for these three (their Encodable forms differ); compared by
         // type first, as a cast of every value would cost more than the writing.
         let type = ObjectIdentifier(Value.self)
@@ -145,13 +145,13 @@ final class JSONBodyWriter: Encoder {
     }
 
     /// A value with a key or index on the coding path while it is written.
-    fileprivate func writeValue<Value: Encodable>(_ value: Value, at key: any CodingKey) throws {
+    func writeValue<Value: Encodable>(_ value: Value, at key: any CodingKey) throws {
         codingPath.append(key)
         defer { codingPath.removeLast() }
         try writeValue(value)
     }
 
-    fileprivate func writeString(_ string: String) {
+    func writeString(_ string: String) {
         written += 1
         _ = appendQuoted(string)
     }
@@ -165,33 +165,32 @@ final class JSONBodyWriter: Encoder {
         return isASCII
     }
 
-    fileprivate func writeASCII(_ text: StaticString) {
+    func writeASCII(_ text: StaticString) {
         written += 1
         if !JSONText.appendASCII(text, to: &output) { failed = true }
     }
 
-    fileprivate func writeASCII(_ text: String) {
+    func writeASCII(_ text: String) {
         written += 1
         if !JSONText.appendASCII(text, to: &output) { failed = true }
     }
 
-    fileprivate func writeInteger<Integer: BinaryInteger>(_ value: Integer) {
+    func writeInteger<Integer: BinaryInteger>(_ value: Integer) {
         written += 1
         if !JSONText.appendInteger(value, to: &output) { failed = true }
     }
 
     /// A finite number as JSONEncoder writes it; a NaN or an infinity is for JSONEncoder to refuse.
-    fileprivate func writeFloatingPoint<Number: BinaryFloatingPoint & LosslessStringConvertible>(_ value: Number) throws
-    {
+    func writeFloatingPoint<Number: BinaryFloatingPoint & LosslessStringConvertible>(_ value: Number) throws {
         guard let text = JSONText.text(of: value) else { throw Unwritable() }
         writeASCII(text)
     }
 
-    fileprivate func writeNull() {
+    func writeNull() {
         writeASCII("null" as StaticString)
     }
 
-    fileprivate func writeBool(_ value: Bool) {
+    func writeBool(_ value: Bool) {
         writeASCII(value ? "true" as StaticString : "false")
     }
 
@@ -203,7 +202,7 @@ final class JSONBodyWriter: Encoder {
     // MARK: Containers
 
     /// Opens an object or array and returns its frame's ID.
-    fileprivate func openFrame(isObject: Bool) -> Int {
+    func openFrame(isObject: Bool) -> Int {
         written += 1
         nextFrameID += 1
         appendByte(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
@@ -218,7 +217,7 @@ final class JSONBodyWriter: Encoder {
         depth == openFrames - 1 ? innermost : enclosing[depth]
     }
 
-    fileprivate func closeFrames(downTo depth: Int) {
+    func closeFrames(downTo depth: Int) {
         while openFrames > depth {
             if innermost.isObject {
                 keyCount = innermost.firstKey
@@ -234,7 +233,7 @@ final class JSONBodyWriter: Encoder {
     /// moves on from a nested container) and writes the separator before its next element;
     /// `false` when the frame was closed already, which a stream cannot go back to.
     @inline(__always)
-    fileprivate func beginElement(in id: Int) -> Bool {
+    func beginElement(in id: Int) -> Bool {
         guard !failed else { return false }
         if openFrames == 0 || innermost.id != id {
             guard let index = enclosing.lastIndex(where: { $0.id == id }) else {
@@ -250,7 +249,7 @@ final class JSONBodyWriter: Encoder {
 
     /// Starts the member `key` of object `id`, writing the key; `false` where the writer steps
     /// aside (the object was closed already, or has the key).
-    fileprivate func beginMember(in id: Int, key: String) -> Bool {
+    func beginMember(in id: Int, key: String) -> Bool {
         guard beginElement(in: id) else { return false }
         let start = output.count
         let isASCII = appendQuoted(key)
@@ -334,7 +333,7 @@ final class JSONBodyWriter: Encoder {
         SingleValueContainer(writer: self, mark: written)
     }
 
-    fileprivate func fail() {
+    func fail() {
         failed = true
     }
 
@@ -348,291 +347,5 @@ final class JSONBodyWriter: Encoder {
         init(index: Int) { intValue = index }
         init?(stringValue: String) { nil }
         init?(intValue: Int) { self.intValue = intValue }
-    }
-}
-
-// MARK: - The three containers
-
-private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
-    let writer: JSONBodyWriter
-    let frame: Int
-    var codingPath: [any CodingKey] { writer.codingPath }
-
-    private func begin(_ key: Key) throws {
-        guard writer.beginMember(in: frame, key: key.stringValue) else { throw JSONBodyWriter.Unwritable() }
-    }
-
-    mutating func encodeNil(forKey key: Key) throws {
-        try begin(key)
-        writer.writeNull()
-    }
-    mutating func encode(_ value: Bool, forKey key: Key) throws {
-        try begin(key)
-        writer.writeBool(value)
-    }
-    mutating func encode(_ value: String, forKey key: Key) throws {
-        try begin(key)
-        writer.writeString(value)
-    }
-    mutating func encode(_ value: Double, forKey key: Key) throws {
-        try begin(key)
-        try writer.writeFloatingPoint(value)
-    }
-    mutating func encode(_ value: Float, forKey key: Key) throws {
-        try begin(key)
-        try writer.writeFloatingPoint(value)
-    }
-    mutating func encode(_ value: Int, forKey key: Key) throws {
-        try begin(key)
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int8, forKey key: Key) throws {
-        try begin(key)
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int16, forKey key: Key) throws {
-        try begin(key)
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int32, forKey key: Key) throws {
-        try begin(key)
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int64, forKey key: Key) throws {
-        try begin(key)
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt, forKey key: Key) throws {
-        try begin(key)
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws {
-        try begin(key)
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws {
-        try begin(key)
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws {
-        try begin(key)
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws {
-        try begin(key)
-        writer.writeInteger(value)
-    }
-    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
-        try begin(key)
-        try writer.writeValue(value, at: key)
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type, forKey key: Key
-    ) -> KeyedEncodingContainer<NestedKey> {
-        guard writer.beginMember(in: frame, key: key.stringValue) else {
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, frame: -1))
-        }
-        return KeyedEncodingContainer(
-            KeyedContainer<NestedKey>(writer: writer, frame: writer.openFrame(isObject: true)))
-    }
-
-    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        guard writer.beginMember(in: frame, key: key.stringValue) else {
-            return UnkeyedContainer(writer: writer, frame: -1)
-        }
-        return UnkeyedContainer(writer: writer, frame: writer.openFrame(isObject: false))
-    }
-
-    mutating func superEncoder() -> any Encoder {
-        writer.fail()
-        return writer
-    }
-
-    mutating func superEncoder(forKey key: Key) -> any Encoder {
-        writer.fail()
-        return writer
-    }
-}
-
-private struct UnkeyedContainer: UnkeyedEncodingContainer {
-    let writer: JSONBodyWriter
-    let frame: Int
-    private(set) var count = 0
-    var codingPath: [any CodingKey] { writer.codingPath }
-
-    init(writer: JSONBodyWriter, frame: Int) {
-        self.writer = writer
-        self.frame = frame
-    }
-
-    private mutating func begin() throws {
-        guard writer.beginElement(in: frame) else { throw JSONBodyWriter.Unwritable() }
-        count += 1
-    }
-
-    mutating func encodeNil() throws {
-        try begin()
-        writer.writeNull()
-    }
-    mutating func encode(_ value: Bool) throws {
-        try begin()
-        writer.writeBool(value)
-    }
-    mutating func encode(_ value: String) throws {
-        try begin()
-        writer.writeString(value)
-    }
-    mutating func encode(_ value: Double) throws {
-        try begin()
-        try writer.writeFloatingPoint(value)
-    }
-    mutating func encode(_ value: Float) throws {
-        try begin()
-        try writer.writeFloatingPoint(value)
-    }
-    mutating func encode(_ value: Int) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int8) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int16) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int32) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int64) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt8) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt16) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt32) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt64) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        let index = count
-        try begin()
-        try writer.writeValue(value, at: JSONBodyWriter.IndexKey(index: index))
-    }
-
-    mutating func nestedContainer<NestedKey: CodingKey>(
-        keyedBy keyType: NestedKey.Type
-    ) -> KeyedEncodingContainer<NestedKey> {
-        guard (try? begin()) != nil else {
-            return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, frame: -1))
-        }
-        return KeyedEncodingContainer(
-            KeyedContainer<NestedKey>(writer: writer, frame: writer.openFrame(isObject: true)))
-    }
-
-    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
-        guard (try? begin()) != nil else { return UnkeyedContainer(writer: writer, frame: -1) }
-        return UnkeyedContainer(writer: writer, frame: writer.openFrame(isObject: false))
-    }
-
-    mutating func superEncoder() -> any Encoder {
-        writer.fail()
-        return writer
-    }
-}
-
-private struct SingleValueContainer: SingleValueEncodingContainer {
-    let writer: JSONBodyWriter
-    /// What the writer had written when the container was made: it holds one value.
-    let mark: Int
-    var codingPath: [any CodingKey] { writer.codingPath }
-
-    private func begin() throws {
-        guard writer.written == mark else {
-            writer.fail()
-            throw JSONBodyWriter.Unwritable()
-        }
-    }
-
-    mutating func encodeNil() throws {
-        try begin()
-        writer.writeNull()
-    }
-    mutating func encode(_ value: Bool) throws {
-        try begin()
-        writer.writeBool(value)
-    }
-    mutating func encode(_ value: String) throws {
-        try begin()
-        writer.writeString(value)
-    }
-    mutating func encode(_ value: Double) throws {
-        try begin()
-        try writer.writeFloatingPoint(value)
-    }
-    mutating func encode(_ value: Float) throws {
-        try begin()
-        try writer.writeFloatingPoint(value)
-    }
-    mutating func encode(_ value: Int) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int8) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int16) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int32) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: Int64) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt8) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt16) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt32) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode(_ value: UInt64) throws {
-        try begin()
-        writer.writeInteger(value)
-    }
-    mutating func encode<T: Encodable>(_ value: T) throws {
-        try begin()
-        try writer.writeValue(value)
     }
 }

@@ -1,0 +1,101 @@
+import ConnectFutures
+import ConnectTestServer
+import Foundation
+import Testing
+
+@testable import Connect
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One handle runs request after request of every method: what one leaves set (a POST, an
+/// upload's size, HEAD's no-body, a custom method, a body reader) must not reach the next.
+@Suite("Handle reuse across methods")
+struct HandleReuseTests {
+    @Test func eachRequestGoesOutAsItsOwnMethodAndBody() async throws {
+        let server = try TestServer { request in .text("\(request.method) \(request.body.count)") }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        let connect = Connect(configuration: configuration)
+        let url = server.baseURL.appending(path: "r")
+        let requests: [(HTTPMethod, RequestBody?, String)] = [
+            (.post, .data(Data(repeating: 1, count: 300)), "POST 300"),
+            (.get, nil, "GET 0"),
+            (.put, .data(Data(repeating: 2, count: 2 << 20)), "PUT 2097152"),
+            (.head, nil, ""),
+            (.get, nil, "GET 0"),
+            (.delete, nil, "DELETE 0"),
+            (.post, nil, "POST 0"),
+            (.patch, .data(Data("{}".utf8)), "PATCH 2"),
+            (.get, nil, "GET 0"),
+            (.options, nil, "OPTIONS 0"),
+            (.get, nil, "GET 0")
+        ]
+        for (method, body, expected) in requests {
+            var request = Request(method: method, url: url, body: body)
+            request.allowsRetry = false
+            let response = try await connect.send(request).value
+            #expect(String(decoding: response.body, as: UTF8.self) == expected, "\(method)")
+        }
+        let recorded = server.requests.suffix(requests.count)
+        #expect(recorded.map(\.method) == requests.map(\.0.rawValue))
+        for (request, sent) in zip(recorded, requests) {
+            #expect(request.body.count == sent.1?.count ?? 0, "\(request.method)")
+            if sent.1 == nil, request.method == "GET" || request.method == "HEAD" {
+                #expect(
+                    request.header("Content-Length") == nil && request.header("Transfer-Encoding") == nil,
+                    "\(request.method)")
+            }
+        }
+        #expect(Set(recorded.map(\.connectionID)).count == 1)
+    }
+
+    /// Bodies in memory up to 64 KiB are copied into libcurl to go out with the request head:
+    /// every method keeps its name, the bytes arrive whole (NUL bytes included), libcurl's form
+    /// content type is never sent for them, and the next request on the handle carries none of it.
+    @Test func smallBodiesGoOutWithTheHeadForEveryMethod() async throws {
+        let server = try TestServer { request in TestResponse(body: request.body) }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        let connect = Connect(configuration: configuration)
+        let url = server.baseURL.appending(path: "echo")
+        func bytes(_ count: Int) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 * 7) }) }  // NULs every 256 bytes
+        let limit = CurlTransfer.largestBodySentWithHead
+        let requests: [(HTTPMethod, Data, String?)] = [
+            (.post, bytes(1), nil),
+            (.put, bytes(1000), nil),
+            (.patch, bytes(limit), "application/merge-patch+json"),
+            (.delete, bytes(3), nil),
+            ("PROPFIND", bytes(10), "application/xml"),
+            (.post, bytes(limit + 1), nil),  // read from the request's bytes, not copied
+            (.post, Data(), nil)
+        ]
+        for (method, body, type) in requests {
+            var request = Request(
+                method: method, url: url, headers: type.map { [.contentType($0)] } ?? [], body: .data(body))
+            request.allowsRetry = false
+            let echoed = try await connect.send(request).value
+            #expect(echoed.body == body, "\(method.rawValue) \(body.count)")
+            let after = try await connect.send(Request(method: .get, url: url)).value
+            #expect(after.body.isEmpty, "after \(method.rawValue) \(body.count)")
+        }
+        let recorded = server.requests
+        #expect(recorded.count == requests.count * 2)
+        for (index, sent) in requests.enumerated() {
+            let request = recorded[index * 2]
+            #expect(request.method == sent.0.rawValue)
+            #expect(request.header("Content-Type") == sent.2, "\(request.method) \(sent.1.count)")
+            #expect(request.header("Content-Length") == String(sent.1.count), "\(request.method)")
+            let get = recorded[index * 2 + 1]
+            #expect(
+                get.method == "GET" && get.body.isEmpty && get.header("Content-Length") == nil
+                    && get.header("Content-Type") == nil)
+        }
+        #expect(Set(recorded.map(\.connectionID)).count == 1)
+    }
+}
