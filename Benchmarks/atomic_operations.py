@@ -14,7 +14,7 @@ system calls, which it takes only once a process has a second thread), of the cl
 
 Why it matters: each costs some tens of cycles, where most instructions cost less than one, and
 callgrind counts it as one instruction; a client can run about as many instructions as another
-and still take longer (Benchmarks/README, "Atomic operations per request").
+and still take longer (Benchmarks/LOG.md, "Atomic operations per request").
 """
 import re
 import subprocess

@@ -17,7 +17,7 @@ boundaries; the bytes run do not, which makes them the steadier measure of a cha
 What it is worth: between two requests the kernel's network stack and the server run, and a
 request's code is read back from farther caches each time. On this VM that costs less than it
 seemed: Connect built with its hot functions laid out together (65 pages of its own code to 17)
-ran no faster (Benchmarks/README, "Atomic operations per request"). The counts describe how much
+ran no faster (Benchmarks/LOG.md, "Atomic operations per request"). The counts describe how much
 code a request runs; `atomic_operations.py` counts what costs more.
 """
 import collections

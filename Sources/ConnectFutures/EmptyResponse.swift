@@ -9,9 +9,3 @@ public struct EmptyResponse: EmptyDecodable, Hashable, Sendable {
     public init() {}
     public init(from decoder: any Decoder) throws {}
 }
-
-/// A `Decodable` type that also stands for an empty body; see ``EmptyResponse``.
-public protocol EmptyDecodable: Decodable {
-    /// The value an empty body decodes to.
-    init()
-}

@@ -1,14 +1,6 @@
 import Dispatch
 import Synchronization
 
-/// What a derived future holds on to so that cancelling it reaches the work it waits for: the
-/// future it follows, a group of them, or the producer's cancellation handler.
-@usableFromInline
-package protocol UpstreamCancellable: AnyObject, Sendable {
-    /// Cancels; `true` if this call is what ended it.
-    func cancelFromDownstream() -> Bool
-}
-
 /// The shared state behind a `Future` and its `Promise`: `FutureCore` and the result.
 ///
 /// A future made already completed (`Future(value:)`, a step on a completed future) is just

@@ -9,13 +9,3 @@ protocol Decompressor: AnyObject {
     /// one another); throws for formats whose body is a single stream.
     func startNextStream() throws(ContentDecoder.Failure)
 }
-
-/// What one call of ``Decompressor/decompress(_:into:)`` did.
-struct DecompressionStep: Equatable {
-    /// Input bytes read.
-    var consumed: Int
-    /// Output bytes written.
-    var produced: Int
-    /// The stream (member, frame) ended with this step, its checks passed.
-    var streamEnded: Bool
-}
