@@ -6,7 +6,6 @@ import Glibc
 import Darwin
 #endif
 
-
 /// libcurl's socket-closing callback, with the tracker as its context (the one for a socket
 /// opened is the transfer's, see `CurlTransfer`).
 enum ConnectionTrackerCallbacks {
