@@ -68,7 +68,7 @@ struct CancellationTests {
         #expect(inner.isCancelled)
     }
 
-    @Test func cancellingAValueOrFutureStepReachesTheSourceAndThenTheInnerFuture() async {
+    @Test func cancellingAValueOrFutureFlatMapReachesTheSourceAndThenTheInnerFuture() async {
         let source = Promise<Int>()
         let before = source.future.flatMap(valueOrFuture: { ValueOrFuture.value($0) })
         before.cancel()

@@ -82,7 +82,7 @@ struct OperatorTests {
         #expect(await error(of: innerFailed) as? TestError == TestError(code: 13))
     }
 
-    @Test func aValueOrFutureStepRunsOnTheCallbackQueue() async throws {
+    @Test func aValueOrFutureFlatMapRunsOnTheCallbackQueue() async throws {
         let queue = DispatchQueue(label: "value-or-future")
         let key = DispatchSpecificKey<Bool>()
         queue.setSpecific(key: key, value: true)

@@ -5,7 +5,7 @@ import Testing
 /// The clock an exchange's redirects share their deadline by: arithmetic in nanoseconds that
 /// saturates instead of wrapping, and readings that keep pace with `ContinuousClock`.
 @Suite("Exchange instants")
-struct ExchangeInstantTests {
+struct MonotonicInstantTests {
     @Test(arguments: [
         (Int64(0), Duration.seconds(2), Int64(2_000_000_000)),
         (Int64(5), Duration.milliseconds(1), Int64(1_000_005)),
