@@ -4,6 +4,11 @@ SWIFT ?= swift
 ## reuses the build the one before left in .build: every public type must say whether it is
 ## Sendable (a warning otherwise, which `make check` fails on).
 DEBUG_FLAGS := -Xswiftc -require-explicit-sendable
+## The package's traits (see Package.swift): every one for the plain builds; the sanitizer passes
+## leave out Macros, whose code runs inside the compiler, never in a sanitized program, and whose
+## swift-syntax is slow to build.
+ALL_TRAITS := --enable-all-traits
+SANITIZER_TRAITS := --traits Client,OpenAPI
 
 .PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events clean
 
@@ -12,11 +17,11 @@ all: test
 deps:
 	@./.ci/dependencies
 
-## Runs the demo: real requests against an embedded to-do API on 127.0.0.1.
+## Runs the demo (the Examples package): real requests against an embedded to-do API on 127.0.0.1.
 demo: deps
-	$(SWIFT) run $(DEBUG_FLAGS) connect-demo
+	$(SWIFT) run --package-path Examples $(DEBUG_FLAGS) connect-demo
 
-## Regenerates the to-do API's OpenAPI client (Sources/TodoAPIClient/Generated) from its openapi.yaml.
+## Regenerates the to-do API's OpenAPI client (Tests/Support/Sources/TodoAPIClient/Generated) from its openapi.yaml.
 openapi:
 	./Scripts/generate-openapi
 
@@ -24,18 +29,17 @@ openapi:
 test: test-fast test-tsan
 
 test-fast: deps
-	$(SWIFT) test $(DEBUG_FLAGS)
+	$(SWIFT) test $(ALL_TRAITS) $(DEBUG_FLAGS)
 
-## The sanitizer passes leave out @JSONWritable and its tests (CONNECT_WITHOUT_MACROS, see Package.swift):
-## the macro runs inside the compiler, never in a sanitized program, and swift-syntax is slow to build.
+## The sanitizer passes leave out @JSONWritable and its tests (SANITIZER_TRAITS).
 test-tsan: deps
-	CONNECT_WITHOUT_MACROS=1 TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" $(SWIFT) test --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" $(SWIFT) test $(SANITIZER_TRAITS) --sanitize=thread --scratch-path .build-tsan
 
 ## Runs every test again on libcurl 8 (Debian's backports, fetched into .build-curl8 beside the
 ## system's libcurl, which stays): Connect's workarounds for libcurl 7.88 must hold on both.
 test-curl8: deps
-	$(SWIFT) build --build-tests $(DEBUG_FLAGS)
-	LD_LIBRARY_PATH="$$(./.ci/libcurl8)" CONNECT_EXPECTED_LIBCURL_MAJOR=8 $(SWIFT) test $(DEBUG_FLAGS) --skip-build
+	$(SWIFT) build --build-tests $(ALL_TRAITS) $(DEBUG_FLAGS)
+	LD_LIBRARY_PATH="$$(./.ci/libcurl8)" CONNECT_EXPECTED_LIBCURL_MAJOR=8 $(SWIFT) test $(ALL_TRAITS) $(DEBUG_FLAGS) --skip-build
 
 ## Runs every libFuzzer harness (Fuzz/: the response head, chunked framing, the content decoders,
 ## event streams, lines, JSON, HTTP dates) for FUZZ_SECONDS each (default 60): `make fuzz FUZZ_SECONDS=3600`.
@@ -54,12 +58,12 @@ fuzz-smoke: deps
 ## LeakSanitizer stays off: it cannot follow Swift's references into Foundation's storage and
 ## reports live objects (test fixtures, shared clients) as leaked.
 test-asan: deps
-	CONNECT_WITHOUT_MACROS=1 ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS=detect_leaks=0 $(SWIFT) test $(SANITIZER_TRAITS) --sanitize=address --scratch-path .build-asan
 
 ## Guardrails CI enforces: the tree formatted (.swift-format), no module-qualified Glibc/Darwin
 ## calls, every public symbol documented, no warnings in our code.
 check: deps
-	SWIFT="$(SWIFT)" DEBUG_FLAGS="$(DEBUG_FLAGS)" ./.ci/check
+	SWIFT="$(SWIFT)" DEBUG_FLAGS="$(DEBUG_FLAGS)" ALL_TRAITS="$(ALL_TRAITS)" ./.ci/check
 
 ## Formats every Swift file of ours as .swift-format says (120 columns); `make check` fails on drift.
 format:
@@ -97,4 +101,4 @@ bench-events:
 	./Benchmarks/events
 
 clean:
-	rm -rf .build .build-tsan .build-asan .build-check .build-curl8 .build-fuzz Fuzz/.build Benchmarks/.build Benchmarks/AsyncHTTPClientMemory/.build
+	rm -rf .build .build-tsan .build-asan .build-check .build-curl8 .build-fuzz Fuzz/.build Benchmarks/.build Benchmarks/AsyncHTTPClientMemory/.build Examples/.build Tests/Support/.build

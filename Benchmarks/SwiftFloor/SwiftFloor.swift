@@ -1,5 +1,5 @@
 import BenchmarkReport
-import CCurl
+import CCurlFloor
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

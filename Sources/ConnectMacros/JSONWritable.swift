@@ -1,5 +1,6 @@
 import Connect
 
+#if Macros
 /// Writes a type's ``Connect/JSONWritable`` conformance from its declaration: the JSON its
 /// synthesized `Encodable` conformance makes `JSONEncoder` write, written without `Codable` when
 /// the value is sent as a request body.
@@ -33,3 +34,7 @@ import Connect
 /// of its own is encoded through `Codable` anyway (see ``Connect/EncodedParameters/jsonEncoder``).
 @attached(extension, conformances: JSONWritable, names: named(write(to:)))
 public macro JSONWritable() = #externalMacro(module: "ConnectMacrosPlugin", type: "JSONWritableMacro")
+#else
+// Without the package trait Macros there is no plugin to expand the macro (swift-syntax is not
+// resolved), so the module declares nothing: enable the trait to use @JSONWritable.
+#endif

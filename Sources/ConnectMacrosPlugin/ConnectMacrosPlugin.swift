@@ -1,3 +1,4 @@
+#if Macros
 import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 
@@ -6,3 +7,11 @@ import SwiftSyntaxMacros
 struct ConnectMacrosPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [JSONWritableMacro.self]
 }
+#else
+// Without the trait there are no macros to provide; a macro target is still an executable and
+// needs an entry point.
+@main
+enum ConnectMacrosPlugin {
+    static func main() {}
+}
+#endif

@@ -1,3 +1,4 @@
+#if Macros
 import SwiftDiagnostics
 import SwiftParser
 import SwiftSyntax
@@ -151,3 +152,4 @@ extension TokenSyntax {
         identifier?.name ?? text
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if Macros
 import SwiftDiagnostics
 import SwiftSyntax
 import SwiftSyntaxBuilder
@@ -89,3 +90,4 @@ public struct JSONWritableMacro: ExtensionMacro {
         return ""
     }
 }
+#endif

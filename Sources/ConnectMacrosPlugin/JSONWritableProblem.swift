@@ -1,3 +1,4 @@
+#if Macros
 import SwiftDiagnostics
 
 /// Why `@JSONWritable` cannot write a type's conformance: each case is an error at the
@@ -42,3 +43,4 @@ enum JSONWritableProblem: String, DiagnosticMessage, Error {
 
     var severity: DiagnosticSeverity { .error }
 }
+#endif

@@ -1,3 +1,4 @@
+#if OpenAPI
 import Connect
 import Foundation
 import HTTPTypes
@@ -112,3 +113,8 @@ public struct ConnectTransport: ClientTransport {
         return .known(length)
     }
 }
+#else
+#error(
+    "ConnectOpenAPI needs the package trait OpenAPI: .package(url: …, traits: [\"OpenAPI\"]), or `swift build --traits OpenAPI` in Connect's own folder"
+)
+#endif

@@ -1,3 +1,4 @@
+#if OpenAPI
 import Connect
 import Foundation
 
@@ -43,3 +44,4 @@ struct ResponseBody: AsyncSequence, Sendable {
         deinit { stream.cancel() }
     }
 }
+#endif

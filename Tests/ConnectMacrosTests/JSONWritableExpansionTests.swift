@@ -1,3 +1,4 @@
+#if Macros
 import ConnectMacrosPlugin
 import SwiftSyntax
 import SwiftSyntaxBuilder
@@ -307,3 +308,4 @@ struct JSONWritableExpansionTests {
         )
     }
 }
+#endif

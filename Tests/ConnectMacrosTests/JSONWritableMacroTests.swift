@@ -1,3 +1,4 @@
+#if Macros
 import ConnectFutures
 import ConnectMacros
 import ConnectTestServer
@@ -162,3 +163,4 @@ struct JSONWritableMacroTests {
         var parameters: (any ParametersRepresentable)?
     }
 }
+#endif

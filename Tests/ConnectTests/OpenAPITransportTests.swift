@@ -9,7 +9,7 @@ import Synchronization
 import Testing
 import TodoAPIClient
 
-/// The client swift-openapi-generator made from `Sources/TodoAPIClient/openapi.yaml`, over
+/// The client swift-openapi-generator made from `Tests/Support/Sources/TodoAPIClient/openapi.yaml`, over
 /// ``ConnectTransport``, against the to-do service.
 @Suite("OpenAPI transport")
 struct OpenAPITransportTests {

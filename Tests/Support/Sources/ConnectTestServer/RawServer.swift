@@ -1,4 +1,4 @@
-import ConnectFutures
+import NIOConcurrencyHelpers
 import Foundation
 import NIOCore
 import NIOPosix
@@ -107,7 +107,7 @@ final class RawConnectionHandler: ChannelInboundHandler {
             play(rest, context: context)
         case .pause(let duration):
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .nanoseconds(duration.clampedNanoseconds)) {
+            context.eventLoop.scheduleTask(in: TimeAmount(duration)) {
                 let (handler, context) = bound.value
                 handler.play(rest, context: context)
             }

@@ -1,8 +1,8 @@
-import ConnectFutures
+import NIOConcurrencyHelpers
 import Foundation
 
 /// The to-do service of the demo and the tests: a small JSON API in the style of the seed's
-/// examples, on 127.0.0.1. `Sources/TodoAPIClient/openapi.yaml` describes it.
+/// examples, on 127.0.0.1. `Tests/Support/Sources/TodoAPIClient/openapi.yaml` describes it.
 ///
 /// ```swift
 /// let service = try TodoService()
@@ -41,7 +41,7 @@ public final class TodoService: Sendable {
     public let server: TestServer
     /// Attachments uploaded, by to-do ID.
     private final class Attachments: Sendable {
-        let files = Locked<[Int: Data]>([:])
+        let files = NIOLockedValueBox<[Int: Data]>([:])
     }
 
     /// The URL the service answers at.
@@ -89,11 +89,11 @@ public final class TodoService: Sendable {
             guard let id = Int(segments[1]), todos.contains(where: { $0.id == id }) else {
                 return .json(#"{"message":"Todo \#(segments[1]) does not exist"}"#, status: 404)
             }
-            attachments.files.withLock { $0[id] = request.body }
+            attachments.files.withLockedValue { $0[id] = request.body }
             let checksum = request.body.reduce(UInt32(0)) { $0 &+ UInt32($1) }
             return .json(#"{"id":\#(id),"bytes":\#(request.body.count),"checksum":"\#(checksum)"}"#)
         case ("GET", 3) where segments[0] == "todos" && segments[2] == "attachment":
-            guard let id = Int(segments[1]), let file = attachments.files.withLock({ $0[id] }) else {
+            guard let id = Int(segments[1]), let file = attachments.files.withLockedValue({ $0[id] }) else {
                 return .json(#"{"message":"Todo \#(segments[1]) has no attachment"}"#, status: 404)
             }
             // Sent in pieces, so that a client can be seen reading it as it arrives.

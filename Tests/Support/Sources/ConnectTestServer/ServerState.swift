@@ -1,4 +1,4 @@
-import ConnectFutures
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -11,10 +11,10 @@ final class ServerState: Sendable {
         var open: [ObjectIdentifier: any Channel] = [:]
     }
 
-    private let inner = Locked(Inner())
+    private let inner = NIOLockedValueBox(Inner())
 
-    var requests: [RecordedRequest] { inner.withLock { $0.requests } }
-    var connectionCount: Int { inner.withLock { $0.connections } }
+    var requests: [RecordedRequest] { inner.withLockedValue { $0.requests } }
+    var connectionCount: Int { inner.withLockedValue { $0.connections } }
 
     /// Listens on 127.0.0.1 and a free port; `configure` sets up each accepted connection's
     /// pipeline, given the connection's number (from 1).
@@ -32,7 +32,7 @@ final class ServerState: Sendable {
     }
 
     private func connectionOpened(_ channel: any Channel) -> Int {
-        inner.withLock {
+        inner.withLockedValue {
             $0.connections += 1
             $0.open[ObjectIdentifier(channel)] = channel
             return $0.connections
@@ -40,15 +40,15 @@ final class ServerState: Sendable {
     }
 
     private func connectionClosed(_ channel: any Channel) {
-        _ = inner.withLock { $0.open.removeValue(forKey: ObjectIdentifier(channel)) }
+        _ = inner.withLockedValue { $0.open.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 
     func record(_ request: RecordedRequest) {
-        inner.withLock { $0.requests.append(request) }
+        inner.withLockedValue { $0.requests.append(request) }
     }
 
     func closeAll() {
-        for channel in inner.withLock({ Array($0.open.values) }) { channel.close(promise: nil) }
+        for channel in inner.withLockedValue({ Array($0.open.values) }) { channel.close(promise: nil) }
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import ConnectFutures
+import NIOConcurrencyHelpers
 
 /// An HTTP/1.1 server on 127.0.0.1 and a free port, running in this process.
 ///
@@ -72,7 +72,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             write(response, keepAlive: keepAlive, isHead: isHead, context: context)
         case .delay(let duration):
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .nanoseconds(duration.clampedNanoseconds)) {
+            context.eventLoop.scheduleTask(in: TimeAmount(duration)) {
                 let (handler, context) = loopBound.value
                 handler.write(response, keepAlive: keepAlive, isHead: isHead, context: context)
             }
@@ -108,7 +108,7 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
         let buffer = context.channel.allocator.buffer(bytes: body[offset..<end])
         context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.scheduleTask(in: .nanoseconds(interval.clampedNanoseconds)) {
+        context.eventLoop.scheduleTask(in: TimeAmount(interval)) {
             let (handler, context) = loopBound.value
             handler.trickle(body, from: end, chunk: chunk, every: interval, context: context)
         }
