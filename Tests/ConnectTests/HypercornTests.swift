@@ -162,11 +162,15 @@ struct HypercornTests {
                         return try await connect.request(TestConnector(url: server.url, endpoint: "/goaway/\(index)"))
                             .decoded(toType: Echo.self).value
                     } catch ConnectError.transport(let failure)
-                        where failure.kind == .streamReset && failure.requestSent
+                        where failure.requestSent
+                        && [.streamReset, .truncatedResponse, .connectionReset].contains(failure.kind)
                     {
-                        // hypercorn ends the connection with a PROTOCOL_ERROR when the client
-                        // writes on it after the GOAWAY; libcurl 8.14 then fails a stream whose
-                        // head had come, which may not start over.
+                        // Answers hypercorn cut after their head had come, which may not start
+                        // over: it ends the connection with a PROTOCOL_ERROR when the client
+                        // writes on it after the GOAWAY (a stream reset, on libcurl 8.14), and
+                        // closes it as idle with answers still going out (seen under
+                        // AddressSanitizer, whose slower client has more of them in flight then:
+                        // a stream not closed cleanly, or a reset met while sending).
                         return nil
                     }
                 }

@@ -10,7 +10,10 @@ import Tracing
 
 @testable import Connect
 
-// The README's examples, compiled with the tests so that they cannot drift from the API.
+// The examples of the README and of the DocC articles the README's manual moved into
+// (Endpoints, Configuration, ErrorHandling, Middleware, UploadsAndDownloads, EventStreams,
+// Testing, Futures and the ecosystem articles' "In short" sections), compiled with the tests so
+// that they cannot drift from the API.
 // They are type-checked, not run (the README's hosts do not exist here); the behaviour they
 // show is tested elsewhere.
 
@@ -169,6 +172,8 @@ private func readmeExamples(
             case .failure(let error): print(error)
             }
         }
+    let todo = try await Connect.default.request(ReadmeTodoConnector.get(id: 123)).decoded(toType: Todo.self).value
+    _ = todo
     _ = connect.request(
         ReadmeAdvancedTodoConnector.update(
             userId: 1, todoId: 2, action: .update, object: Todo(userId: 2, id: 1, title: "Test Todo", completed: false))
