@@ -11,7 +11,7 @@ import Tracing
 @testable import Connect
 
 // The examples of the README and of the DocC articles the README's manual moved into
-// (Endpoints, Configuration, ErrorHandling, Middleware, UploadsAndDownloads, EventStreams,
+// (Endpoints, SendingRequests, ErrorHandling, AdaptingAndRetrying, UploadsAndDownloads, EventStreams,
 // Testing, Futures and the ecosystem articles' "In short" sections), compiled with the tests so
 // that they cannot drift from the API.
 // They are type-checked, not run (the README's hosts do not exist here); the behaviour they
