@@ -120,9 +120,7 @@ public final class Connect: Sendable {
             return failLater(error)
         }
         request.headers.addContentType(of: request.body)
-        var exchange = exchange(debugResponse: debugResponse)
-        exchange.options = options
-        return exchange.run(request) { $0 }
+        return exchange(debugResponse: debugResponse, options: options).run(request) { $0 }
     }
 
     /// Builds the request `connector` describes (and lets `prepare` add to it, e.g. a file
@@ -141,17 +139,15 @@ public final class Connect: Sendable {
         } catch {
             return failLater(error)
         }
-        var exchange = exchange(for: connector, debugResponse: debugResponse)
-        exchange.options = options
-        return exchange.run(request, output: output)
+        return exchange(for: connector, debugResponse: debugResponse, options: options).run(request, output: output)
     }
 
     /// The exchange for a request to `connector`: its accepted codes, error handler and redirect
     /// rules, the connector's own where it has them.
-    func exchange(for connector: any Connector, debugResponse: Bool) -> Exchange {
+    func exchange(for connector: any Connector, debugResponse: Bool, options: TransferOptions? = nil) -> Exchange {
         exchange(
             acceptedStatusCodes: connector.acceptedStatusCodes, errorHandler: connector.errorHandler,
-            redirectHandler: connector.redirectHandler, debugResponse: debugResponse)
+            redirectHandler: connector.redirectHandler, debugResponse: debugResponse, options: options)
     }
 
     /// The exchange for a request with these rules (none for a request built by hand), the
@@ -160,7 +156,7 @@ public final class Connect: Sendable {
     func exchange(
         acceptedStatusCodes: AcceptedStatusCodes? = nil,
         errorHandler connectorErrorHandler: (any ErrorHandlerProtocol)? = nil,
-        redirectHandler: (any RedirectHandler)? = nil, debugResponse: Bool
+        redirectHandler: (any RedirectHandler)? = nil, debugResponse: Bool, options: TransferOptions? = nil
     ) -> Exchange {
         let policy: ExchangePolicy
         if let sharedPolicy, acceptedStatusCodes == nil, connectorErrorHandler == nil, redirectHandler == nil {
@@ -173,7 +169,7 @@ public final class Connect: Sendable {
         }
         let log =
             debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
-        return Exchange(client: client, policy: policy, log: log)
+        return Exchange(client: client, policy: policy, log: log, options: options)
     }
 
     /// The policy of a request with these rules, the configuration's where a rule is `nil`; with

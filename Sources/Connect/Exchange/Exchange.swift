@@ -20,7 +20,7 @@ struct Exchange: Sendable {
     let log: DebugLog?
     /// What the transfer does with the response besides returning it: a file, progress, a
     /// stream (see ``TransferOptions``); `nil` for a plain request.
-    var options: TransferOptions? = nil
+    let options: TransferOptions?
 
     /// Runs `request` (already validated) and hands the accepted response to `output`.
     func run<Output: Sendable>(_ request: Request, output: @escaping @Sendable (Response) -> Output) -> Future<Output> {

@@ -20,9 +20,8 @@ extension Connect {
         let upload: Future<Data>
         do {
             let request = try builder.buildUpload(connector, files: files ?? [])
-            var exchange = exchange(for: connector, debugResponse: debugResponse)
-            exchange.options = .ifAny(progress: progress)
-            upload = exchange.run(request) { $0.body }
+            upload = exchange(for: connector, debugResponse: debugResponse, options: .ifAny(progress: progress))
+                .run(request) { $0.body }
         } catch {
             upload = failLater(error)
         }
