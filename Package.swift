@@ -132,6 +132,28 @@ let package = Package(
         ),
         // `@JSONWritable`'s tests, run with the trait `Macros` (the sanitizer passes leave it out:
         // the macro runs inside the compiler, never in a sanitized program).
+        // Every `swift` block of the README and of the DocC articles, compiled: the plugin writes
+        // each as a Swift file of this target (see Tests/DocumentationExamples).
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: [
+                "Connect", "ConnectFutures", "ConnectOpenAPI", "DocumentationExamplesTool",
+                .target(name: "ConnectMacros", condition: .when(traits: ["Macros"])),
+                .product(name: "TodoAPIClient", package: "Support"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "Tracing", package: "swift-distributed-tracing")
+            ],
+            plugins: ["DocumentationExamplesPlugin"]
+        ),
+        .executableTarget(name: "DocumentationExamplesTool", path: "Tests/DocumentationExamples/Tool"),
+        .plugin(
+            name: "DocumentationExamplesPlugin",
+            capability: .buildTool(),
+            dependencies: ["DocumentationExamplesTool"],
+            path: "Tests/DocumentationExamples/Plugin"
+        ),
         .testTarget(
             name: "ConnectMacrosTests",
             dependencies: [
@@ -152,6 +174,6 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.type != .plugin {
     target.swiftSettings = (target.swiftSettings ?? []) + strictSettings
 }

@@ -13,7 +13,7 @@ import Foundation
 ///     var baseURL: URL { URL(string: "https://api.example.com")! }
 ///     var endpoint: String { "/todos/{id}" }
 ///     var method: HTTPMethod { .get }
-///     var parameters: ParametersRepresentable? {
+///     var parameters: (any ParametersRepresentable)? {
 ///         switch self {
 ///         case .get(let id): return Parameter.path(key: "id", value: "\(id)")
 ///         }

@@ -7,7 +7,7 @@ import Foundation
 /// What a request carries, in NetworkKit's terms; return one as a connector's `parameters`.
 ///
 /// ```swift
-/// var parameters: ParametersRepresentable? {
+/// var parameters: (any ParametersRepresentable)? {
 ///     HTTPTask.requestParameters(["q": "swift", "page": "2"], encoding: .queryString)
 /// }
 /// ```

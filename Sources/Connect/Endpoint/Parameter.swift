@@ -7,7 +7,7 @@ import Foundation
 /// One parameter of a request.
 ///
 /// ```swift
-/// var parameters: ParametersRepresentable? { Parameter.path(key: "id", value: "\(id)") }
+/// var parameters: (any ParametersRepresentable)? { Parameter.path(key: "id", value: "\(id)") }
 /// ```
 /// Several at once: ``CompositeParameters``.
 public enum Parameter: ParametersRepresentable {

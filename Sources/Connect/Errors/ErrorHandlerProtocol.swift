@@ -10,7 +10,7 @@ import Foundation
 ///
 /// ```swift
 /// struct MyHandler: ErrorHandlerProtocol {
-///     func handle(response: [String: Any]) -> Error? {
+///     func handle(response: [String: Any]) -> (any Error)? {
 ///         if response["code"] as? String == "TOKEN_EXPIRED" { return AppError.sessionExpired }
 ///         return AppError.server(response["reason"] as? String ?? "unknown")
 ///     }
