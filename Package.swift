@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(
             name: "DocumentationTests",
             dependencies: [
-                "Connect", "ConnectFutures", "ConnectOpenAPI", "DocumentationExamplesTool",
+                "Connect", "ConnectFutures", "ConnectOpenAPI", "DocumentationExamples",
                 .target(name: "ConnectMacros", condition: .when(traits: ["Macros"])),
                 .product(name: "TodoAPIClient", package: "Support"),
                 .product(name: "Logging", package: "swift-log"),
@@ -147,7 +147,10 @@ let package = Package(
             ],
             plugins: ["DocumentationExamplesPlugin"]
         ),
-        .executableTarget(name: "DocumentationExamplesTool", path: "Tests/DocumentationExamples/Tool"),
+        .target(name: "DocumentationExamples", path: "Tests/DocumentationExamples/Extraction"),
+        .executableTarget(
+            name: "DocumentationExamplesTool", dependencies: ["DocumentationExamples"],
+            path: "Tests/DocumentationExamples/Tool"),
         .plugin(
             name: "DocumentationExamplesPlugin",
             capability: .buildTool(),

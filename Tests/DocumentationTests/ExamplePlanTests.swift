@@ -1,6 +1,6 @@
 import Testing
 
-@testable import DocumentationExamplesTool
+@testable import DocumentationExamples
 
 /// How the plugin's tool turns a document's `swift` blocks into Swift files: the rules that
 /// decide what every example of the README and the articles is compiled as.

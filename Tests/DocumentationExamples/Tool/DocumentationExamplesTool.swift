@@ -1,3 +1,4 @@
+import DocumentationExamples
 import Foundation
 
 /// Writes each `swift` block of a Markdown document as a Swift file of its own:

@@ -1,11 +1,11 @@
 /// A fenced `swift` code block of a Markdown document: the text a reader copies.
-struct CodeExample: Equatable {
+public struct CodeExample: Equatable, Sendable {
     /// Where the block stands among its document's `swift` blocks, from 1.
-    var number: Int
+    public var number: Int
     /// The document's line number of the block's first line of code (the line after its fence).
-    var firstLine: Int
+    public var firstLine: Int
     /// The block's lines, without the indentation its opening fence had.
-    var lines: [String]
+    public var lines: [String]
 
     /// Whether a Markdown line opens a `swift` block: its text, after any indentation, begins
     /// with three backticks and `swift`. The plugin counts blocks by the same rule.
@@ -21,7 +21,7 @@ struct CodeExample: Equatable {
 
     /// Every `swift` block of a Markdown document, in order. A block ends at a line of three
     /// backticks alone (or at the end of the document).
-    static func examples(inMarkdown text: String) -> [CodeExample] {
+    public static func examples(inMarkdown text: String) -> [CodeExample] {
         var examples: [CodeExample] = []
         var open: CodeExample?
         var fenceIndentation = 0

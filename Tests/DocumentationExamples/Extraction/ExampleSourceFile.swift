@@ -1,5 +1,5 @@
 /// The Swift file one example becomes, compiled into the `DocumentationTests` target.
-struct ExampleSourceFile: Equatable {
+public struct ExampleSourceFile: Equatable, Sendable {
     /// What a block without imports of its own is compiled with: the modules the documents'
     /// fragments take for granted.
     static let fragmentImports = [
@@ -15,14 +15,14 @@ struct ExampleSourceFile: Equatable {
     static let traits = ["ConnectMacros": "Macros", "ConnectOpenAPI": "OpenAPI"]
 
     /// The file's name: the document's, without its extension, and the example's number.
-    var name: String
+    public var name: String
     /// The file's Swift source.
-    var text: String
+    public var text: String
 
     /// - Parameters:
     ///   - documentPath: the document's path, which diagnostics name (`#sourceLocation`).
     ///   - documentName: the document's file name, `README.md`.
-    init(_ example: CodeExample, documentPath: String, documentName: String) {
+    public init(_ example: CodeExample, documentPath: String, documentName: String) {
         let plan = ExamplePlan(example)
         let base = String(documentName.prefix(while: { $0 != "." }))
         name = "\(base)-\(example.number).swift"
