@@ -8,7 +8,7 @@ import PackageDescription
 let harnesses = [
     "FuzzResponseHead", "FuzzChunked", "FuzzContentDecoding", "FuzzServerSentEvents", "FuzzLineSplitter",
     "FuzzJSONReader",
-    "FuzzHTTPDate"
+    "FuzzHTTPDate", "FuzzResume"
 ]
 
 let package = Package(

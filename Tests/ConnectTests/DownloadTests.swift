@@ -26,25 +26,6 @@ func scratchDirectory() throws -> URL {
     return url
 }
 
-/// Serves `body`, honouring `Range: bytes=N-` with a 206 unless `ignoreRange`.
-func rangeServer(
-    _ body: Data, ignoreRange: Bool = false,
-    behavior: @escaping @Sendable (Int) -> TestResponse.Behavior = { _ in .respond }
-) throws -> TestServer {
-    let hits = Hits()
-    return try TestServer { request in
-        let hit = hits.next()
-        if !ignoreRange, let range = request.header("Range"), range.hasPrefix("bytes="), range.hasSuffix("-"),
-            let start = Int(range.dropFirst(6).dropLast()), start < body.count
-        {
-            return TestResponse(
-                status: 206, headers: [("Content-Range", "bytes \(start)-\(body.count - 1)/\(body.count)")],
-                body: body.suffix(from: start), behavior: behavior(hit))
-        }
-        return TestResponse(body: body, behavior: behavior(hit))
-    }
-}
-
 @Suite("Downloads", .timeLimit(.minutes(3)))
 struct DownloadTests {
     @Test func downloadsToAFileWithMonotonicCompleteProgress() async throws {
@@ -112,47 +93,6 @@ struct DownloadTests {
         )
     }
 
-    @Test func resumesAfterTheServerDropsTheConnectionHalfway() async throws {
-        let body = pattern(400_000)
-        let server = try rangeServer(body) { hit in hit == 1 ? .truncate(after: 150_000) : .respond }
-        defer { server.shutdown() }
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let destination = directory.appendingPathComponent("episode.mp4")
-
-        let first = await connectError(
-            sharedConnect.download(TestConnector(server, "/episode"), to: destination, resuming: true))
-        guard case .transport? = first else {
-            Issue.record("expected the first try to fail, got \(String(describing: first))")
-            return
-        }
-        let partial = try Data(contentsOf: destination)
-        #expect(partial.count == 150_000 && partial == body.prefix(150_000))
-
-        let file = try await sharedConnect.download(TestConnector(server, "/episode"), to: destination, resuming: true)
-            .value
-        #expect(file.resumed)
-        #expect(file.response.statusCode == 206)
-        #expect(server.requests.last?.header("Range") == "bytes=150000-")
-        #expect(try Data(contentsOf: destination) == body)
-    }
-
-    @Test func startsOverWhenTheServerIgnoresTheRange() async throws {
-        let body = pattern(200_000)
-        let server = try rangeServer(body, ignoreRange: true)
-        defer { server.shutdown() }
-        let directory = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let destination = directory.appendingPathComponent("data.bin")
-        try Data(repeating: 0xEE, count: 50_000).write(to: destination)  // a partial file from elsewhere
-
-        let file = try await sharedConnect.download(TestConnector(server, "/data"), to: destination, resuming: true)
-            .value
-        #expect(server.requests.first?.header("Range") == "bytes=50000-")
-        #expect(!file.resumed && file.response.statusCode == 200)
-        #expect(try Data(contentsOf: destination) == body)
-    }
-
     @Test func anErrorStatusNeverTouchesTheFile() async throws {
         let server = try TestServer { _ in .json(#"{"message":"No such episode"}"#, status: 404) }
         defer { server.shutdown() }
@@ -201,7 +141,7 @@ struct DownloadTests {
             }
         }
         let body = pattern(70_000)
-        let server = try rangeServer(body)
+        let server = try rangeServer(RangeResource(body))
         defer { server.shutdown() }
         let directory = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

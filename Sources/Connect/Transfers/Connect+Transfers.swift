@@ -63,9 +63,11 @@ extension Connect {
     /// - Parameters:
     ///   - connector: the endpoint and its parameters.
     ///   - destination: where the file goes (replaced if it exists); a new temporary file when `nil`.
-    ///   - resuming: continue a partial file at `destination` with a Range request, and keep the
-    ///     partial file if this download fails or is cancelled. If the server ignores the Range
-    ///     (answers 200, not 206), the file is started over.
+    ///   - resuming: keep the partial file if this download fails or is cancelled, and continue
+    ///     a partial file at `destination` that an earlier resumable download left, with a Range
+    ///     request whose `If-Range` names the version it has (see <doc:UploadsAndDownloads>): a server
+    ///     whose file changed answers with the whole new one, which starts the file over, as does
+    ///     a server that ignores the Range.
     ///   - progress: receives progress on the callback queue.
     ///   - debugResponse: logs the request as a `curl` command and the response, secrets redacted.
     public func download(

@@ -40,7 +40,9 @@ extension CurlTransfer {
         if _slowPath(again || options != nil) {
             configureDestinationAndProgress(handle, again: again)
         }
-        handle.setHeaders(request.headers, adjusting: isPlainGet ? [] : headerAdjustments())
+        handle.setHeaders(
+            _slowPath(downloadHeaders != nil) ? request.headers + downloadHeaders! : request.headers,
+            adjusting: isPlainGet ? [] : headerAdjustments())
     }
 
     /// For ``configure(_:again:)``, a transfer that starts over, writes to a file or reports
@@ -50,12 +52,21 @@ extension CurlTransfer {
         if again {
             if resumeOffset > 0 { handle.set(CURLOPT_RANGE, "\(resumeOffset)-") }
         } else if case .file(let url, let resuming)? = options?.destination {
-            sink = FileSink(destination: url, resuming: resuming)
-            if resuming, let size = FileSink.sizeOfFile(at: url), size > 0 {
-                resumeOffset = size
-                // A plain Range header rather than CURLOPT_RESUME_FROM_LARGE, which fails the
-                // transfer when the server answers 200; here that starts the file over instead.
-                handle.set(CURLOPT_RANGE, "\(size)-")
+            let sink = FileSink(destination: url, resuming: resuming)
+            self.sink = sink
+            if resuming {
+                var headers: [HTTPHeader] = []
+                if !request.headers.contains(name: "Accept-Encoding") {
+                    headers.append(HTTPHeader(name: "Accept-Encoding", value: "identity"))
+                }
+                if let partial = sink.partialFileToContinue() {
+                    resumeOffset = partial.offset
+                    headers.append(HTTPHeader(name: "If-Range", value: partial.validator))
+                    // A plain Range header rather than CURLOPT_RESUME_FROM_LARGE, which fails the
+                    // transfer when the server answers 200; here that starts the file over instead.
+                    handle.set(CURLOPT_RANGE, "\(partial.offset)-")
+                }
+                downloadHeaders = headers
             }
         }
         if options?.progress != nil {

@@ -116,9 +116,8 @@ extension CurlTransfer {
         }
         if let sink, (200..<300).contains(statusCode) {
             // Only a success goes to the file: an error page stays in memory for the error handler.
-            if contentRange == nil { contentRange = .some(received.headers.value(for: "Content-Range")) }
-            return sink.write(bytes, status: statusCode, contentRange: contentRange ?? nil, resumeOffset: resumeOffset)
-                ? bytes.count : 0
+            if !sink.isOpen, !sink.open(status: statusCode, headers: received.headers.copy()) { return 0 }
+            return sink.write(bytes) ? bytes.count : 0
         }
         return keepInMemory(bytes, received)
     }
@@ -156,7 +155,6 @@ extension CurlTransfer {
                 $0.headers.removeAll()
                 $0.reasonPhrase = reasonPhrase
             }
-            contentRange = nil
             decoder = nil
         case .end:
             if head.isComplete, !prepareForBody() { return false }

@@ -48,8 +48,6 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The header lines and body received, from the transfer loop's pool; set when the transfer
     /// starts, handed on when it succeeds.
     @exclusivity(unchecked) var received: ResponseBuffers?
-    /// The `Content-Range` of the response, looked up once for a file sink.
-    @exclusivity(unchecked) var contentRange: String??
     @exclusivity(unchecked) var bodyTooLarge = false
     /// What the response head has shown so far; a head it refused leaves its problem here.
     @exclusivity(unchecked) var head = ResponseHeadParser()
@@ -118,6 +116,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var sink: FileSink?
     /// Bytes already on disk that a resumed download continues from.
     @exclusivity(unchecked) var resumeOffset: Int64 = 0
+    /// Headers a resumable download adds to the request's: `If-Range` with the partial file's
+    /// validator, and `Accept-Encoding: identity` (a range counts the bytes as sent, and the file
+    /// holds them decoded) unless the request names its own.
+    @exclusivity(unchecked) var downloadHeaders: [HTTPHeader]?
     /// Progress reporting, for requests with a handler: updates go to this serial queue (which
     /// targets the callback queue) so they arrive in order.
     @exclusivity(unchecked) var progressQueue: DispatchQueue?
