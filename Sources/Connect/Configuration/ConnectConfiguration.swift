@@ -80,6 +80,9 @@ public struct ConnectConfiguration: Sendable {
     /// A proxy for every request; `nil` (the default) connects directly, whatever proxy the
     /// environment names (`http_proxy` and the like are not read).
     public var proxy: ProxyConfiguration?
+    /// How connections are made and kept, and how fast each transfer may go: the address family,
+    /// the local interface, the DNS cache, idle and total connection ages, rate limits.
+    public var connections = ConnectionSettings()
     /// Trust, pinning and client certificates; the system's CAs by default.
     public var tls = TLSConfiguration()
     /// Sent as `User-Agent` unless a request sets its own.

@@ -52,6 +52,9 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
         public static let insecureRedirect = Kind("insecureRedirect")
         /// The proxy could not be reached or refused the request.
         public static let proxy = Kind("proxy")
+        /// The local interface or address connections leave from could not be used; see
+        /// ``ConnectionSettings/localInterface``.
+        public static let localInterface = Kind("localInterface")
         /// A file the transfer reads or writes failed (a download's destination, an upload's source).
         public static let localFile = Kind("localFile")
         /// The request would go out again (a retry, a redirect that keeps the body, libcurl

@@ -110,7 +110,9 @@ struct ResumeRecord: Equatable, Sendable {
 
     /// Where the record of a download to `destination` is kept: beside it, hidden.
     static func path(for destination: URL) -> String {
-        destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).connect-resume")
-            .path
+        destination.deletingLastPathComponent().appendingPathComponent(
+            ".\(destination.lastPathComponent).connect-resume"
+        )
+        .path
     }
 }

@@ -30,11 +30,14 @@ public final class CurlTransport: StepCompletingCarrier {
         let proxy: ProxyConfiguration?
         let tls: TLSConfiguration
         let httpVersion: HTTPVersionPolicy
+        let connections: ConnectionSettings
+        /// A setting of `connections` that cannot work, which fails every request before it is sent.
+        let problem: String?
 
         init(
             timeout: Duration, connectTimeout: Duration, maximumBodySize: Int, cookies: CookieStorage = .none,
             proxy: ProxyConfiguration? = nil, tls: TLSConfiguration = TLSConfiguration(),
-            httpVersion: HTTPVersionPolicy = .automatic
+            httpVersion: HTTPVersionPolicy = .automatic, connections: ConnectionSettings = ConnectionSettings()
         ) {
             self.timeout = timeout
             timeoutMilliseconds = CurlTransfer.milliseconds(timeout)
@@ -44,6 +47,8 @@ public final class CurlTransport: StepCompletingCarrier {
             self.proxy = proxy
             self.tls = tls
             self.httpVersion = httpVersion
+            self.connections = connections
+            problem = connections.problem
         }
     }
 
@@ -68,7 +73,8 @@ public final class CurlTransport: StepCompletingCarrier {
             cookies: configuration.cookies,
             proxy: configuration.proxy,
             tls: configuration.tls,
-            httpVersion: configuration.httpVersion
+            httpVersion: configuration.httpVersion,
+            connections: configuration.connections
         )
         self.context = context
         loop = TransferLoop(

@@ -45,6 +45,7 @@ extension TransportFailure.Kind {
         // A NUL in a header, an HTTP/0.9 answer (refused), a body that is not its coding.
         case CURLE_WEIRD_SERVER_REPLY, CURLE_UNSUPPORTED_PROTOCOL, CURLE_BAD_CONTENT_ENCODING: self = .malformedResponse
         case CURLE_TOO_MANY_REDIRECTS: self = .tooManyRedirects
+        case CURLE_INTERFACE_FAILED: self = .localInterface
         case CURLE_WRITE_ERROR, CURLE_READ_ERROR, CURLE_FILE_COULDNT_READ_FILE: self = .localFile
         default: self = .other
         }

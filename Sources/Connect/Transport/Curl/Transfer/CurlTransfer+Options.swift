@@ -25,6 +25,7 @@ extension CurlTransfer {
         handle.set(CURLOPT_HEADERDATA, pointer: context)
         handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map(Self.milliseconds) ?? settings.timeoutMilliseconds)
         if _slowPath(!handle.holdsPlainSetup) {
+            if let problem = settings.problem { throw .invalidRequest(problem) }
             configureCommonOptions(handle)
         }
         if _slowPath(handle.carriesMethodOptions) {
@@ -125,6 +126,7 @@ extension CurlTransfer {
         // (see DotSegments).
         handle.set(CURLOPT_PATH_AS_IS, 1)
         configureTLS(handle, settings.tls)
+        configureConnections(handle, settings.connections)
         // Only the configured proxy, or none: left unset, libcurl reads http_proxy, all_proxy and
         // no_proxy from the environment, and on every transfer. Without a proxy the bypass list
         // is set empty too: libcurl otherwise still looks up no_proxy and NO_PROXY for each
@@ -137,6 +139,33 @@ extension CurlTransfer {
         } else {
             handle.set(CURLOPT_PROXY, "")
             handle.set(CURLOPT_NOPROXY, "")
+        }
+    }
+
+    /// The options of ``ConnectionSettings``, each set only when it differs from libcurl's default
+    /// (which a reset handle has).
+    func configureConnections(_ handle: CurlEasyHandle, _ connections: ConnectionSettings) {
+        switch connections.ipVersion {
+        case .any: break
+        case .v4: handle.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V4))
+        case .v6: handle.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V6))
+        }
+        if let interface = connections.localInterface { handle.set(CURLOPT_INTERFACE, interface) }
+        let defaults = ConnectionSettings()
+        if connections.dnsCacheLifetime != defaults.dnsCacheLifetime {
+            handle.set(CURLOPT_DNS_CACHE_TIMEOUT, ConnectionSettings.seconds(connections.dnsCacheLifetime))
+        }
+        if connections.maximumIdleTime != defaults.maximumIdleTime {
+            handle.set(CURLOPT_MAXAGE_CONN, ConnectionSettings.seconds(connections.maximumIdleTime))
+        }
+        if let lifetime = connections.maximumLifetime {
+            handle.set(CURLOPT_MAXLIFETIME_CONN, ConnectionSettings.seconds(lifetime))
+        }
+        if let rate = connections.maximumReceiveRate {
+            handle.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: curl_off_t(rate))
+        }
+        if let rate = connections.maximumSendRate {
+            handle.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: curl_off_t(rate))
         }
     }
 
