@@ -42,7 +42,13 @@ struct ConnectionSettingsTests {
             settings { $0.maximumSendRate = -1 },
             "configuration.connections.maximumSendRate must be a positive number of bytes a second (-1); nil does not limit"
         ),
-        (settings { $0.ipVersion = .v6; $0.localInterface = "lo"; $0.maximumLifetime = .seconds(30) }, nil)
+        (
+            settings {
+                $0.ipVersion = .v6
+                $0.localInterface = "lo"
+                $0.maximumLifetime = .seconds(30)
+            }, nil
+        )
     ])
     func problem(settings: ConnectionSettings, problem: String?) {
         #expect(settings.problem == problem)
@@ -80,7 +86,8 @@ struct ConnectionSettingsTests {
 
     private static func nginx() throws -> NginxServer {
         try NginxServer(sites: [
-            NginxServer.Site(certificate: "localhost", locations: #"location /ok { return 200 "ok\n"; }"#, cleartext: true)
+            NginxServer.Site(
+                certificate: "localhost", locations: #"location /ok { return 200 "ok\n"; }"#, cleartext: true)
         ])
     }
 

@@ -55,7 +55,8 @@ public struct ConnectionSettings: Sendable, Hashable {
 
     /// The first setting that cannot work, named as an app sets it, or `nil`.
     var problem: String? {
-        if let localInterface, localInterface.isEmpty || localInterface.contains(where: { $0.isNewline || $0 == "\0" }) {
+        if let localInterface, localInterface.isEmpty || localInterface.contains(where: { $0.isNewline || $0 == "\0" })
+        {
             return "configuration.connections.localInterface \(localInterface.debugDescription) names no interface"
         }
         for (name, duration) in [("dnsCacheLifetime", dnsCacheLifetime), ("maximumIdleTime", maximumIdleTime)]
@@ -63,11 +64,13 @@ public struct ConnectionSettings: Sendable, Hashable {
             return "configuration.connections.\(name) is negative (\(duration))"
         }
         if let maximumLifetime, maximumLifetime <= .zero {
-            return "configuration.connections.maximumLifetime must be positive (\(maximumLifetime)); nil keeps connections"
+            return
+                "configuration.connections.maximumLifetime must be positive (\(maximumLifetime)); nil keeps connections"
         }
         for (name, rate) in [("maximumReceiveRate", maximumReceiveRate), ("maximumSendRate", maximumSendRate)] {
             if let rate, rate <= 0 {
-                return "configuration.connections.\(name) must be a positive number of bytes a second (\(rate)); nil does not limit"
+                return
+                    "configuration.connections.\(name) must be a positive number of bytes a second (\(rate)); nil does not limit"
             }
         }
         return nil
