@@ -41,6 +41,10 @@ public struct ConnectionSettings: Sendable, Hashable {
     /// whole seconds, rounded up); `nil`, the default, keeps a connection while it works. Behind
     /// a load balancer, a lifetime moves a busy client to new backends as they come.
     public var maximumLifetime: Duration?
+    /// Where connections for a host and port go instead (`CURLOPT_CONNECT_TO`), with TLS
+    /// verification and pins still on the URL's host; see ``ConnectTo``. The first entry that
+    /// matches a request's host and port applies.
+    public var connectTo: [ConnectTo] = []
     /// The most bytes a second each transfer receives (`CURLOPT_MAX_RECV_SPEED_LARGE`); `nil`,
     /// the default, does not limit. libcurl keeps the transfer's average at the rate by pausing
     /// its reads once it is over, so a fast network can deliver a first burst (what one read
@@ -66,6 +70,9 @@ public struct ConnectionSettings: Sendable, Hashable {
         if let maximumLifetime, maximumLifetime <= .zero {
             return
                 "configuration.connections.maximumLifetime must be positive (\(maximumLifetime)); nil keeps connections"
+        }
+        for (index, entry) in connectTo.enumerated() {
+            if let problem = entry.problem(at: index) { return problem }
         }
         for (name, rate) in [("maximumReceiveRate", maximumReceiveRate), ("maximumSendRate", maximumSendRate)] {
             if let rate, rate <= 0 {

@@ -24,6 +24,8 @@ final class CurlEasyHandle {
     /// the same headers as the last one on this handle (the common case) reuses it instead of
     /// building one (two allocations per header) and freeing it again.
     private var headerList: UnsafeMutablePointer<curl_slist>?
+    /// The `CURLOPT_CONNECT_TO` entries, kept while libcurl may read them, and the list made of them.
+    private var connectTo: (entries: [String], list: UnsafeMutablePointer<curl_slist>?) = ([], nil)
     /// The URL of the last transfer, parsed by libcurl (see ``setURL(_:)``), and its text.
     private var parsedURL: OpaquePointer?
     private var parsedURLText = ""
@@ -66,6 +68,7 @@ final class CurlEasyHandle {
         curl_easy_cleanup(raw)
         curl_url_cleanup(parsedURL)
         curl_slist_free_all(headerList)
+        curl_slist_free_all(connectTo.list)
         errorBuffer.deallocate()
     }
 
@@ -226,6 +229,17 @@ final class CurlEasyHandle {
 
     func set(_ option: CURLoption, slist value: UnsafeMutablePointer<curl_slist>?) {
         ccurl_easy_setopt_slist(raw, option, value)
+    }
+
+    /// Sets `CURLOPT_CONNECT_TO` to `entries`, making the list only when they changed.
+    func setConnectTo(_ entries: [String]) {
+        if connectTo.list == nil || connectTo.entries != entries {
+            curl_slist_free_all(connectTo.list)
+            var list: UnsafeMutablePointer<curl_slist>?
+            for entry in entries { list = curl_slist_append(list, entry) }
+            connectTo = (entries, list)
+        }
+        set(CURLOPT_CONNECT_TO, slist: connectTo.list)
     }
 
     func setDataCallback(_ option: CURLoption, _ callback: ccurl_data_callback) {

@@ -161,6 +161,7 @@ extension CurlTransfer {
         if let lifetime = connections.maximumLifetime {
             handle.set(CURLOPT_MAXLIFETIME_CONN, ConnectionSettings.seconds(lifetime))
         }
+        if !connections.connectTo.isEmpty { handle.setConnectTo(connections.connectTo.map(\.curlEntry)) }
         if let rate = connections.maximumReceiveRate {
             handle.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: curl_off_t(rate))
         }
