@@ -17,6 +17,8 @@ final class NginxServer: @unchecked Sendable {
         var cleartext = false
         /// More directives for the server block, e.g. `keepalive_requests 10;`.
         var directives = ""
+        /// A Unix domain socket the site listens on as well (with TLS unless cleartext).
+        var unixSocket: String?
     }
 
     static let certificates = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
@@ -100,6 +102,7 @@ final class NginxServer: @unchecked Sendable {
             servers += """
                     server {
                         listen 127.0.0.1:\(ports[index])\(site.cleartext ? "" : " ssl")\(site.http2 ? " http2" : "");
+                        \(site.unixSocket.map { "listen unix:\($0)\(site.cleartext ? "" : " ssl")\(site.http2 ? " http2" : "");" } ?? "")
                         \(tls)
                         \(site.directives)
                         \(locations)

@@ -41,6 +41,12 @@ public struct ConnectionSettings: Sendable, Hashable {
     /// whole seconds, rounded up); `nil`, the default, keeps a connection while it works. Behind
     /// a load balancer, a lifetime moves a busy client to new backends as they come.
     public var maximumLifetime: Duration?
+    /// A Unix domain socket every connection goes through instead of TCP
+    /// (`CURLOPT_UNIX_SOCKET_PATH`), as the Docker and Podman APIs listen: the URL still names
+    /// the host, which goes in the `Host` header (`http://localhost/v1.43/info`), and `https`
+    /// URLs speak TLS over the socket. A path where no socket is fails each request with
+    /// ``ConnectError/invalidRequest(_:)`` before anything is sent.
+    public var unixSocketPath: String?
     /// Where connections for a host and port go instead (`CURLOPT_CONNECT_TO`), with TLS
     /// verification and pins still on the URL's host; see ``ConnectTo``. The first entry that
     /// matches a request's host and port applies.
@@ -70,6 +76,16 @@ public struct ConnectionSettings: Sendable, Hashable {
         if let maximumLifetime, maximumLifetime <= .zero {
             return
                 "configuration.connections.maximumLifetime must be positive (\(maximumLifetime)); nil keeps connections"
+        }
+        if let unixSocketPath {
+            // sockaddr_un holds 108 bytes, the terminating NUL included.
+            if unixSocketPath.isEmpty || unixSocketPath.utf8.contains(0) {
+                return "configuration.connections.unixSocketPath \(unixSocketPath.debugDescription) is not a path"
+            }
+            if unixSocketPath.utf8.count > 107 {
+                return
+                    "configuration.connections.unixSocketPath is \(unixSocketPath.utf8.count) bytes long; a socket's path holds at most 107"
+            }
         }
         for (index, entry) in connectTo.enumerated() {
             if let problem = entry.problem(at: index) { return problem }

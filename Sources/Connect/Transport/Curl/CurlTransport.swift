@@ -31,6 +31,8 @@ public final class CurlTransport: StepCompletingCarrier {
         let tls: TLSConfiguration
         let httpVersion: HTTPVersionPolicy
         let connections: ConnectionSettings
+        /// `connections.unixSocketPath`, read for every request.
+        let unixSocketPath: String?
         /// A setting of `connections` that cannot work, which fails every request before it is sent.
         let problem: String?
 
@@ -48,6 +50,7 @@ public final class CurlTransport: StepCompletingCarrier {
             self.tls = tls
             self.httpVersion = httpVersion
             self.connections = connections
+            unixSocketPath = connections.unixSocketPath
             problem = connections.problem
         }
     }

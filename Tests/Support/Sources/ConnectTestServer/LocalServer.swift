@@ -1,8 +1,9 @@
 import Foundation
 import NIOCore
 
-/// A server on 127.0.0.1 and a free port, running in this process: what ``TestServer`` and
-/// ``RawServer`` share. It records every request and counts the connections it accepts.
+/// A server on 127.0.0.1 and a free port (or on a Unix domain socket), running in this process:
+/// what ``TestServer`` and ``RawServer`` share. It records every request and counts the
+/// connections it accepts.
 ///
 /// `@unchecked Sendable`: a class to inherit from, whose stored properties are constants of
 /// `Sendable` types.
@@ -10,11 +11,14 @@ public class LocalServer: @unchecked Sendable {
     private let channel: any Channel
     let state: ServerState
 
-    /// The port it listens on.
+    /// The port it listens on (0 on a Unix domain socket).
     public let port: Int
+    /// The Unix domain socket it listens on, if not a port.
+    public let unixSocketPath: String?
 
-    /// `http://127.0.0.1:<port>`.
-    public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    /// `http://127.0.0.1:<port>`; `http://localhost` on a Unix domain socket (a client that
+    /// connects through the socket sends the host as the `Host` header only).
+    public var baseURL: URL { URL(string: unixSocketPath == nil ? "http://127.0.0.1:\(port)" : "http://localhost")! }
 
     /// Every request received so far, in arrival order.
     public var requests: [RecordedRequest] { state.requests }
@@ -24,11 +28,16 @@ public class LocalServer: @unchecked Sendable {
 
     /// Listens; `configure` sets up each accepted connection's pipeline, given the server's
     /// state and the connection's number (from 1).
-    init(configure: @escaping @Sendable (ServerState, any Channel, Int) throws -> Void) throws {
+    init(
+        unixSocketPath: String? = nil, configure: @escaping @Sendable (ServerState, any Channel, Int) throws -> Void
+    ) throws {
         let state = ServerState()
         self.state = state
-        channel = try state.listen { channel, connectionID in try configure(state, channel, connectionID) }
+        channel = try state.listen(unixSocketPath: unixSocketPath) { channel, connectionID in
+            try configure(state, channel, connectionID)
+        }
         port = channel.localAddress?.port ?? 0
+        self.unixSocketPath = unixSocketPath
     }
 
     /// Stops listening and closes every connection.

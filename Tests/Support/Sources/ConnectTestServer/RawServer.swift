@@ -37,9 +37,10 @@ public final class RawServer: LocalServer, @unchecked Sendable {
     /// Answers `request`, the `index`-th (from 0) on its connection.
     public typealias Script = @Sendable (_ request: RecordedRequest, _ index: Int) -> [Step]
 
-    /// Starts a server that answers each request with `script`'s steps.
-    public init(script: @escaping Script) throws {
-        try super.init { state, channel, connectionID in
+    /// Starts a server that answers each request with `script`'s steps, on 127.0.0.1 or on the
+    /// Unix domain socket at `unixSocketPath`.
+    public init(unixSocketPath: String? = nil, script: @escaping Script) throws {
+        try super.init(unixSocketPath: unixSocketPath) { state, channel, connectionID in
             try channel.pipeline.syncOperations.addHandler(
                 RawConnectionHandler(state: state, script: script, connectionID: connectionID))
         }

@@ -18,16 +18,25 @@ final class ServerState: Sendable {
 
     /// Listens on 127.0.0.1 and a free port; `configure` sets up each accepted connection's
     /// pipeline, given the connection's number (from 1).
-    func listen(configure: @escaping @Sendable (any Channel, Int) throws -> Void) throws -> any Channel {
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+    /// Listens on 127.0.0.1 and a free port, or on the Unix domain socket at `unixSocketPath`
+    /// (replacing a socket file left there).
+    func listen(
+        unixSocketPath: String? = nil, configure: @escaping @Sendable (any Channel, Int) throws -> Void
+    ) throws -> any Channel {
+        var bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.backlog, value: 1024)
-            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { [self] channel in
-                let connectionID = connectionOpened(channel)
-                channel.closeFuture.whenComplete { [self] _ in connectionClosed(channel) }
-                return channel.eventLoop.makeCompletedFuture { try configure(channel, connectionID) }
-            }
+        if unixSocketPath == nil {
+            bootstrap = bootstrap.serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+        }
+        bootstrap = bootstrap.childChannelInitializer { [self] channel in
+            let connectionID = connectionOpened(channel)
+            channel.closeFuture.whenComplete { [self] _ in connectionClosed(channel) }
+            return channel.eventLoop.makeCompletedFuture { try configure(channel, connectionID) }
+        }
+        if let unixSocketPath {
+            return try bootstrap.bind(unixDomainSocketPath: unixSocketPath, cleanupExistingSocketFile: true).wait()
+        }
         return try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
     }
 

@@ -52,6 +52,7 @@ extension CurlTransfer {
         connectionsChosen = 0
         leaveConnection(handle.connections)
         connectionSocket = nil
+        openedConnection = nil
         connectionMultiplexed = false
         head = ResponseHeadParser()
         received?.empty()
@@ -75,7 +76,17 @@ extension CurlTransfer {
             return false
         }
         leaveConnection(connections)  // a resend leaves the connection that died
-        connectionSocket = connections.socket(for: ports)
+        if _slowPath(settings.unixSocketPath != nil) {
+            // A Unix domain socket: libcurl names it by no ports of its own (see
+            // ``ConnectionTracker/unixConnectionChosen(opened:)``).
+            connectionSocket = connections.unixConnectionChosen(opened: openedConnection)
+            if connectionSocket == nil {
+                needsFreshConnection = true
+                return false
+            }
+        } else {
+            connectionSocket = connections.socket(for: ports)
+        }
         if let connectionSocket, connections.hasUnreadBytes(on: connectionSocket) {
             needsFreshConnection = true
             return false

@@ -5,6 +5,11 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Setting a transfer's options on an easy handle: the URL, the method and body, the HTTP version,
 /// TLS, the destination, and the options every transfer of a transport shares.
@@ -27,6 +32,9 @@ extension CurlTransfer {
         if _slowPath(!handle.holdsPlainSetup) {
             if let problem = settings.problem { throw .invalidRequest(problem) }
             configureCommonOptions(handle)
+        }
+        if let socketPath = settings.unixSocketPath, _slowPath(!Self.isUnixSocket(socketPath)) {
+            throw .invalidRequest("configuration.connections.unixSocketPath \(socketPath): no socket there")
         }
         if _slowPath(handle.carriesMethodOptions) {
             handle.undoMethodOptions()
@@ -151,6 +159,7 @@ extension CurlTransfer {
         case .v6: handle.set(CURLOPT_IPRESOLVE, Int(CURL_IPRESOLVE_V6))
         }
         if let interface = connections.localInterface { handle.set(CURLOPT_INTERFACE, interface) }
+        if let socketPath = connections.unixSocketPath { handle.set(CURLOPT_UNIX_SOCKET_PATH, socketPath) }
         let defaults = ConnectionSettings()
         if connections.dnsCacheLifetime != defaults.dnsCacheLifetime {
             handle.set(CURLOPT_DNS_CACHE_TIMEOUT, ConnectionSettings.seconds(connections.dnsCacheLifetime))
@@ -168,6 +177,14 @@ extension CurlTransfer {
         if let rate = connections.maximumSendRate {
             handle.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: curl_off_t(rate))
         }
+    }
+
+    /// Whether a Unix domain socket is at `path` (a stat, once a request: the socket may come
+    /// and go while the client lives).
+    @inline(never)
+    static func isUnixSocket(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFSOCK
     }
 
     @inline(never)

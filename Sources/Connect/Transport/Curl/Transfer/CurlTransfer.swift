@@ -77,6 +77,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var needsFreshConnection = false
     /// The socket of the connection the request went out on, once libcurl chose it.
     @exclusivity(unchecked) var connectionSocket: Int32?
+    /// The socket libcurl opened for this transfer, and its serial in the transport's
+    /// ``ConnectionTracker``: how a Unix domain socket connection, which has no ports, is known.
+    @exclusivity(unchecked) var openedConnection: (socket: Int32, serial: UInt32)?
     /// That connection multiplexed when libcurl chose it (see ``ConnectionTracker/multiplexes(_:)``).
     @exclusivity(unchecked) var connectionMultiplexed = false
     /// The origin this transfer opens a new connection to while other transfers wait for that

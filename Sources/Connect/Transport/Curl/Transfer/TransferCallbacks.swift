@@ -27,8 +27,11 @@ enum TransferCallbacks {
     /// connection to the same origin (`CURL_SOCKOPT_ERROR` ends the attempt before it connects).
     static let socketOpened: ccurl_sockopt_callback = { context, socket, _ in
         let opens = Unmanaged<CurlEasyHandle>.fromOpaque(context!)._withUnsafeGuaranteedRef { handle in
-            handle.connections.opened(socket)
-            return handle.withTransfer { $0.mayOpenConnection(handle.connections) }
+            let serial = handle.connections.opened(socket)
+            return handle.withTransfer { transfer in
+                transfer.openedConnection = serial.map { (socket, $0) }
+                return transfer.mayOpenConnection(handle.connections)
+            }
         }
         return opens != false ? 0 : 1  // CURL_SOCKOPT_OK, CURL_SOCKOPT_ERROR
     }
