@@ -82,7 +82,7 @@ public final class CurlTransport: StepCompletingCarrier {
         self.context = context
         loop = TransferLoop(
             maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: context.callbackQueue,
-            cookies: configuration.cookies)
+            cookies: configuration.cookies, connectsThroughUnixSocket: configuration.connections.unixSocketPath != nil)
     }
 
     deinit {

@@ -41,10 +41,11 @@ final class ConnectionTracker {
         var wasChosen = false
         /// The origin it speaks HTTP/2 with prior knowledge to, once a transfer opened it so.
         var h2cOrigin: String?
-        /// A Unix domain socket, which has no ports to be known by (see ``unixConnectionChosen(opened:)``).
-        var isUnixSocket = false
         /// An exchange went out on it (see ``exchangeStarted(on:)``).
         var carriedAnExchange = false
+
+        /// It carried an exchange and carries none now.
+        var isIdle: Bool { carriedAnExchange && exchangesInFlight == 0 }
 
         /// A head came on it from HTTP/2 frames, or it speaks h2c.
         var multiplexes: Bool { multiplexingProven || h2cOrigin != nil }
@@ -68,6 +69,13 @@ final class ConnectionTracker {
     /// multiplexed, so from here on a connection must prove it multiplexes before it carries a
     /// second exchange (see ``ConnectionSharing``).
     @exclusivity(unchecked) var sawHTTP2Claim = false
+    /// Every connection goes through a Unix domain socket, so libcurl names none by its ports
+    /// (see ``unixConnectionChosen(opened:)``).
+    let connectsThroughUnixSocket: Bool
+
+    init(connectsThroughUnixSocket: Bool = false) {
+        self.connectsThroughUnixSocket = connectsThroughUnixSocket
+    }
 
     /// libcurl created `socket` for a connection. Returns the connection's serial.
     @discardableResult
@@ -78,49 +86,27 @@ final class ConnectionTracker {
             connections += Array(repeating: nil, count: Int(socket) + 1 - connections.count)
         }
         nextSerial &+= 1
-        connections[Int(socket)] = Connection(serial: nextSerial, isUnixSocket: Self.isUnixSocket(socket))
+        connections[Int(socket)] = Connection(serial: nextSerial)
         return nextSerial
     }
 
-    /// A transfer's request is about to go out on a Unix domain socket connection, which
-    /// libcurl's pre-request callback cannot name: a socket has no ports. Returns its socket: the one the transfer
-    /// opened (`opened`, with its serial), or else the only idle Unix connection, the one libcurl
-    /// can be reusing while every exchange in flight is on a connection known here. `nil` when
-    /// that cannot be told (several are idle): every idle one is then shut down, the transfer
-    /// starts over on a new connection, and the next finds at most that one idle.
+    /// A transfer's request is about to go out on a connection through the Unix domain socket
+    /// (see ``connectsThroughUnixSocket``), which libcurl's pre-request callback cannot name: a
+    /// socket has no ports. Returns its socket: the one the transfer opened (`opened`, with its
+    /// serial), or else the only idle connection, the one libcurl can be reusing while every
+    /// exchange in flight is on a connection known here. `nil` when that cannot be told (several
+    /// are idle): every idle one is then shut down, the transfer starts over on a new
+    /// connection, and the next finds at most that one idle.
     func unixConnectionChosen(opened: (socket: Int32, serial: UInt32)?) -> Int32? {
         if let opened, Int(opened.socket) < connections.count, let connection = connections[Int(opened.socket)],
-            connection.serial == opened.serial, connection.isUnixSocket, !connection.carriedAnExchange
+            connection.serial == opened.serial, !connection.carriedAnExchange
         {
             return opened.socket
         }
-        var idle: Int32?
-        var idleCount = 0
-        for index in connections.indices {
-            guard let connection = connections[index], connection.isUnixSocket, connection.carriedAnExchange,
-                connection.exchangesInFlight == 0
-            else { continue }
-            idle = Int32(index)
-            idleCount += 1
-        }
-        if idleCount == 1 { return idle }
-        for index in connections.indices {
-            guard let connection = connections[index], connection.isUnixSocket, connection.carriedAnExchange,
-                connection.exchangesInFlight == 0
-            else { continue }
-            shutdown(Int32(index), Int32(SHUT_RDWR))
-        }
+        let idle = connections.indices.lazy.filter { self.connections[$0]?.isIdle == true }.map { Int32($0) }
+        if let only = idle.first, idle.dropFirst().isEmpty { return only }
+        for socket in idle { shutdown(socket, Int32(SHUT_RDWR)) }
         return nil
-    }
-
-    /// Whether `socket` is a Unix domain socket (its address family, known before it connects).
-    private static func isUnixSocket(_ socket: Int32) -> Bool {
-        var address = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socket, $0, &length) == 0 }
-        }
-        return named && Int32(address.ss_family) == AF_UNIX
     }
 
     /// libcurl is closing `socket`.
@@ -223,9 +209,7 @@ final class ConnectionTracker {
     /// connected).
     func socket(for ports: Ports) -> Int32? {
         if let socket = descriptors[ports] { return socket }
-        for index in connections.indices
-        where connections[index] != nil && connections[index]?.ports == nil && connections[index]?.isUnixSocket == false
-        {
+        for index in connections.indices where connections[index] != nil && connections[index]?.ports == nil {
             let socket = Int32(index)
             guard let local = Self.port(of: socket, getsockname), let remote = Self.port(of: socket, getpeername) else {
                 continue

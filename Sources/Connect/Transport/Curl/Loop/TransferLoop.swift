@@ -67,7 +67,7 @@ final class TransferLoop: @unchecked Sendable {
     /// At most 64 kept: up to 80 KiB each (see ``ResponseBuffers``), held until the client goes.
     let responseBuffers = ResponseBuffersPool(limit: 64)
     /// The connections libcurl opens, as its socket callbacks report them.
-    let connections = ConnectionTracker()
+    let connections: ConnectionTracker
 
     // MARK: Transfer thread only
     // `@exclusivity(unchecked)`: touched by the loop thread alone, one access at a time, so the
@@ -98,7 +98,13 @@ final class TransferLoop: @unchecked Sendable {
 
     /// `callbackQueue`: where futures complete; `nil` completes them here, on the transfer thread
     /// (see ``ConnectConfiguration/runsCallbacksOnTransferThread``).
-    init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue?, cookies: CookieStorage = .none) {
+    /// `connectsThroughUnixSocket`: every connection goes through a Unix domain socket (see
+    /// ``ConnectionSettings/unixSocketPath``).
+    init(
+        maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue?, cookies: CookieStorage = .none,
+        connectsThroughUnixSocket: Bool = false
+    ) {
+        connections = ConnectionTracker(connectsThroughUnixSocket: connectsThroughUnixSocket)
         CurlGlobal.initialize()
         multi = curl_multi_init()
         handOff = CompletionHandOff(queue: callbackQueue, responseBuffers: responseBuffers)

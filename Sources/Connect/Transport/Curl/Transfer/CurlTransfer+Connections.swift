@@ -76,8 +76,8 @@ extension CurlTransfer {
             return false
         }
         leaveConnection(connections)  // a resend leaves the connection that died
-        if _slowPath(settings.unixSocketPath != nil) {
-            // A Unix domain socket: libcurl names it by no ports of its own (see
+        if _slowPath(connections.connectsThroughUnixSocket) {
+            // A Unix domain socket has no ports to name its connection by (see
             // ``ConnectionTracker/unixConnectionChosen(opened:)``).
             connectionSocket = connections.unixConnectionChosen(opened: openedConnection)
             if connectionSocket == nil {
