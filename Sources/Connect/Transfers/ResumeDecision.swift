@@ -73,9 +73,4 @@ enum ResumeDecision: Equatable {
         guard let whole = Int64(length), whole > last else { return nil }
         return (first, last, whole)
     }
-
-    /// The whole length a `Content-Range` states, if it states one.
-    static func completeLength(_ header: String?) -> Int64? {
-        range(header)?.completeLength
-    }
 }

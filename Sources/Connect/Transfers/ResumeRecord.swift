@@ -58,7 +58,7 @@ struct ResumeRecord: Equatable, Sendable {
             return nil
         }
         completeLength =
-            status == 206 ? ResumeDecision.completeLength(contentRange) : contentLength.flatMap { Int64($0) }
+            status == 206 ? ResumeDecision.range(contentRange)?.completeLength : contentLength.flatMap { Int64($0) }
     }
 
     init(validator: String, completeLength: Int64?) {

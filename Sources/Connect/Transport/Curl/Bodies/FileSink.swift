@@ -69,9 +69,10 @@ final class FileSink {
     /// start over or refuse. A resumable download that starts over records the response's
     /// validator before a byte of the body is written. `false` (with ``error`` set) stops the transfer.
     func open(status: Int, headers: RawHeaders) -> Bool {
+        let contentRange = headers.value(for: "Content-Range")
+        let etag = headers.value(for: "ETag")
         let decision = ResumeDecision(
-            status: status, contentRange: headers.value(for: "Content-Range"), bytesOnDisk: bytesOnDisk,
-            record: record, etag: headers.value(for: "ETag"))
+            status: status, contentRange: contentRange, bytesOnDisk: bytesOnDisk, record: record, etag: etag)
         let path: String
         var flags = O_WRONLY | O_CREAT
         switch decision {
@@ -86,10 +87,9 @@ final class FileSink {
             flags |= O_TRUNC
             keepRecord(
                 ResumeRecord(
-                    status: status, etag: headers.value(for: "ETag"), lastModified: headers.value(for: "Last-Modified"),
+                    status: status, etag: etag, lastModified: headers.value(for: "Last-Modified"),
                     date: headers.value(for: "Date"), contentEncoding: headers.value(for: "Content-Encoding"),
-                    contentLength: headers.value(for: "Content-Length"),
-                    contentRange: headers.value(for: "Content-Range")))
+                    contentLength: headers.value(for: "Content-Length"), contentRange: contentRange))
         case .startOver:
             path = destination.path + ".connect-\(UInt32.random(in: .min ... .max)).part"
             flags |= O_TRUNC | O_EXCL
