@@ -68,6 +68,7 @@ final class NginxServer: @unchecked Sendable {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: nginx)
             process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path]
+            try process.detachOutput(to: directory.appendingPathComponent("output.log"))
             try process.run()
             if Self.waitUntilBound(process, pidFile: directory.appendingPathComponent("nginx.pid")) {
                 self.ports = ports

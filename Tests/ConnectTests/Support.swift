@@ -190,3 +190,16 @@ func withCopiedBytes<Result>(_ bytes: some Collection<UInt8>, _ body: (UnsafeRaw
     buffer.copyBytes(from: bytes)
     return body(UnsafeRawBufferPointer(buffer))
 }
+
+extension Process {
+    /// Points a server's standard input at /dev/null and its output at `log`, away from the test
+    /// runner's own pipes: a server that outlives a crashed test process would otherwise hold
+    /// those pipes open, and `swift test` would wait for their end forever.
+    func detachOutput(to log: URL) throws {
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        standardInput = FileHandle.nullDevice
+        let output = try FileHandle(forWritingTo: log)
+        standardOutput = output
+        standardError = output
+    }
+}
