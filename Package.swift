@@ -64,7 +64,8 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .yum(["libcurl-devel"]), .brew(["curl"])]
         ),
-        // The body decoders: Connect inflates gzip, deflate, br and zstd bodies itself (see ContentDecoder).
+        // The body codings: Connect inflates gzip, deflate, br and zstd response bodies itself (see
+        // ContentDecoder), and compresses request bodies on request (see BodyCompression).
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"]), .yum(["zlib-devel"])]),
         .systemLibrary(
             name: "CBrotli",

@@ -2,5 +2,6 @@
 #define CONNECT_CBROTLI_SHIM_H
 
 #include <brotli/decode.h>
+#include <brotli/encode.h>
 
 #endif

@@ -119,7 +119,7 @@ public final class Connect: Sendable {
         } catch {
             return failLater(error)
         }
-        request.headers.addContentType(of: request.body)
+        request.headers.addBodyHeaders(of: request.body)
         return exchange(debugResponse: debugResponse, options: options).run(request) { $0 }
     }
 

@@ -196,7 +196,7 @@ extension Process {
     /// runner's own pipes: a server that outlives a crashed test process would otherwise hold
     /// those pipes open, and `swift test` would wait for their end forever.
     func detachOutput(to log: URL) throws {
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        guard FileManager.default.createFile(atPath: log.path, contents: nil) else { throw POSIXError(.EACCES) }
         standardInput = FileHandle.nullDevice
         let output = try FileHandle(forWritingTo: log)
         standardOutput = output

@@ -51,6 +51,9 @@ public protocol Connector {
     /// Which HTTP version this endpoint's requests ask for; `nil` (the default) uses the
     /// configuration's. See ``HTTPVersionPolicy``.
     var httpVersion: HTTPVersionPolicy? { get }
+    /// The coding this endpoint's request bodies are compressed with (see
+    /// ``RequestBody/compressed(_:)``); `nil` (the default) sends them as they are.
+    var bodyCompression: BodyCompression? { get }
 }
 
 extension Connector {
@@ -70,4 +73,6 @@ extension Connector {
     public var redirectHandler: (any RedirectHandler)? { nil }
     /// The configuration's HTTP version.
     public var httpVersion: HTTPVersionPolicy? { nil }
+    /// Bodies sent as they are.
+    public var bodyCompression: BodyCompression? { nil }
 }

@@ -91,19 +91,21 @@ struct RequestBuilder {
         let base = replacesBaseURLs ? environment.baseURL(for: connector.baseURL) : connector.baseURL
         let parsedURL = try makeCheckedURL(base: base, endpoint: connector.endpoint, parameters: parameters)
 
+        var body = parameters.body
+        if let compression = connector.bodyCompression, let given = body { body = try given.compressed(compression) }
         let token = unauthorizedTypes.authorizationToken(of: connector)
         let usesStandardHeaders =
             connector.headers.isEmpty && parameters.headers.isEmpty && token == nil
-            && parameters.body?.contentType == nil
+            && body?.contentType == nil && body?.contentEncoding == nil
         let headers =
             usesStandardHeaders
             ? standardHeaders
             : Self.headers(
                 own: connector.headers, defaults: defaultHeaders, parameters: parameters.headers, token: token,
-                body: parameters.body, userAgent: userAgent)
+                body: body, userAgent: userAgent)
 
         let request = Request(
-            method: connector.method, url: parsedURL.url, headers: headers, body: parameters.body,
+            method: connector.method, url: parsedURL.url, headers: headers, body: body,
             timeout: connector.timeout,
             allowsRetry: connector.allowsRetry, httpVersion: connector.httpVersion)
         try request.validate(urlProblem: parsedURL.problem, checkingHeaders: !usesStandardHeaders)
@@ -132,7 +134,7 @@ struct RequestBuilder {
             headers.removeAll { $0.hasName("Authorization") }
             headers.append(token.header)
         }
-        headers.addContentType(of: body)
+        headers.addBodyHeaders(of: body)
         if !headers.contains(name: "User-Agent") {
             headers.append(.userAgent(userAgent))
         }

@@ -142,10 +142,15 @@ extension Array where Element == HTTPHeader {
         contains { $0.hasName(name) }
     }
 
-    /// Adds `body`'s content type, unless a `Content-Type` is set already.
-    mutating func addContentType(of body: RequestBody?) {
-        if let contentType = body?.contentType, !contains(name: "Content-Type") {
+    /// Adds `body`'s content type and coding, unless a `Content-Type` or `Content-Encoding` is
+    /// set already.
+    mutating func addBodyHeaders(of body: RequestBody?) {
+        guard let body else { return }
+        if let contentType = body.contentType, !contains(name: "Content-Type") {
             append(.contentType(contentType))
+        }
+        if let contentEncoding = body.contentEncoding, !contains(name: "Content-Encoding") {
+            append(HTTPHeader(name: "Content-Encoding", value: contentEncoding))
         }
     }
 }

@@ -20,6 +20,16 @@ public struct RequestBody: Sendable {
     /// The `Content-Type` sent with the body unless the request sets one itself. For multipart
     /// bodies libcurl writes it, with the boundary.
     public let contentType: String?
+    /// The `Content-Encoding` sent with the body unless the request sets one itself: the
+    /// codings ``compressed(_:)`` applied, in order (`gzip`, or `gzip, br`); `nil` for a body
+    /// sent as it is.
+    public let contentEncoding: String?
+
+    init(content: Content, contentType: String?, contentEncoding: String? = nil) {
+        self.content = content
+        self.contentType = contentType
+        self.contentEncoding = contentEncoding
+    }
 
     /// Bytes in memory, e.g. an encoded JSON document.
     public static func data(_ data: Data, contentType: String? = nil) -> RequestBody {

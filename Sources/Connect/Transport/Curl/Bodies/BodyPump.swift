@@ -20,11 +20,15 @@ final class BodyPump: Sendable {
     struct Inlet: Sendable {
         let pump: BodyPump
         let pass: Int
+        /// Compresses the bytes on their way to the pump (``RequestBody/compressed(_:)``);
+        /// `nil` hands them on as they are.
+        var encoder: BodyEncoder? = nil
 
         /// Hands `chunk` on, waiting while the buffer is full. Returns `false` when the transfer
         /// no longer wants bytes from this pass: stop iterating.
         func deposit<Chunk: DataProtocol>(_ chunk: Chunk) async -> Bool {
             guard !chunk.isEmpty else { return true }
+            if let encoder { return await encoder.deposit(Self.data(chunk)) }
             return await pump.deposit(Self.data(chunk), pass: pass)
         }
 
