@@ -170,16 +170,23 @@ struct ConnectionSettingsTests {
         #expect(!failure.requestSent)
     }
 
-    @Test func aTransferReceivesNoFasterThanItsRate() async throws {
+    /// nginx serving 3 MB as /file.bin from a scratch directory, and the bytes.
+    private static func fileServer() throws -> (NginxServer, URL, Data) {
         let root = try scratchDirectory()
-        defer { try? FileManager.default.removeItem(at: root) }
         let body = pattern(3_000_000)
         try body.write(to: root.appendingPathComponent("file.bin"))
         let nginx = try NginxServer(sites: [
-            NginxServer.Site(
-                certificate: "localhost", locations: "location / { root \(root.path); }", cleartext: true)
+            NginxServer.Site(certificate: "localhost", locations: "location / { root \(root.path); }", cleartext: true)
         ])
-        defer { nginx.shutdown() }
+        return (nginx, root, body)
+    }
+
+    @Test func aTransferReceivesNoFasterThanItsRate() async throws {
+        let (nginx, root, body) = try Self.fileServer()
+        defer {
+            nginx.shutdown()
+            try? FileManager.default.removeItem(at: root)
+        }
         var configuration = ConnectConfiguration()
         configuration.connections.maximumReceiveRate = 1_000_000
         let connect = Connect(configuration: configuration)
@@ -203,5 +210,52 @@ struct ConnectionSettingsTests {
         ).value
         #expect(ContinuousClock.now - started >= .milliseconds(1200))
         #expect(String(decoding: answer.body, as: UTF8.self) == "200000")
+    }
+
+    /// A download's own rate, in place of the client's (here none): 3 MB at 1 MB a second.
+    @Test func aDownloadReceivesNoFasterThanItsOwnRate() async throws {
+        let (nginx, root, body) = try Self.fileServer()
+        defer {
+            nginx.shutdown()
+            try? FileManager.default.removeItem(at: root)
+        }
+        let connect = Connect()
+        let connector = TestConnector(url: nginx.url(0, "/file.bin"))
+        let destination = root.appendingPathComponent("copy.bin")
+        let started = ContinuousClock.now
+        let file = try await connect.download(connector, to: destination, maximumRate: 1_000_000).value
+        #expect(ContinuousClock.now - started >= .milliseconds(1500))
+        #expect(try Data(contentsOf: file.location) == body)
+    }
+
+    @Test func anUploadSendsNoFasterThanItsOwnRate() async throws {
+        let server = try TestServer { request in TestResponse(body: Data("\(request.body.count)".utf8)) }
+        defer { server.shutdown() }
+        let root = try scratchDirectory()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("upload.bin")
+        try pattern(200_000).write(to: file)
+        let started = ContinuousClock.now
+        let answer = try await Connect().upload(
+            fileAt: file, to: TestConnector(server, "/upload", method: .put), maximumRate: 100_000
+        ).value
+        #expect(ContinuousClock.now - started >= .milliseconds(1200))
+        #expect(String(decoding: answer, as: UTF8.self) == "200000")
+    }
+
+    @Test func aRateOfNothingFailsBeforeAnythingIsSent() async throws {
+        let server = try TestServer { _ in TestResponse(body: Data("ok".utf8)) }
+        defer { server.shutdown() }
+        let connect = Connect()
+        let download = await connectError(connect.download(TestConnector(server, "/"), maximumRate: 0))
+        let upload = await connectError(connect.upload(files: [], to: TestConnector(server, "/"), maximumRate: -5))
+        for error in [download, upload] {
+            guard case .invalidRequest(let message)? = error else {
+                Issue.record("expected invalidRequest, got \(String(describing: error))")
+                continue
+            }
+            #expect(message.hasPrefix("maximumRate must be a positive number of bytes a second"))
+        }
+        #expect(server.requests.isEmpty)
     }
 }

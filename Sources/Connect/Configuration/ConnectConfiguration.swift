@@ -78,8 +78,16 @@ public struct ConnectConfiguration: Sendable {
     /// Whether cookies are kept and sent back; ``CookieStorage/none`` by default.
     public var cookies: CookieStorage = .none
     /// A proxy for every request; `nil` (the default) connects directly, whatever proxy the
-    /// environment names (`http_proxy` and the like are not read).
+    /// environment names (`http_proxy` and the like are not read, unless
+    /// ``proxiesFromEnvironment`` says so).
     public var proxy: ProxyConfiguration?
+    /// The proxies of an environment (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`, by
+    /// curl's rules), used when ``proxy`` is `nil`; `nil` (the default) reads none. Set it to
+    /// `EnvironmentProxies()` to read the process's environment as it is then.
+    public var proxiesFromEnvironment: EnvironmentProxies?
+    /// Credentials per host from a `.netrc` file, for requests that carry none of their own;
+    /// `nil` (the default) reads none. See ``NetrcFile``.
+    public var netrc: NetrcFile?
     /// How connections are made and kept, and how fast each transfer may go: the address family,
     /// the local interface, the DNS cache, idle and total connection ages, rate limits.
     public var connections = ConnectionSettings()

@@ -14,14 +14,21 @@ extension Connect {
     /// ```
     /// The connector's path parameters fill its endpoint; its query parameters become form fields
     /// and a JSON object a part named `json`. Files on disk are streamed, never loaded whole.
+    /// `maximumRate`: bytes a second this upload sends at most, in place of
+    /// ``ConnectionSettings/maximumSendRate``.
     public func upload(
-        files: [File]?, to connector: any Connector, progress: ProgressHandler? = nil, debugResponse: Bool = false
+        files: [File]?, to connector: any Connector, progress: ProgressHandler? = nil, maximumRate: Int? = nil,
+        debugResponse: Bool = false
     ) -> Future<Data> {
         let upload: Future<Data>
         do {
+            if let problem = TransferOptions.rateProblem(maximumRate) { throw ConnectError.invalidRequest(problem) }
             let request = try builder.buildUpload(connector, files: files ?? [])
-            upload = exchange(for: connector, debugResponse: debugResponse, options: .ifAny(progress: progress))
-                .run(request) { $0.body }
+            upload = exchange(
+                for: connector, debugResponse: debugResponse,
+                options: .ifAny(progress: progress, maximumSendRate: maximumRate)
+            )
+            .run(request) { $0.body }
         } catch {
             upload = failLater(error)
         }
@@ -30,23 +37,26 @@ extension Connect {
 
     /// Sends the file at `fileURL` as the whole body (e.g. a PUT to object storage), streamed
     /// from disk; the connector's own parameters apply as usual (a JSON object among them is an
-    /// error: the request has one body).
+    /// error: the request has one body). `maximumRate`: bytes a second this upload sends at most,
+    /// in place of ``ConnectionSettings/maximumSendRate``.
     public func upload(
         fileAt fileURL: URL,
         contentType: String = "application/octet-stream",
         to connector: any Connector,
         progress: ProgressHandler? = nil,
+        maximumRate: Int? = nil,
         debugResponse: Bool = false
     ) -> Future<Data> {
         let upload = start(
             connector, debugResponse: debugResponse,
             prepare: { request in
+                if let problem = TransferOptions.rateProblem(maximumRate) { throw ConnectError.invalidRequest(problem) }
                 guard request.body == nil else {
                     throw ConnectError.invalidRequest("the connector already has a body; a file upload replaces it")
                 }
                 request.body = try RequestBody.file(fileURL, contentType: contentType)
                 request.setHeader(.contentType(contentType))
-            }, options: .ifAny(progress: progress), output: { $0.body })
+            }, options: .ifAny(progress: progress, maximumSendRate: maximumRate), output: { $0.body })
         return ending(progress, with: upload)
     }
 
@@ -69,18 +79,26 @@ extension Connect {
     ///     whose file changed answers with the whole new one, which starts the file over, as does
     ///     a server that ignores the Range.
     ///   - progress: receives progress on the callback queue.
+    ///   - maximumRate: bytes a second this download receives at most, in place of
+    ///     ``ConnectionSettings/maximumReceiveRate``; libcurl keeps the average to it, so the
+    ///     first burst may be faster.
     ///   - debugResponse: logs the request as a `curl` command and the response, secrets redacted.
     public func download(
         _ connector: any Connector,
         to destination: URL? = nil,
         resuming: Bool = false,
         progress: ProgressHandler? = nil,
+        maximumRate: Int? = nil,
         debugResponse: Bool = false
     ) -> Future<DownloadedFile> {
+        if let problem = TransferOptions.rateProblem(maximumRate) {
+            return ending(progress, with: failLater(ConnectError.invalidRequest(problem)))
+        }
         let location =
             destination
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("connect-download-\(UUID().uuidString)")
-        let options = TransferOptions.ifAny(destination: .file(location, resuming: resuming), progress: progress)
+        let options = TransferOptions.ifAny(
+            destination: .file(location, resuming: resuming), progress: progress, maximumReceiveRate: maximumRate)
         let download = start(connector, debugResponse: debugResponse, options: options) { response in
             DownloadedFile(location: response.fileURL ?? location, response: response, resumed: response.resumed)
         }

@@ -1,5 +1,5 @@
 /// What a transfer does with its response besides returning it: the file its body goes to, the
-/// handler that hears of its progress, the stream a 2xx body flows into.
+/// handler that hears of its progress, the stream a 2xx body flows into, and how fast it may go.
 ///
 /// Set by the transfer methods (`download`, `upload`, `stream`) and carried beside the request,
 /// not in it, down to a ``TransferCarrier``: an adapter or redirect that makes a new request
@@ -12,19 +12,43 @@ final class TransferOptions: Sendable {
     let progress: ProgressHandler?
     /// Where a 2xx body goes, chunk by chunk (``Connect/stream(_:bufferSize:debugResponse:)``).
     let streamBuffer: StreamBuffer?
+    /// Bytes a second this transfer receives at most, in place of the configuration's
+    /// (`download(…, maximumRate:)`).
+    let maximumReceiveRate: Int?
+    /// Bytes a second this transfer sends at most, in place of the configuration's
+    /// (`upload(…, maximumRate:)`).
+    let maximumSendRate: Int?
 
-    private init(destination: ResponseDestination, progress: ProgressHandler?, streamBuffer: StreamBuffer?) {
+    private init(
+        destination: ResponseDestination, progress: ProgressHandler?, streamBuffer: StreamBuffer?,
+        maximumReceiveRate: Int?, maximumSendRate: Int?
+    ) {
         self.destination = destination
         self.progress = progress
         self.streamBuffer = streamBuffer
+        self.maximumReceiveRate = maximumReceiveRate
+        self.maximumSendRate = maximumSendRate
     }
 
     /// The options, or `nil` when every one is the default (the body into memory, no progress,
-    /// no stream).
+    /// no stream, the configuration's rates).
     static func ifAny(
-        destination: ResponseDestination = .memory, progress: ProgressHandler? = nil, streamBuffer: StreamBuffer? = nil
+        destination: ResponseDestination = .memory, progress: ProgressHandler? = nil, streamBuffer: StreamBuffer? = nil,
+        maximumReceiveRate: Int? = nil, maximumSendRate: Int? = nil
     ) -> TransferOptions? {
-        if case .memory = destination, progress == nil, streamBuffer == nil { return nil }
-        return TransferOptions(destination: destination, progress: progress, streamBuffer: streamBuffer)
+        if case .memory = destination, progress == nil, streamBuffer == nil, maximumReceiveRate == nil,
+            maximumSendRate == nil
+        {
+            return nil
+        }
+        return TransferOptions(
+            destination: destination, progress: progress, streamBuffer: streamBuffer,
+            maximumReceiveRate: maximumReceiveRate, maximumSendRate: maximumSendRate)
+    }
+
+    /// Why a rate given for one transfer cannot work, naming its parameter, or `nil`.
+    static func rateProblem(_ rate: Int?) -> String? {
+        guard let rate, rate <= 0 else { return nil }
+        return "maximumRate must be a positive number of bytes a second (\(rate)); nil uses the configuration's"
     }
 }

@@ -28,6 +28,10 @@ public final class CurlTransport: StepCompletingCarrier {
         let maximumBodySize: Int
         let cookies: CookieStorage
         let proxy: ProxyConfiguration?
+        /// The environment's proxies, when no ``proxy`` is set (see
+        /// ``ConnectConfiguration/proxiesFromEnvironment``): chosen per request, by its scheme.
+        let environmentProxies: EnvironmentProxies?
+        let netrc: NetrcFile?
         let tls: TLSConfiguration
         let httpVersion: HTTPVersionPolicy
         let connections: ConnectionSettings
@@ -38,8 +42,9 @@ public final class CurlTransport: StepCompletingCarrier {
 
         init(
             timeout: Duration, connectTimeout: Duration, maximumBodySize: Int, cookies: CookieStorage = .none,
-            proxy: ProxyConfiguration? = nil, tls: TLSConfiguration = TLSConfiguration(),
-            httpVersion: HTTPVersionPolicy = .automatic, connections: ConnectionSettings = ConnectionSettings()
+            proxy: ProxyConfiguration? = nil, environmentProxies: EnvironmentProxies? = nil, netrc: NetrcFile? = nil,
+            tls: TLSConfiguration = TLSConfiguration(), httpVersion: HTTPVersionPolicy = .automatic,
+            connections: ConnectionSettings = ConnectionSettings()
         ) {
             self.timeout = timeout
             timeoutMilliseconds = CurlTransfer.milliseconds(timeout)
@@ -47,6 +52,8 @@ public final class CurlTransport: StepCompletingCarrier {
             self.maximumBodySize = maximumBodySize
             self.cookies = cookies
             self.proxy = proxy
+            self.environmentProxies = proxy == nil ? environmentProxies : nil
+            self.netrc = netrc
             self.tls = tls
             self.httpVersion = httpVersion
             self.connections = connections
@@ -75,6 +82,8 @@ public final class CurlTransport: StepCompletingCarrier {
             maximumBodySize: configuration.maximumResponseBodySize,
             cookies: configuration.cookies,
             proxy: configuration.proxy,
+            environmentProxies: configuration.proxiesFromEnvironment,
+            netrc: configuration.netrc,
             tls: configuration.tls,
             httpVersion: configuration.httpVersion,
             connections: configuration.connections

@@ -36,6 +36,10 @@ extension CurlTransfer {
         if let socketPath = settings.unixSocketPath, _slowPath(!Self.isUnixSocket(socketPath)) {
             throw .invalidRequest("configuration.connections.unixSocketPath \(socketPath): no socket there")
         }
+        if let proxies = settings.environmentProxies { try configureProxy(handle, from: proxies, url: url) }
+        if let path = settings.netrc?.path, _slowPath(!FileManager.default.fileExists(atPath: path)) {
+            throw .invalidRequest("configuration.netrc \(path): no file there")
+        }
         if _slowPath(handle.carriesMethodOptions) {
             handle.undoMethodOptions()
         }
@@ -54,8 +58,9 @@ extension CurlTransfer {
             adjusting: isPlainGet ? [] : headerAdjustments())
     }
 
-    /// For ``configure(_:again:)``, a transfer that starts over, writes to a file or reports
-    /// progress: the range it resumes from, its file sink and its progress callback.
+    /// For ``configure(_:again:)``, a transfer that starts over, writes to a file, reports
+    /// progress or has rates of its own: the range it resumes from, its file sink, its rates and
+    /// its progress callback.
     @inline(never)
     func configureDestinationAndProgress(_ handle: CurlEasyHandle, again: Bool) {
         if again {
@@ -78,6 +83,8 @@ extension CurlTransfer {
                 downloadHeaders = headers
             }
         }
+        if let rate = options?.maximumReceiveRate { handle.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: curl_off_t(rate)) }
+        if let rate = options?.maximumSendRate { handle.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: curl_off_t(rate)) }
         if options?.progress != nil {
             handle.set(CURLOPT_NOPROGRESS, 0)
             ccurl_easy_setopt_progress_callback(handle.raw, TransferCallbacks.reportProgress)
@@ -139,6 +146,7 @@ extension CurlTransfer {
         // no_proxy from the environment, and on every transfer. Without a proxy the bypass list
         // is set empty too: libcurl otherwise still looks up no_proxy and NO_PROXY for each
         // transfer, to bypass a proxy there is none of.
+        // (The environment's proxies, when asked for, are set per request by its scheme.)
         if let proxy = settings.proxy {
             handle.set(CURLOPT_PROXY, proxy.url)
             if let username = proxy.username { handle.set(CURLOPT_PROXYUSERNAME, username) }
@@ -147,6 +155,11 @@ extension CurlTransfer {
         } else {
             handle.set(CURLOPT_PROXY, "")
             handle.set(CURLOPT_NOPROXY, "")
+        }
+        if let netrc = settings.netrc {
+            // Optional: credentials in the URL win over the file's.
+            handle.set(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+            if let path = netrc.path { handle.set(CURLOPT_NETRC_FILE, path) }
         }
     }
 
@@ -177,6 +190,16 @@ extension CurlTransfer {
         if let rate = connections.maximumSendRate {
             handle.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: curl_off_t(rate))
         }
+    }
+
+    /// The proxy of the environment's that a request to `url` goes through, by its scheme, and
+    /// the hosts reached directly; fails naming the variable if its proxy cannot be used.
+    @inline(never)
+    func configureProxy(_ handle: CurlEasyHandle, from proxies: EnvironmentProxies, url: String) throws(ConnectError) {
+        let isHTTPS = url.utf8.count > 4 && url.utf8.dropFirst(4).first.map { $0 | 0x20 == UInt8(ascii: "s") } == true
+        if let problem = proxies.problem(forHTTPS: isHTTPS) { throw .invalidRequest(problem) }
+        handle.set(CURLOPT_PROXY, proxies.variable(forHTTPS: isHTTPS)?.value ?? "")
+        handle.set(CURLOPT_NOPROXY, proxies.bypassList)
     }
 
     /// Whether a Unix domain socket is at `path` (a stat, once a request: the socket may come
