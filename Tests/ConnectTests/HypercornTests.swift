@@ -191,14 +191,26 @@ struct HypercornTests {
         #expect(cutShort < concurrency)
         // Two connections as a rule: the one that went away and the one the rest shared. A third
         // when hypercorn closes the second as it idles (5 s, like the first) just as the requests
-        // it left unanswered start over on it. Never one per waiting request: over h2c, the
-        // requests that asked to share the connection that went away are each given a new one
-        // by libcurl and start over, and only the first opens one (libcurl 8.14 gave
-        // [991, 100, 1, 1] while each opened its own).
+        // it left unanswered start over on it. Never one per waiting request (15 connections of
+        // one request each, before Connect held them back).
+        //
+        // libcurl 8.14, which waits for a pending connection itself, gives the requests that
+        // asked to share the connection that went away (those started between the GOAWAY and
+        // the next connection) a new connection each, on which they start over with prior
+        // knowledge: a few connections of one request besides ([991, 100, 1, 1, 1] seen). Sending
+        // them to wait for the next connection instead made libcurl 8.14 leave one waiting until
+        // its timeout against nginx (HTTPVersionTests.h2cOutlivesItsConnections, 1 run in 5): a
+        // request that fails is worse than three more connections.
         let counts = requestsPerConnection.values.sorted(by: >)
+        let singles = counts.filter { $0 == 1 }.count
         #expect(counts.reduce(0, +) + cutShort == total)
-        #expect((2...4).contains(counts.count), "requests per connection: \(counts)")
-        #expect(counts.filter { $0 == 1 }.count <= 2, "requests per connection: \(counts)")
+        if LibcurlDefects.running.opensAConnectionPerWaitingTransfer {
+            #expect((2...4).contains(counts.count), "requests per connection: \(counts)")
+            #expect(singles <= 2, "requests per connection: \(counts)")
+        } else {
+            #expect((2...4).contains(counts.count - singles), "requests per connection: \(counts)")
+            #expect(singles < concurrency / 2, "requests per connection: \(counts)")
+        }
     }
 
     /// hypercorn closes an idle TLS connection with close_notify and no GOAWAY: a request

@@ -37,8 +37,7 @@ struct PriorKnowledgeDecisionTests {
     /// One event on the origin's record, and what the next ask is after it.
     enum Step: Sendable, CustomStringConvertible {
         case ask(expect: Ask)
-        /// The transfer of the last ask starts over on a new connection.
-        case restart(sharedBefore: Bool = false, expect: Ask)
+        case restart
         case settled
         case opened
         case closed
@@ -46,7 +45,7 @@ struct PriorKnowledgeDecisionTests {
         var description: String {
             switch self {
             case .ask(let ask): return "ask → \(ask)"
-            case .restart(let sharedBefore, let ask): return "restart\(sharedBefore ? " (shared before)" : "") → \(ask)"
+            case .restart: return "restart"
             case .settled: return "settled"
             case .opened: return "opened"
             case .closed: return "closed"
@@ -84,36 +83,10 @@ struct PriorKnowledgeDecisionTests {
         Scenario(
             name: "a restart opens a connection even while one is open",
             steps: [
-                .ask(expect: .priorKnowledge), .settled, .opened, .ask(expect: .reuse),
-                .restart(expect: .priorKnowledge),
-                .ask(expect: .reuse), .settled, .opened, .closed, .closed,
+                .ask(expect: .priorKnowledge), .settled, .opened, .restart, .ask(expect: .reuse), .settled, .opened,
+                .closed, .closed,
                 .ask(expect: .priorKnowledge)
             ]),
-        Scenario(
-            // After a GOAWAY: every transfer that asked to reuse the connection that went away
-            // got a new one; the first to start over opens the next, the others share it.
-            name: "restarts while another opens a connection share it",
-            steps: [
-                .ask(expect: .priorKnowledge), .settled, .opened, .ask(expect: .reuse), .ask(expect: .reuse),
-                .ask(expect: .reuse), .restart(expect: .priorKnowledge), .restart(expect: .reuse),
-                .restart(expect: .reuse), .settled, .opened, .ask(expect: .reuse)
-            ]),
-        Scenario(
-            name: "a restart after the next connection opened shares it",
-            steps: [
-                .ask(expect: .priorKnowledge), .settled, .opened, .ask(expect: .reuse),
-                .restart(expect: .priorKnowledge),
-                .settled, .opened, .restart(expect: .reuse), .closed, .restart(expect: .reuse), .closed,
-                .restart(expect: .priorKnowledge)
-            ]),
-        Scenario(
-            name: "a restart that shared before and got a new connection again opens its own",
-            steps: [
-                .ask(expect: .priorKnowledge), .restart(sharedBefore: true, expect: .priorKnowledge), .settled,
-                .settled,
-                .ask(expect: .priorKnowledge)
-            ]),
-
         Scenario(
             name: "closing a connection never counted does not go below zero",
             steps: [
@@ -122,17 +95,11 @@ struct PriorKnowledgeDecisionTests {
     ])
     func asks(_ scenario: Scenario) {
         var connections = PriorKnowledgeConnections()
-        var lastAskedAt = 0
         let origin = "127.0.0.1:8080"
         for step in scenario.steps {
             switch step {
-            case .ask(let expected):
-                lastAskedAt = connections.openedSoFar
-                #expect(connections.ask(for: origin) == expected, "\(step)")
-            case .restart(let sharedBefore, let expected):
-                #expect(
-                    connections.askAfterRestart(for: origin, askedAt: lastAskedAt, sharedBefore: sharedBefore)
-                        == expected, "\(step)")
+            case .ask(let expected): #expect(connections.ask(for: origin) == expected, "\(step)")
+            case .restart: #expect(connections.askAfterRestart(for: origin) == .priorKnowledge)
             case .settled: connections.priorKnowledgeAskSettled(for: origin)
             case .opened: connections.opened(to: origin)
             case .closed: connections.closed(to: origin)

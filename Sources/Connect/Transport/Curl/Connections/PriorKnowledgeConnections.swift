@@ -38,11 +38,6 @@ struct PriorKnowledgeConnections {
     /// Transfers per origin that asked for prior knowledge and have no connection yet: while
     /// one is opening a connection, the others wait to share it.
     private(set) var opening: [String: Int] = [:]
-    /// How many h2c connections have opened so far, to any origin: a transfer notes it when it
-    /// asks (``openedSoFar``), to tell later a connection opened after its ask.
-    private(set) var openedSoFar = 0
-    /// Per origin with an h2c connection open, ``openedSoFar`` when its newest one opened.
-    private(set) var newestOpened: [String: Int] = [:]
 
     /// What the next transfer to `origin` asks for.
     mutating func ask(for origin: String) -> Ask {
@@ -51,22 +46,9 @@ struct PriorKnowledgeConnections {
         return .priorKnowledge
     }
 
-    /// What a transfer to `origin` asks for when it starts over because the connection libcurl
-    /// chose did not suit its ask: to share a connection another transfer is opening to the
-    /// origin, or one that opened after its own ask (`askedAt`, ``openedSoFar`` then), or else
-    /// prior knowledge on a fresh connection of its own.
-    ///
-    /// A reuse ask that got a new connection means the origin's h2c connections open at the time
-    /// take no more streams (the server sent a `GOAWAY`, or they are full); every transfer that
-    /// asked then gets a new connection and starts over here, and only the first need open one.
-    /// `sharedBefore`: the transfer started over to share a connection already and was given a
-    /// new one again (libcurl 7 does not wait for a pending connection to an origin that
-    /// multiplexes, see ``SharedConnectionOpenings``): it opens its own, so that no transfer goes
-    /// round for ever.
-    mutating func askAfterRestart(for origin: String, askedAt: Int, sharedBefore: Bool) -> Ask {
-        if !sharedBefore, opening[origin, default: 0] > 0 || newestOpened[origin, default: 0] > askedAt {
-            return .reuse
-        }
+    /// What a transfer to `origin` that starts over asks for: prior knowledge, on a fresh
+    /// connection.
+    mutating func askAfterRestart(for origin: String) -> Ask {
         opening[origin, default: 0] += 1
         return .priorKnowledge
     }
@@ -88,14 +70,11 @@ struct PriorKnowledgeConnections {
     /// A new connection to `origin` speaks HTTP/2 with prior knowledge.
     mutating func opened(to origin: String) {
         openConnections[origin, default: 0] += 1
-        openedSoFar += 1
-        newestOpened[origin] = openedSoFar
     }
 
     /// A connection to `origin` that spoke h2c closed.
     mutating func closed(to origin: String) {
         Self.decrement(&openConnections, origin)
-        if openConnections[origin] == nil { newestOpened[origin] = nil }
     }
 
     /// One fewer for `origin`, never below zero; an origin at zero leaves the table.

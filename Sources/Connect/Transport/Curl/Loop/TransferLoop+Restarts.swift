@@ -92,9 +92,9 @@ extension TransferLoop {
             }
             configureCookies(handle)
         }
-        let onFreshConnection = transfer.prepareForRestart(on: handle, connection)
+        transfer.prepareForRestart(on: handle, connection)
         // Set either way: a handle that kept its options may carry an earlier restart's.
-        handle.set(CURLOPT_FRESH_CONNECT, onFreshConnection ? 1 : 0)
+        handle.set(CURLOPT_FRESH_CONNECT, connection == .new ? 1 : 0)
         handle.holdsPlainSetup = false  // so that `recycle` resets the option
         if let origin = waitsForConnectionTo {
             waiting.append(WaitingTransfer(handle: handle, transfer: transfer, origin: origin))

@@ -46,10 +46,7 @@ extension CurlTransfer {
     }
 
     /// The transfer starts over on `connection`: nothing of the response arrived on the last.
-    /// Returns whether it goes out on a fresh connection (`CURLOPT_FRESH_CONNECT`): an h2c
-    /// transfer sent to a new one waits instead to share the connection another transfer to the
-    /// origin is opening, if there is one.
-    func prepareForRestart(on handle: CurlEasyHandle, _ connection: ResendDecision.RestartConnection) -> Bool {
+    func prepareForRestart(on handle: CurlEasyHandle, _ connection: ResendDecision.RestartConnection) {
         needsFreshConnection = false
         waitsForConnectionTo = nil
         connectionsChosen = 0
@@ -60,19 +57,13 @@ extension CurlTransfer {
         head = ResponseHeadParser()
         received?.empty()
         settlePriorKnowledgeAsk(handle.connections)
-        guard let h2c else { return connection == .new }
-        switch connection {
-        case .new:
-            // With prior knowledge on a fresh connection, unless another transfer opened one since.
-            let ask = handle.connections.priorKnowledge.askAfterRestart(
-                for: h2c.origin, askedAt: h2c.askedAt, sharedBefore: h2c.sharesAfterRestart)
-            self.ask(ask, for: h2c.origin, handle, afterRestart: true)
-            return ask == .priorKnowledge
-        case .anyLive:
-            // As a first request to the origin would ask: to share its h2c connection, or to open
-            // one if none is open.
-            ask(handle.connections.priorKnowledge.ask(for: h2c.origin), for: h2c.origin, handle)
-            return false
+        if let h2c {
+            // On a new connection, with prior knowledge; on any live one, as a first request to
+            // the origin would ask: to share its h2c connection, or to open one if none is open.
+            switch connection {
+            case .new: ask(handle.connections.priorKnowledge.askAfterRestart(for: h2c.origin), for: h2c.origin, handle)
+            case .anyLive: ask(handle.connections.priorKnowledge.ask(for: h2c.origin), for: h2c.origin, handle)
+            }
         }
     }
 

@@ -253,12 +253,9 @@ extension CurlTransfer {
     }
 
     /// Asks libcurl for h2c as `ask` says, waiting for a connection being opened to the origin
-    /// rather than opening another. `afterRestart`: the ask is the one a restart on a new
-    /// connection got (see ``PriorKnowledgeConnections/askAfterRestart(for:askedAt:sharedBefore:)``).
-    func ask(
-        _ ask: PriorKnowledgeConnections.Ask, for origin: String, _ handle: CurlEasyHandle, afterRestart: Bool = false
-    ) {
-        h2c = (origin, ask, handle.connections.priorKnowledge.openedSoFar, afterRestart && ask == .reuse)
+    /// rather than opening another.
+    func ask(_ ask: PriorKnowledgeConnections.Ask, for origin: String, _ handle: CurlEasyHandle) {
+        h2c = (origin, ask)
         awaitsPriorKnowledgeConnection = ask == .priorKnowledge
         handle.setHTTPVersion(
             ask == .priorKnowledge ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2_0,

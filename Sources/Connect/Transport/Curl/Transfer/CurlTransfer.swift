@@ -95,12 +95,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The handle the transfer runs on, set with its options. Unowned: the handle holds the
     /// transfer while it runs, and callbacks come only then.
     @exclusivity(unchecked) unowned(unsafe) var runningHandle: CurlEasyHandle?
-    /// For a request that wants HTTP/2 with prior knowledge on an `http://` URL: its origin, what
-    /// it asked libcurl for and when (``PriorKnowledgeConnections/openedSoFar`` then), and whether
-    /// it started over to share a connection another transfer opened (see
-    /// ``PriorKnowledgeConnections/askAfterRestart(for:askedAt:sharedBefore:)``).
-    @exclusivity(unchecked) var h2c:
-        (origin: String, ask: PriorKnowledgeConnections.Ask, askedAt: Int, sharesAfterRestart: Bool)?
+    /// For a request that wants HTTP/2 with prior knowledge on an `http://` URL: its origin and
+    /// what it asked libcurl for (see ``PriorKnowledgeConnections``).
+    @exclusivity(unchecked) var h2c: (origin: String, ask: PriorKnowledgeConnections.Ask)?
     /// It asked for prior knowledge and has no connection yet: counted among the tracker's
     /// connections being opened until it has one or ends.
     @exclusivity(unchecked) var awaitsPriorKnowledgeConnection = false
