@@ -5,7 +5,8 @@ import Testing
 @testable import Connect
 
 /// hypercorn (PyPI), an HTTP/2 server nobody here wrote, serving `Tests/PythonPeers/echo_app.py`
-/// over TLS (HTTP/2 by ALPN) or cleartext (h2c), from the venv `make test` installs.
+/// (or another app: httpbin) over TLS (HTTP/2 by ALPN) or cleartext (h2c), from the venv
+/// `make test` installs.
 final class HypercornServer: @unchecked Sendable {
     // @unchecked: set in init, then only read; `process` is terminated once in `shutdown`.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -19,7 +20,7 @@ final class HypercornServer: @unchecked Sendable {
 
     /// `keepAlive`: seconds an idle connection stays open before hypercorn closes it (over TLS
     /// with close_notify, without a GOAWAY).
-    init(tls: Bool, keepAlive: Int = 5) throws {
+    init(tls: Bool, keepAlive: Int = 5, app: String = "echo_app:app") throws {
         var lastError: (any Error)?
         for _ in 0..<3 {
             let port = try unusedPort()
@@ -35,7 +36,7 @@ final class HypercornServer: @unchecked Sendable {
                     "--certfile", NginxServer.file("server.pem").path, "--keyfile", NginxServer.file("server.key").path
                 ]
             }
-            process.arguments = arguments + ["echo_app:app"]
+            process.arguments = arguments + [app]
             try process.detachOutput(to: Self.log(port))
             do {
                 try process.run()

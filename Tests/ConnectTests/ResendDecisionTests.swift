@@ -42,8 +42,11 @@ struct ResendDecisionTests {
     struct ResendCase: Sendable, CustomStringConvertible {
         var connectionsChosen: Int
         var isRepeatable: Bool
+        var answersChallenge = false
         var refused: Bool
-        var description: String { "connection \(connectionsChosen), repeatable \(isRepeatable) → refused \(refused)" }
+        var description: String {
+            "connection \(connectionsChosen), repeatable \(isRepeatable), challenge \(answersChallenge) → refused \(refused)"
+        }
     }
 
     @Test(arguments: [
@@ -54,12 +57,16 @@ struct ResendDecisionTests {
         ResendCase(connectionsChosen: 2, isRepeatable: false, refused: true),
         ResendCase(connectionsChosen: 2, isRepeatable: true, refused: false),
         ResendCase(connectionsChosen: 6, isRepeatable: false, refused: true),
-        ResendCase(connectionsChosen: 6, isRepeatable: true, refused: false)
+        ResendCase(connectionsChosen: 6, isRepeatable: true, refused: false),
+        // Answering an authentication challenge (NTLM takes two): the server refused the last.
+        ResendCase(connectionsChosen: 2, isRepeatable: false, answersChallenge: true, refused: false),
+        ResendCase(connectionsChosen: 3, isRepeatable: false, answersChallenge: true, refused: false)
     ])
     func refusesResend(_ row: ResendCase) {
         #expect(
-            ResendDecision.refusesResend(connectionsChosen: row.connectionsChosen, isRepeatable: row.isRepeatable)
-                == row.refused)
+            ResendDecision.refusesResend(
+                connectionsChosen: row.connectionsChosen, isRepeatable: row.isRepeatable,
+                answersChallenge: row.answersChallenge) == row.refused)
     }
 
     struct FramingCase: Sendable, CustomStringConvertible {

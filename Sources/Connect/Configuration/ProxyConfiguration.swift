@@ -18,6 +18,11 @@ public struct ProxyConfiguration: Sendable, Hashable {
     public var password: String?
     /// Hosts reached directly, e.g. `["localhost", ".internal.example.com"]`.
     public var bypassHosts: [String]
+    /// The schemes the credentials may answer the proxy's challenge (`407` with
+    /// `Proxy-Authenticate`) with: ``AuthenticationSchemes/basic`` by default, sent with the
+    /// first request; ``AuthenticationSchemes/challenged`` (or `.digest`, `.ntlm`) waits for
+    /// the proxy to ask and answers with the strongest it offers.
+    public var schemes: AuthenticationSchemes = .basic
 
     /// A proxy given as a URL string.
     public init(url: String, username: String? = nil, password: String? = nil, bypassHosts: [String] = []) {

@@ -54,6 +54,9 @@ public protocol Connector {
     /// The coding this endpoint's request bodies are compressed with (see
     /// ``RequestBody/compressed(_:)``); `nil` (the default) sends them as they are.
     var bodyCompression: BodyCompression? { get }
+    /// A user name and password for a server that asks for them with a challenge (Digest, NTLM,
+    /// Negotiate) or takes them as Basic; `nil` (the default) sends none. See ``Credentials``.
+    var credentials: Credentials? { get }
 }
 
 extension Connector {
@@ -75,4 +78,6 @@ extension Connector {
     public var httpVersion: HTTPVersionPolicy? { nil }
     /// Bodies sent as they are.
     public var bodyCompression: BodyCompression? { nil }
+    /// No credentials.
+    public var credentials: Credentials? { nil }
 }

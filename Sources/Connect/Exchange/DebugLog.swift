@@ -45,6 +45,12 @@ final class DebugLog: Sendable {
             let value = secrets?.contains(header.name) == true ? "<redacted>" : header.value
             lines.append("-H \(shellQuoted("\(header.name): \(value)"))")
         }
+        if let credentials = request.credentials {
+            let password = secrets == nil ? credentials.password : "<redacted>"
+            let schemes =
+                credentials.schemes == .basic ? "--basic" : credentials.schemes == .digest ? "--digest" : "--anyauth"
+            lines.append("\(schemes) -u \(shellQuoted("\(credentials.username):\(password)"))")
+        }
         if let body = request.body?.data, !body.isEmpty {
             let text = String(data: body, encoding: .utf8) ?? "<\(body.count) bytes of binary data>"
             lines.append("-d \(shellQuoted(text))")

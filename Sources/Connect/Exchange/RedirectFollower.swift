@@ -228,6 +228,7 @@ final class RedirectFollower: Sendable {
         }
         if !sameOrigin(request.url, target) {
             next.headers.removeAll { sensitiveHeaders.contains($0.name) }
+            if next.credentials != nil { next.credentials = nil }
         }
         return next
     }

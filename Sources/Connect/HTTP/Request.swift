@@ -48,6 +48,12 @@ public struct Request: Sendable, CustomStringConvertible {
         get { storage.httpVersion }
         _modify { yield &uniqueStorage().httpVersion }
     }
+    /// A user name and password for a server that asks for them (see ``Credentials``); `nil`
+    /// by default.
+    public var credentials: Credentials? {
+        get { storage.credentials }
+        _modify { yield &uniqueStorage().credentials }
+    }
     /// Creates a request.
     public init(
         method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil,
@@ -58,15 +64,16 @@ public struct Request: Sendable, CustomStringConvertible {
             httpVersion: nil)
     }
 
-    /// A request with its HTTP version too, as the request builder makes them: set here rather
-    /// than through ``httpVersion``, whose setter checks whether the storage is shared.
+    /// A request with its HTTP version and credentials too, as the request builder makes them:
+    /// set here rather than through ``httpVersion``, whose setter checks whether the storage is
+    /// shared.
     init(
         method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?,
-        httpVersion: HTTPVersionPolicy?
+        httpVersion: HTTPVersionPolicy?, credentials: Credentials? = nil
     ) {
         storage = Storage(
             method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry,
-            httpVersion: httpVersion)
+            httpVersion: httpVersion, credentials: credentials)
     }
 
     /// The storage, copied first if another request shares it.
@@ -88,11 +95,12 @@ public struct Request: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var timeout: Duration?
         @exclusivity(unchecked) var allowsRetry: Bool?
         @exclusivity(unchecked) var httpVersion: HTTPVersionPolicy?
+        @exclusivity(unchecked) var credentials: Credentials?
 
         init(
             method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?,
             allowsRetry: Bool?,
-            httpVersion: HTTPVersionPolicy?
+            httpVersion: HTTPVersionPolicy?, credentials: Credentials?
         ) {
             self.method = method
             self.url = url
@@ -101,6 +109,7 @@ public struct Request: Sendable, CustomStringConvertible {
             self.timeout = timeout
             self.allowsRetry = allowsRetry
             self.httpVersion = httpVersion
+            self.credentials = credentials
         }
 
         init(copying other: Storage) {
@@ -111,6 +120,7 @@ public struct Request: Sendable, CustomStringConvertible {
             timeout = other.timeout
             allowsRetry = other.allowsRetry
             httpVersion = other.httpVersion
+            credentials = other.credentials
         }
     }
 

@@ -67,11 +67,24 @@ extension CurlTransfer {
         }
     }
 
+    /// The last head was a whole authentication challenge (`401`, or `407` from a proxy) that
+    /// this transfer has credentials for: libcurl is about to answer it.
+    var answersChallenge: Bool {
+        guard head.isComplete else { return false }
+        switch statusCode {
+        case 401: return request.credentials != nil
+        case 407: return settings.proxy?.username != nil || settings.environmentProxies != nil
+        default: return false
+        }
+    }
+
     /// libcurl chose a connection for this transfer and is about to send the request on it.
     /// Returns whether it may.
     func connectionChosen(ports: ConnectionTracker.Ports, connections: ConnectionTracker) -> Bool {
         connectionsChosen += 1
-        if ResendDecision.refusesResend(connectionsChosen: connectionsChosen, isRepeatable: isRepeatable) {
+        if ResendDecision.refusesResend(
+            connectionsChosen: connectionsChosen, isRepeatable: isRepeatable, answersChallenge: answersChallenge)
+        {
             refusedResend = true
             return false
         }

@@ -37,6 +37,7 @@ extension CurlTransfer {
             throw .invalidRequest("configuration.connections.unixSocketPath \(socketPath): no socket there")
         }
         if let proxies = settings.environmentProxies { try configureProxy(handle, from: proxies, url: url) }
+        if let credentials = request.credentials { Self.configure(handle, credentials: credentials) }
         if let path = settings.netrc?.path, _slowPath(!FileManager.default.fileExists(atPath: path)) {
             throw .invalidRequest("configuration.netrc \(path): no file there")
         }
@@ -151,6 +152,7 @@ extension CurlTransfer {
             handle.set(CURLOPT_PROXY, proxy.url)
             if let username = proxy.username { handle.set(CURLOPT_PROXYUSERNAME, username) }
             if let password = proxy.password { handle.set(CURLOPT_PROXYPASSWORD, password) }
+            if proxy.schemes != .basic { handle.set(CURLOPT_PROXYAUTH, Self.curlAuthentication(proxy.schemes)) }
             handle.set(CURLOPT_NOPROXY, proxy.bypassHosts.joined(separator: ","))
         } else {
             handle.set(CURLOPT_PROXY, "")
@@ -200,6 +202,25 @@ extension CurlTransfer {
         if let problem = proxies.problem(forHTTPS: isHTTPS) { throw .invalidRequest(problem) }
         handle.set(CURLOPT_PROXY, proxies.variable(forHTTPS: isHTTPS)?.value ?? "")
         handle.set(CURLOPT_NOPROXY, proxies.bypassList)
+    }
+
+    /// The request's credentials, for the schemes they allow (`CURLOPT_HTTPAUTH`).
+    @inline(never)
+    static func configure(_ handle: CurlEasyHandle, credentials: Credentials) {
+        handle.set(CURLOPT_USERNAME, credentials.username)
+        handle.set(CURLOPT_PASSWORD, credentials.password)
+        handle.set(CURLOPT_HTTPAUTH, curlAuthentication(credentials.schemes))
+    }
+
+    /// `schemes` as libcurl's `CURLAUTH_*` bits (curl.h's values, part of its ABI: BASIC 1,
+    /// DIGEST 2, NEGOTIATE 4, NTLM 8).
+    static func curlAuthentication(_ schemes: AuthenticationSchemes) -> Int {
+        var bits = 0
+        if schemes.contains(.basic) { bits |= 1 << 0 }
+        if schemes.contains(.digest) { bits |= 1 << 1 }
+        if schemes.contains(.negotiate) { bits |= 1 << 2 }
+        if schemes.contains(.ntlm) { bits |= 1 << 3 }
+        return bits
     }
 
     /// Whether a Unix domain socket is at `path` (a stat, once a request: the socket may come

@@ -171,7 +171,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// it is cleaned up, later and on the transfer thread, where a reset handle does not; a new
     /// client reading the same file could then read it half written.
     var isPlain: Bool {
-        options == nil
+        options == nil && request.credentials == nil
             && {
                 switch request.body?.content {
                 case nil, .data?: return true

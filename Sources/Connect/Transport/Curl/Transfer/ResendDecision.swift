@@ -21,9 +21,13 @@ enum ResendDecision {
     /// connection it chose for the transfer (1 for the first). A second is libcurl sending the
     /// request again after a connection died or a stream was refused; a request that may not be
     /// repeated is then failed as `connectionClosed`, sent, and the retrier decides about it.
+    ///
+    /// `answersChallenge`: the last request was answered whole with an authentication
+    /// challenge (`401` or `407`) that the transfer has credentials for. The server read it and
+    /// refused it, without acting on it; the next one answers the challenge, and always goes.
     @inline(__always)
-    static func refusesResend(connectionsChosen: Int, isRepeatable: Bool) -> Bool {
-        connectionsChosen > 1 && !isRepeatable
+    static func refusesResend(connectionsChosen: Int, isRepeatable: Bool, answersChallenge: Bool = false) -> Bool {
+        connectionsChosen > 1 && !isRepeatable && !answersChallenge
     }
 
     /// How many times a transfer starts over after a framing error.
@@ -116,7 +120,7 @@ enum ResendDecision {
     /// Whether a transfer about to open a new connection may be stopped to wait for another's
     /// (see ``SharedConnectionOpenings``) and go to libcurl again: it sent nothing yet, or it may
     /// be repeated. Otherwise libcurl is resending it, and the transport's check of the resend
-    /// (``refusesResend(connectionsChosen:isRepeatable:)``) must see it.
+    /// (``refusesResend(connectionsChosen:isRepeatable:answersChallenge:)``) must see it.
     @inline(__always)
     static func mayWaitForSharedConnection(connectionsChosen: Int, isRepeatable: Bool) -> Bool {
         connectionsChosen == 0 || isRepeatable

@@ -19,7 +19,7 @@ struct TransferEnding: Equatable {
     /// Why Connect refused the response head, if it did.
     var headProblem: ResponseHeadParser.Problem?
     /// libcurl was stopped from sending the request again (see
-    /// ``ResendDecision/refusesResend(connectionsChosen:isRepeatable:)``).
+    /// ``ResendDecision/refusesResend(connectionsChosen:isRepeatable:answersChallenge:)``).
     var refusedResend = false
     /// Why the body's framing or content coding failed, if it did.
     var decodingFailure: BodyDecoder.Failure?
