@@ -38,6 +38,7 @@ public struct Credentials: Sendable, Hashable, CustomStringConvertible {
 
 /// HTTP authentication schemes that libcurl answers a challenge with.
 public struct AuthenticationSchemes: OptionSet, Sendable, Hashable, CustomStringConvertible {
+    /// The schemes as bits, one per scheme (not libcurl's `CURLAUTH_*` values).
     public let rawValue: Int
 
     /// Creates a set from its raw value.
