@@ -24,7 +24,7 @@ public struct Response: Sendable, CustomStringConvertible {
     public var httpVersion: String { storage.httpVersion }
     /// Where the time went.
     public var metrics: TransferMetrics { storage.metrics }
-    /// The file the body was written to, for a download (``Connect/download(_:to:resuming:progress:debugResponse:)``).
+    /// The file the body was written to, for a download (``Connect/download(_:to:resuming:progress:maximumRate:debugResponse:)``).
     public var fileURL: URL? { storage.fileURL }
     /// Whether the body continued a partial file (a 206 to a resumed download).
     public var resumed: Bool { storage.resumed }
