@@ -85,10 +85,35 @@ final class HypercornServer: @unchecked Sendable {
                     connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
                 }
             }
-            if connected { return true }
+            // Another test's server may have taken the port between `unusedPort()` and
+            // hypercorn's bind: then hypercorn exits, and this tries another port.
+            if connected, ownsListeningSocket(process.processIdentifier, port: port) { return true }
             usleep(50_000)
         }
         return false
+    }
+
+    /// Whether the socket listening on `port` is one of `pid`'s, read from /proc (Linux; elsewhere
+    /// `true`): a connection to the port proves only that something listens there.
+    private static func ownsListeningSocket(_ pid: Int32, port: Int) -> Bool {
+        // Read to its end: `String(contentsOfFile:)` takes only the first page of a /proc file.
+        guard let file = FileHandle(forReadingAtPath: "/proc/net/tcp") else { return true }
+        defer { try? file.close() }
+        let table = String(decoding: (try? file.readToEnd()) ?? Data(), as: UTF8.self)
+        let portSuffix = ":" + String(format: "%04X", port)
+        // Each row: "sl local_address rem_address st … uid timeout inode …"; 0A is LISTEN.
+        let inodes = Set(
+            table.split(separator: "\n").dropFirst().compactMap { row -> String? in
+                let fields = row.split(separator: " ")
+                guard fields.count > 9, fields[1].hasSuffix(portSuffix), fields[3] == "0A" else { return nil }
+                return "socket:[\(fields[9])]"
+            })
+        let directory = "/proc/\(pid)/fd"
+        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return false }
+        return descriptors.contains { descriptor in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(descriptor)"))
+                .map(inodes.contains) ?? false
+        }
     }
 }
 
