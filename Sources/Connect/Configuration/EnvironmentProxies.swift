@@ -33,10 +33,18 @@ import Foundation
 /// configuration.proxiesFromEnvironment = EnvironmentProxies()
 /// ```
 public struct EnvironmentProxies: Sendable, Hashable {
-    /// A proxy variable that is set: its name and value.
+    /// A proxy variable that is set: its name and value, and why the value cannot name a proxy
+    /// (read once, not for every request).
     struct Variable: Sendable, Hashable {
         let name: String
         let value: String
+        let problem: String?
+
+        init(name: String, value: String) {
+            self.name = name
+            self.value = value
+            problem = EnvironmentProxies.problem(with: value)
+        }
     }
 
     /// The variable `http://` requests go through, if any.
@@ -119,7 +127,7 @@ public struct EnvironmentProxies: Sendable, Hashable {
     /// Why a request to a URL of this scheme cannot go through its variable's proxy, naming the
     /// variable, or `nil`.
     func problem(forHTTPS isHTTPS: Bool) -> String? {
-        guard let variable = variable(forHTTPS: isHTTPS), let problem = Self.problem(with: variable.value) else {
+        guard let variable = variable(forHTTPS: isHTTPS), let problem = variable.problem else {
             return nil
         }
         return "configuration.proxiesFromEnvironment: the environment variable \(variable.name) \(problem)"

@@ -198,7 +198,7 @@ extension CurlTransfer {
     /// the hosts reached directly; fails naming the variable if its proxy cannot be used.
     @inline(never)
     func configureProxy(_ handle: CurlEasyHandle, from proxies: EnvironmentProxies, url: String) throws(ConnectError) {
-        let isHTTPS = url.utf8.count > 4 && url.utf8.dropFirst(4).first.map { $0 | 0x20 == UInt8(ascii: "s") } == true
+        let isHTTPS = Self.isHTTPS(url)
         if let problem = proxies.problem(forHTTPS: isHTTPS) { throw .invalidRequest(problem) }
         handle.set(CURLOPT_PROXY, proxies.variable(forHTTPS: isHTTPS)?.value ?? "")
         handle.set(CURLOPT_NOPROXY, proxies.bypassList)
@@ -247,13 +247,18 @@ extension CurlTransfer {
         }
     }
 
-    /// `url`: the request's URL as text, http or https (so its fifth letter tells which).
-    func configureHTTPVersion(_ handle: CurlEasyHandle, url: String) {
+    /// Whether `url`, a request's URL as text, http or https, is https: its fifth letter tells.
+    @inline(__always)
+    static func isHTTPS(_ url: String) -> Bool {
         // Read from the contiguous bytes: slicing the UTF-8 view costs more than the rest, and
         // `withUTF8` on a copy retains the string.
-        let isHTTPS =
-            url.utf8.withContiguousStorageIfAvailable { $0.count > 4 && $0[4] | 0x20 == UInt8(ascii: "s") }
+        url.utf8.withContiguousStorageIfAvailable { $0.count > 4 && $0[4] | 0x20 == UInt8(ascii: "s") }
             ?? (url.utf8.dropFirst(4).first.map { $0 | 0x20 == UInt8(ascii: "s") } ?? false)
+    }
+
+    /// `url`: the request's URL as text, http or https.
+    func configureHTTPVersion(_ handle: CurlEasyHandle, url: String) {
+        let isHTTPS = Self.isHTTPS(url)
         switch (request.httpVersion ?? settings.httpVersion).choice {
         case .automatic:
             // On https, requests started together wait for the first connection's handshake to
