@@ -50,8 +50,7 @@ final class HypercornServer: @unchecked Sendable {
                 self.process = process
                 return
             }
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
+            process.stop()
             try? FileManager.default.removeItem(at: Self.log(port))
             lastError = POSIXError(.EADDRINUSE)
         }
@@ -66,8 +65,7 @@ final class HypercornServer: @unchecked Sendable {
     }
 
     func shutdown() {
-        process.terminate()
-        process.waitUntilExit()
+        process.stop()
         try? FileManager.default.removeItem(at: Self.log(port))
     }
 

@@ -76,10 +76,7 @@ final class NginxServer: @unchecked Sendable {
                 self.process = process
                 break
             }
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
-            }
+            process.stop()
             try? FileManager.default.removeItem(at: directory)
             guard attempts < 3 else { throw POSIXError(.EADDRINUSE) }
         }
@@ -156,10 +153,7 @@ final class NginxServer: @unchecked Sendable {
     }
 
     func shutdown() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.stop()
         try? FileManager.default.removeItem(at: directory)
     }
 

@@ -202,4 +202,26 @@ extension Process {
         standardOutput = output
         standardError = output
     }
+
+    /// Stops a server: SIGTERM, then SIGKILL if it has not exited within `grace`, and waits for
+    /// its end a bounded time. Never `waitUntilExit()`, which has no limit: a server that ignores
+    /// SIGTERM, or an exit Foundation misses, would hold the test (and its cooperative thread)
+    /// for ever.
+    func stop(grace: Duration = .seconds(10)) {
+        guard isRunning else { return }
+        terminate()
+        if !waitForExit(within: grace) {
+            kill(processIdentifier, SIGKILL)
+            _ = waitForExit(within: .seconds(5))
+        }
+    }
+
+    private func waitForExit(within limit: Duration) -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while isRunning {
+            if ContinuousClock.now >= deadline { return false }
+            usleep(10_000)
+        }
+        return true
+    }
 }
