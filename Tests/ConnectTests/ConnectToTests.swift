@@ -41,7 +41,7 @@ struct ConnectToTests {
         )
     ])
     func problem(entry: ConnectTo, problem: String?) {
-        #expect(entry.problem(at: 0) == problem)
+        #expect(entry.problem(named: "configuration.connections.connectTo[0]") == problem)
         var settings = ConnectionSettings()
         settings.connectTo = [entry]
         #expect(settings.problem == problem)
@@ -118,5 +118,83 @@ struct ConnectToTests {
         #expect(
             error == .invalidRequest("configuration.connections.connectTo[0].connectPort 0 is not a port (1 to 65535)"))
         #expect(nginx.accessLog.isEmpty)
+    }
+
+    // MARK: A connector's own entries
+
+    /// A connector whose requests connect where its entries say.
+    struct RoutedConnector: Connector {
+        var baseURL: URL
+        var endpoint = ""
+        var method: HTTPMethod { .get }
+        var connectTo: [ConnectTo]
+    }
+
+    static func entry(to port: Int) -> ConnectTo {
+        ConnectTo(host: "localhost", port: 1, connectHost: "127.0.0.1", connectPort: port)
+    }
+
+    /// The client's entry sends localhost:1 to a port where nothing listens; the connector's
+    /// comes first and reaches nginx, for the request and its redirect hop.
+    @Test func aConnectorsEntriesComeBeforeTheClients() async throws {
+        let nginx = try Self.nginx()
+        defer { nginx.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.tls.trustedCertificates = NginxServer.file("ca.pem")
+        configuration.connections.connectTo = [Self.entry(to: 2)]
+        let connect = Connect(configuration: configuration)
+        let routed = RoutedConnector(
+            baseURL: URL(string: "https://localhost:1/ok")!, connectTo: [Self.entry(to: nginx.ports[0])])
+        #expect(String(decoding: try await connect.request(routed).value, as: UTF8.self) == "ok localhost\n")
+
+        var hop = routed
+        hop.baseURL = URL(string: "https://localhost:1/hop")!
+        let response = try await connect.response(hop).value
+        #expect(response.url.absoluteString == "https://localhost:1/ok")
+        #expect(String(decoding: response.body, as: UTF8.self) == "ok localhost\n")
+
+        let unrouted = await connectError(connect.request(TestConnector(url: URL(string: "https://localhost:1/ok")!)))
+        guard case .transport(let failure)? = unrouted, failure.kind == .connectionRefused else {
+            Issue.record("expected the client's entry to a closed port, got \(String(describing: unrouted))")
+            return
+        }
+    }
+
+    /// Two connectors send the same URL to two servers, one after another and at once: a
+    /// connection made for one is never reused for the other.
+    @Test func connectionsToOneURLRoutedApartAreNotShared() async throws {
+        let nginx = try NginxServer(sites: [
+            NginxServer.Site(certificate: "server", locations: #"location / { return 200 "one"; }"#),
+            NginxServer.Site(certificate: "server", locations: #"location / { return 200 "two"; }"#)
+        ])
+        defer { nginx.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.tls.trustedCertificates = NginxServer.file("ca.pem")
+        let connect = Connect(configuration: configuration)
+        let url = URL(string: "https://localhost:1/")!
+        let one = RoutedConnector(baseURL: url, connectTo: [Self.entry(to: nginx.ports[0])])
+        let two = RoutedConnector(baseURL: url, connectTo: [Self.entry(to: nginx.ports[1])])
+        for _ in 0..<3 {
+            #expect(String(decoding: try await connect.request(one).value, as: UTF8.self) == "one")
+            #expect(String(decoding: try await connect.request(two).value, as: UTF8.self) == "two")
+        }
+        try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<16 {
+                let connector = index.isMultiple(of: 2) ? one : two
+                let future = connect.request(connector)
+                group.addTask {
+                    String(decoding: try await future.value, as: UTF8.self) == (index.isMultiple(of: 2) ? "one" : "two")
+                }
+            }
+            for try await answeredByTheRightServer in group { #expect(answeredByTheRightServer) }
+        }
+    }
+
+    @Test func aConnectorsEntryThatCannotWorkFailsBeforeItIsSent() async throws {
+        let routed = RoutedConnector(
+            baseURL: URL(string: "http://localhost:1/")!,
+            connectTo: [ConnectTo(host: "localhost", connectHost: "", connectPort: 80)])
+        let error = await connectError(Connect().request(routed))
+        #expect(error == .invalidRequest(#"the request's connectTo[0].connectHost "" is not a host name or address"#))
     }
 }

@@ -70,9 +70,36 @@ struct RedirectDecisionTests {
         ("https://a.example.com", "https://b.example.com", false),
         ("http://a.example.com", "http://b.example.com", false),
         ("HTTPS://a.example.com", "HTTP://a.example.com", true),
-        ("http://a.example.com", "https://a.example.com", false)
+        ("http://a.example.com", "https://a.example.com", false),
+        ("https+unix://%2Fs.sock", "http+unix://%2Fs.sock", true),
+        ("https+unix://%2Fs.sock", "http://localhost", true),
+        ("http+unix://%2Fs.sock", "https+unix://%2Fs.sock", false)
     ])
     func downgrades(from: String, to: String, isDowngrade: Bool) {
         #expect(RedirectFollower.isDowngrade(from: URL(string: from)!, to: URL(string: to)!) == isDowngrade)
+    }
+
+    /// A socket URL's origin is its scheme and socket path, the path's case kept: a redirect
+    /// elsewhere drops the credentials and the request's own socket, and a relative one keeps
+    /// both.
+    @Test(arguments: [
+        ("/relative", true),
+        ("http+unix://%2Ftmp%2Fa.sock/other", true),
+        ("http+unix://%2ftmp%2fa.sock/other", true),  // the same path, escaped in lower case
+        ("http+unix://%2Ftmp%2FA.sock/other", false),  // another socket
+        ("https+unix://%2Ftmp%2Fa.sock/other", false),
+        ("http://localhost/other", false)
+    ])
+    func aSocketsOriginIsItsPath(location: String, sameOrigin: Bool) throws {
+        let origin = URL(string: "http+unix://%2Ftmp%2Fa.sock/start")!
+        var request = Request(url: origin, headers: [HTTPHeader(name: "Authorization", value: "Bearer t")])
+        request.credentials = Credentials(username: "u", password: "p")
+        request.unixSocketPath = "/tmp/b.sock"
+        let response = Response(
+            statusCode: 302, headers: [HTTPHeader(name: "Location", value: location)], url: origin)
+        let next = try #require(RedirectFollower.redirect(for: response, of: request))
+        #expect(next.headers.contains(name: "Authorization") == sameOrigin)
+        #expect((next.credentials != nil) == sameOrigin)
+        #expect((next.unixSocketPath != nil) == sameOrigin)
     }
 }

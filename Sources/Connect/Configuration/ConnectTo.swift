@@ -41,9 +41,9 @@ public struct ConnectTo: Sendable, Hashable {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }
 
-    /// Why the entry cannot work, naming it as `configuration.connections.connectTo[index]`, or `nil`.
-    func problem(at index: Int) -> String? {
-        let name = "configuration.connections.connectTo[\(index)]"
+    /// Why the entry cannot work, naming it as `name` (`configuration.connections.connectTo[0]`),
+    /// or `nil`.
+    func problem(named name: String) -> String? {
         func isHost(_ text: String) -> Bool {
             !text.isEmpty && !text.contains(where: { $0.isWhitespace || $0.isNewline || $0 == "/" || $0 == "\0" })
         }

@@ -77,24 +77,29 @@ public struct ConnectionSettings: Sendable, Hashable {
             return
                 "configuration.connections.maximumLifetime must be positive (\(maximumLifetime)); nil keeps connections"
         }
-        if let unixSocketPath {
-            // sockaddr_un holds 108 bytes, the terminating NUL included.
-            if unixSocketPath.isEmpty || unixSocketPath.utf8.contains(0) {
-                return "configuration.connections.unixSocketPath \(unixSocketPath.debugDescription) is not a path"
-            }
-            if unixSocketPath.utf8.count > 107 {
-                return
-                    "configuration.connections.unixSocketPath is \(unixSocketPath.utf8.count) bytes long; a socket's path holds at most 107"
-            }
+        if let unixSocketPath,
+            let problem = Self.socketPathProblem(unixSocketPath, named: "configuration.connections.unixSocketPath")
+        {
+            return problem
         }
         for (index, entry) in connectTo.enumerated() {
-            if let problem = entry.problem(at: index) { return problem }
+            if let problem = entry.problem(named: "configuration.connections.connectTo[\(index)]") { return problem }
         }
         for (name, rate) in [("maximumReceiveRate", maximumReceiveRate), ("maximumSendRate", maximumSendRate)] {
             if let rate, rate <= 0 {
                 return
                     "configuration.connections.\(name) must be a positive number of bytes a second (\(rate)); nil does not limit"
             }
+        }
+        return nil
+    }
+
+    /// Why `path` cannot name a Unix domain socket, the setting called `name`, or `nil`.
+    static func socketPathProblem(_ path: String, named name: String) -> String? {
+        if path.isEmpty || path.utf8.contains(0) { return "\(name) \(path.debugDescription) is not a path" }
+        if path.utf8.count > UnixSocketURL.longestSocketPath {
+            return
+                "\(name) is \(path.utf8.count) bytes long; a socket's path holds at most \(UnixSocketURL.longestSocketPath)"
         }
         return nil
     }

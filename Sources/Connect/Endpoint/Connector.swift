@@ -57,6 +57,15 @@ public protocol Connector {
     /// A user name and password for a server that asks for them with a challenge (Digest, NTLM,
     /// Negotiate) or takes them as Basic; `nil` (the default) sends none. See ``Credentials``.
     var credentials: Credentials? { get }
+    /// A Unix domain socket this endpoint's requests go through instead of TCP, as the Docker and
+    /// Podman APIs listen; `nil` (the default) uses the configuration's
+    /// ``ConnectionSettings/unixSocketPath``. The base URL still names the host for the `Host`
+    /// header (`http://localhost`). A base URL in the `http+unix://` form names its socket itself.
+    var unixSocketPath: String? { get }
+    /// Where this endpoint's connections go instead of the URL's host and port, tried before the
+    /// configuration's ``ConnectionSettings/connectTo`` entries; empty by default. See
+    /// ``ConnectTo``.
+    var connectTo: [ConnectTo] { get }
 }
 
 extension Connector {
@@ -80,4 +89,8 @@ extension Connector {
     public var bodyCompression: BodyCompression? { nil }
     /// No credentials.
     public var credentials: Credentials? { nil }
+    /// The configuration's socket, if any.
+    public var unixSocketPath: String? { nil }
+    /// The configuration's entries only.
+    public var connectTo: [ConnectTo] { [] }
 }

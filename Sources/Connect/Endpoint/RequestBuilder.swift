@@ -107,7 +107,8 @@ struct RequestBuilder {
         let request = Request(
             method: connector.method, url: parsedURL.url, headers: headers, body: body,
             timeout: connector.timeout,
-            allowsRetry: connector.allowsRetry, httpVersion: connector.httpVersion, credentials: connector.credentials)
+            allowsRetry: connector.allowsRetry, httpVersion: connector.httpVersion, credentials: connector.credentials,
+            unixSocketPath: connector.unixSocketPath, connectTo: connector.connectTo)
         try request.validate(urlProblem: parsedURL.problem, checkingHeaders: !usesStandardHeaders)
         if usesStandardHeaders, let standardHeadersProblem { throw .invalidRequest(standardHeadersProblem) }
         return request

@@ -55,7 +55,15 @@ final class DebugLog: Sendable {
             let text = String(data: body, encoding: .utf8) ?? "<\(body.count) bytes of binary data>"
             lines.append("-d \(shellQuoted(text))")
         }
-        lines.append(shellQuoted(text(of: request.url, redacting: secrets)))
+        var url = text(of: request.url, redacting: secrets)
+        if let unixSocketURL = UnixSocketURL(url) {
+            lines.append("--unix-socket \(shellQuoted(unixSocketURL.socketPath))")
+            url = unixSocketURL.transferURL
+        } else if let socketPath = request.unixSocketPath {
+            lines.append("--unix-socket \(shellQuoted(socketPath))")
+        }
+        for entry in request.connectTo { lines.append("--connect-to \(shellQuoted(entry.curlEntry))") }
+        lines.append(shellQuoted(url))
         return lines.joined(separator: " \\\n    ")
     }
 

@@ -213,7 +213,7 @@ final class RedirectFollower: Sendable {
         guard Self.isRedirect(response.statusCode),
             let location = response.header("Location"),
             let target = URL(string: location, relativeTo: request.url)?.absoluteURL,
-            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            let scheme = target.scheme, Request.isHTTPScheme(scheme) || Request.isUnixSocketScheme(scheme)
         else { return nil }
 
         var next = request
@@ -229,22 +229,37 @@ final class RedirectFollower: Sendable {
         if !sameOrigin(request.url, target) {
             next.headers.removeAll { sensitiveHeaders.contains($0.name) }
             if next.credentials != nil { next.credentials = nil }
+            // The socket is where the first origin is served; another origin is reached by its URL.
+            if next.unixSocketPath != nil { next.unixSocketPath = nil }
         }
         return next
     }
 
-    /// From https to plain http.
+    /// From https to plain http (either over a Unix domain socket too).
     static func isDowngrade(from source: URL, to target: URL) -> Bool {
-        source.scheme?.lowercased() == "https" && target.scheme?.lowercased() == "http"
+        isHTTPS(source) && !isHTTPS(target)
     }
 
+    /// The same scheme, host and port; for a Unix domain socket URL, the same socket path, its
+    /// case kept.
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        a.scheme?.lowercased() == b.scheme?.lowercased() && a.host?.lowercased() == b.host?.lowercased()
-            && (a.port ?? defaultPort(a)) == (b.port ?? defaultPort(b))
+        let scheme = a.scheme?.lowercased()
+        guard scheme == b.scheme?.lowercased() else { return false }
+        if let scheme, Request.isUnixSocketScheme(scheme) {
+            return a.host(percentEncoded: false) == b.host(percentEncoded: false)
+        }
+        return a.host?.lowercased() == b.host?.lowercased() && (a.port ?? defaultPort(a)) == (b.port ?? defaultPort(b))
     }
 
     static func defaultPort(_ url: URL) -> Int {
-        url.scheme?.lowercased() == "https" ? 443 : 80
+        isHTTPS(url) ? 443 : 80
+    }
+
+    /// `https` or `https+unix`.
+    private static func isHTTPS(_ url: URL) -> Bool {
+        guard let scheme = url.scheme else { return false }
+        return HTTPHeader.equalIgnoringASCIICase(scheme, "https")
+            || HTTPHeader.equalIgnoringASCIICase(scheme, "https+unix")
     }
 
     /// `response` with the hops counted and the time measured from the first request.

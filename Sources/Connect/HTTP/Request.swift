@@ -54,6 +54,24 @@ public struct Request: Sendable, CustomStringConvertible {
         get { storage.credentials }
         _modify { yield &uniqueStorage().credentials }
     }
+    /// A Unix domain socket this request's connection goes through instead of TCP, as
+    /// ``ConnectionSettings/unixSocketPath`` but for this request alone (and its redirect hops to
+    /// the same origin); `nil`, the default, uses the configuration's. An `http+unix` or
+    /// `https+unix` URL names its socket itself.
+    public var unixSocketPath: String? {
+        get { storage.unixSocketPath }
+        _modify { yield &uniqueStorage().unixSocketPath }
+    }
+    /// Where this request's connections go instead of its URL's host and port, tried before the
+    /// configuration's ``ConnectionSettings/connectTo`` entries; see ``ConnectTo``. Empty by
+    /// default.
+    public var connectTo: [ConnectTo] {
+        get { storage.connectTo }
+        _modify { yield &uniqueStorage().connectTo }
+    }
+    /// Whether the request names its own socket or connect-to entries: its transfer then sets
+    /// options a plain one does not.
+    var hasOwnRoute: Bool { storage.unixSocketPath != nil || !storage.connectTo.isEmpty }
     /// Creates a request.
     public init(
         method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil,
@@ -64,16 +82,17 @@ public struct Request: Sendable, CustomStringConvertible {
             httpVersion: nil)
     }
 
-    /// A request with its HTTP version and credentials too, as the request builder makes them:
-    /// set here rather than through ``httpVersion``, whose setter checks whether the storage is
-    /// shared.
+    /// A request with its HTTP version, credentials and route too, as the request builder makes
+    /// them: set here rather than through ``httpVersion``, whose setter checks whether the
+    /// storage is shared.
     init(
         method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?,
-        httpVersion: HTTPVersionPolicy?, credentials: Credentials? = nil
+        httpVersion: HTTPVersionPolicy?, credentials: Credentials? = nil, unixSocketPath: String? = nil,
+        connectTo: [ConnectTo] = []
     ) {
         storage = Storage(
             method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry,
-            httpVersion: httpVersion, credentials: credentials)
+            httpVersion: httpVersion, credentials: credentials, unixSocketPath: unixSocketPath, connectTo: connectTo)
     }
 
     /// The storage, copied first if another request shares it.
@@ -96,11 +115,13 @@ public struct Request: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var allowsRetry: Bool?
         @exclusivity(unchecked) var httpVersion: HTTPVersionPolicy?
         @exclusivity(unchecked) var credentials: Credentials?
+        @exclusivity(unchecked) var unixSocketPath: String?
+        @exclusivity(unchecked) var connectTo: [ConnectTo]
 
         init(
             method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?,
-            allowsRetry: Bool?,
-            httpVersion: HTTPVersionPolicy?, credentials: Credentials?
+            allowsRetry: Bool?, httpVersion: HTTPVersionPolicy?, credentials: Credentials?, unixSocketPath: String?,
+            connectTo: [ConnectTo]
         ) {
             self.method = method
             self.url = url
@@ -110,6 +131,8 @@ public struct Request: Sendable, CustomStringConvertible {
             self.allowsRetry = allowsRetry
             self.httpVersion = httpVersion
             self.credentials = credentials
+            self.unixSocketPath = unixSocketPath
+            self.connectTo = connectTo
         }
 
         init(copying other: Storage) {
@@ -121,6 +144,8 @@ public struct Request: Sendable, CustomStringConvertible {
             allowsRetry = other.allowsRetry
             httpVersion = other.httpVersion
             credentials = other.credentials
+            unixSocketPath = other.unixSocketPath
+            connectTo = other.connectTo
         }
     }
 
@@ -136,6 +161,13 @@ public struct Request: Sendable, CustomStringConvertible {
     static func isHTTPScheme(_ scheme: String) -> Bool {
         scheme == "https" || scheme == "http"
             || HTTPHeader.equalIgnoringASCIICase(scheme, "https") || HTTPHeader.equalIgnoringASCIICase(scheme, "http")
+    }
+
+    /// "http+unix" or "https+unix", in any case: a Unix domain socket's path as the host (see
+    /// ``UnixSocketURL``).
+    static func isUnixSocketScheme(_ scheme: String) -> Bool {
+        HTTPHeader.equalIgnoringASCIICase(scheme, "http+unix")
+            || HTTPHeader.equalIgnoringASCIICase(scheme, "https+unix")
     }
 
     /// Checks everything that would make the request unsendable or ambiguous on the wire.
@@ -156,10 +188,13 @@ public struct Request: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Why `url` cannot be requested (not http or https, or no host), or `nil` if it can.
+    /// Why `url` cannot be requested (not http, https or a Unix socket URL, or no host), or `nil` if it can.
     static func problem(with url: URL) -> String? {
         guard let scheme = url.scheme, isHTTPScheme(scheme) else {
-            return "the URL \(url.absoluteString.debugDescription) is not http or https"
+            if let scheme = url.scheme, isUnixSocketScheme(scheme) {
+                return UnixSocketURL.problem(with: url.absoluteString)
+            }
+            return "the URL \(url.absoluteString.debugDescription) is not http, https, http+unix or https+unix"
         }
         // Percent-encoded: decoding would allocate a copy just to see that it is not empty.
         guard let host = url.host(percentEncoded: true), !host.isEmpty else {

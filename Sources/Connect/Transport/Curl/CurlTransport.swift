@@ -91,7 +91,7 @@ public final class CurlTransport: StepCompletingCarrier {
         self.context = context
         loop = TransferLoop(
             maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: context.callbackQueue,
-            cookies: configuration.cookies, connectsThroughUnixSocket: configuration.connections.unixSocketPath != nil)
+            cookies: configuration.cookies)
     }
 
     deinit {

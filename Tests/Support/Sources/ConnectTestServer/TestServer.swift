@@ -18,9 +18,10 @@ public final class TestServer: LocalServer, @unchecked Sendable {
     /// Answers one request.
     public typealias Handler = @Sendable (RecordedRequest) -> TestResponse
 
-    /// Starts a server that answers each request with `handler`'s response.
-    public init(handler: @escaping Handler) throws {
-        try super.init { state, channel, connectionID in
+    /// Starts a server that answers each request with `handler`'s response, on a free port or
+    /// on a Unix domain socket at `unixSocketPath`.
+    public init(unixSocketPath: String? = nil, handler: @escaping Handler) throws {
+        try super.init(unixSocketPath: unixSocketPath) { state, channel, connectionID in
             try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
             try channel.pipeline.syncOperations.addHandler(
                 TestServerHandler(state: state, handler: handler, connectionID: connectionID))

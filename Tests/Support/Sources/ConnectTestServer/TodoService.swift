@@ -50,10 +50,12 @@ public final class TodoService: Sendable {
     /// Every request the service received, in order.
     public var requests: [RecordedRequest] { server.requests }
 
-    /// Starts the service on a free port.
-    public init() throws {
+    /// Starts the service on a free port, or on a Unix domain socket at `unixSocketPath`.
+    public init(unixSocketPath: String? = nil) throws {
         let attachments = Attachments()
-        server = try TestServer { request in Self.respond(to: request, attachments: attachments) }
+        server = try TestServer(unixSocketPath: unixSocketPath) { request in
+            Self.respond(to: request, attachments: attachments)
+        }
     }
 
     /// Stops the server.

@@ -43,6 +43,8 @@ final class ConnectionTracker {
         var h2cOrigin: String?
         /// An exchange went out on it (see ``exchangeStarted(on:)``).
         var carriedAnExchange = false
+        /// The Unix domain socket it goes through, if it is not a TCP connection.
+        var unixSocketPath: String?
 
         /// It carried an exchange and carries none now.
         var isIdle: Bool { carriedAnExchange && exchangesInFlight == 0 }
@@ -69,43 +71,39 @@ final class ConnectionTracker {
     /// multiplexed, so from here on a connection must prove it multiplexes before it carries a
     /// second exchange (see ``ConnectionSharing``).
     @exclusivity(unchecked) var sawHTTP2Claim = false
-    /// Every connection goes through a Unix domain socket, so libcurl names none by its ports
-    /// (see ``unixConnectionChosen(opened:)``).
-    let connectsThroughUnixSocket: Bool
-
-    init(connectsThroughUnixSocket: Bool = false) {
-        self.connectsThroughUnixSocket = connectsThroughUnixSocket
-    }
-
-    /// libcurl created `socket` for a connection. Returns the connection's serial.
+    /// libcurl created `socket` for a connection, through the Unix domain socket at
+    /// `unixSocketPath` if it is one. Returns the connection's serial.
     @discardableResult
-    func opened(_ socket: Int32) -> UInt32? {
+    func opened(_ socket: Int32, unixSocketPath: String? = nil) -> UInt32? {
         guard socket >= 0 else { return nil }
         forget(socket)
         if connections.count <= Int(socket) {
             connections += Array(repeating: nil, count: Int(socket) + 1 - connections.count)
         }
         nextSerial &+= 1
-        connections[Int(socket)] = Connection(serial: nextSerial)
+        connections[Int(socket)] = Connection(serial: nextSerial, unixSocketPath: unixSocketPath)
         return nextSerial
     }
 
-    /// A transfer's request is about to go out on a connection through the Unix domain socket
-    /// (see ``connectsThroughUnixSocket``), which libcurl's pre-request callback cannot name: a
-    /// socket has no ports. Returns its socket: the one the transfer opened (`opened`, with its
-    /// serial), or else the only idle connection, the one libcurl can be reusing while every
-    /// exchange in flight is on a connection known here. `nil` when that cannot be told (several
-    /// are idle): every idle one is then shut down, the transfer starts over on a new
-    /// connection, and the next finds at most that one idle.
-    func unixConnectionChosen(opened: (socket: Int32, serial: UInt32)?) -> Int32? {
+    /// A transfer's request is about to go out on a connection through the Unix domain socket at
+    /// `path`, which libcurl's pre-request callback cannot name: such a connection has no ports.
+    /// Returns its socket: the one the transfer opened (`opened`, with its serial), or else the
+    /// only connection through that path libcurl can be reusing: one that is idle or
+    /// multiplexes, while every exchange in flight is on a connection known here. `nil` when
+    /// that cannot be told (several could be): every idle one through the path is then shut
+    /// down, the transfer starts over on a new connection, and the next finds at most that one.
+    func unixConnectionChosen(through path: String, opened: (socket: Int32, serial: UInt32)?) -> Int32? {
         if let opened, Int(opened.socket) < connections.count, let connection = connections[Int(opened.socket)],
             connection.serial == opened.serial, !connection.carriedAnExchange
         {
             return opened.socket
         }
-        let idle = connections.indices.lazy.filter { self.connections[$0]?.isIdle == true }.map { Int32($0) }
-        if let only = idle.first, idle.dropFirst().isEmpty { return only }
-        for socket in idle { shutdown(socket, Int32(SHUT_RDWR)) }
+        let reusable = connections.indices.lazy.filter {
+            guard let connection = self.connections[$0], connection.unixSocketPath == path else { return false }
+            return connection.isIdle || connection.multiplexes
+        }.map { Int32($0) }
+        if let only = reusable.first, reusable.dropFirst().isEmpty { return only }
+        for socket in reusable where connections[Int(socket)]?.isIdle == true { shutdown(socket, Int32(SHUT_RDWR)) }
         return nil
     }
 

@@ -98,13 +98,8 @@ final class TransferLoop: @unchecked Sendable {
 
     /// `callbackQueue`: where futures complete; `nil` completes them here, on the transfer thread
     /// (see ``ConnectConfiguration/runsCallbacksOnTransferThread``).
-    /// `connectsThroughUnixSocket`: every connection goes through a Unix domain socket (see
-    /// ``ConnectionSettings/unixSocketPath``).
-    init(
-        maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue?, cookies: CookieStorage = .none,
-        connectsThroughUnixSocket: Bool = false
-    ) {
-        connections = ConnectionTracker(connectsThroughUnixSocket: connectsThroughUnixSocket)
+    init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue?, cookies: CookieStorage = .none) {
+        connections = ConnectionTracker()
         CurlGlobal.initialize()
         multi = curl_multi_init()
         handOff = CompletionHandOff(queue: callbackQueue, responseBuffers: responseBuffers)
@@ -249,7 +244,8 @@ final class TransferLoop: @unchecked Sendable {
             let commonOptionsSet = handle.holdsPlainSetup
             try transfer.configure(handle)
             if !commonOptionsSet { configureCookies(handle) }
-            handle.holdsPlainSetup = isPlain
+            // An http+unix URL is known only once configured (see `CurlTransfer.isPlain`).
+            handle.holdsPlainSetup = isPlain && transfer.ownUnixSocketPath == nil
         } catch {
             failSetup(of: transfer, on: handle, error)
             return

@@ -89,10 +89,10 @@ extension CurlTransfer {
             return false
         }
         leaveConnection(connections)  // a resend leaves the connection that died
-        if _slowPath(connections.connectsThroughUnixSocket) {
+        if let unixSocketPath {
             // A Unix domain socket has no ports to name its connection by (see
-            // ``ConnectionTracker/unixConnectionChosen(opened:)``).
-            connectionSocket = connections.unixConnectionChosen(opened: openedConnection)
+            // ``ConnectionTracker/unixConnectionChosen(through:opened:)``).
+            connectionSocket = connections.unixConnectionChosen(through: unixSocketPath, opened: openedConnection)
             if connectionSocket == nil {
                 needsFreshConnection = true
                 return false
@@ -134,7 +134,7 @@ extension CurlTransfer {
     /// ``SharedConnectionOpenings``).
     func mayOpenConnection(_ connections: ConnectionTracker) -> Bool {
         guard !connections.openings.isEmpty else { return true }
-        let origin = Self.origin(of: request.url.absoluteString)
+        let origin = connectionOrigin()
         let mayWait = ResendDecision.mayWaitForSharedConnection(
             connectionsChosen: connectionsChosen, isRepeatable: isRepeatable)
         switch connections.openings.opening(origin, by: ObjectIdentifier(self), mayWait: mayWait) {

@@ -23,7 +23,9 @@ extension CurlTransfer {
     /// are set again rather than made anew, and its h2c ask is left to the restart.
     func configure(_ handle: CurlEasyHandle, again: Bool = false) throws(ConnectError) {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let url = request.url.absoluteString
+        var url = request.url.absoluteString
+        let unixSocketURL = _slowPath(UnixSocketURL.hasUnixScheme(url)) ? try Self.unixSocketURL(url) : nil
+        if let unixSocketURL { url = unixSocketURL.transferURL }
         runningHandle = handle
         handle.setURL(url)
         handle.set(CURLOPT_WRITEDATA, pointer: context)
@@ -33,7 +35,9 @@ extension CurlTransfer {
             if let problem = settings.problem { throw .invalidRequest(problem) }
             configureCommonOptions(handle)
         }
-        if let socketPath = settings.unixSocketPath, _slowPath(!Self.isUnixSocket(socketPath)) {
+        if _slowPath(unixSocketURL != nil || request.hasOwnRoute) {
+            try configureOwnRoute(handle, socketPath: unixSocketURL?.socketPath)
+        } else if let socketPath = settings.unixSocketPath, _slowPath(!Self.isUnixSocket(socketPath)) {
             throw .invalidRequest("configuration.connections.unixSocketPath \(socketPath): no socket there")
         }
         if let proxies = settings.environmentProxies { try configureProxy(handle, from: proxies, url: url) }
@@ -57,6 +61,47 @@ extension CurlTransfer {
         handle.setHeaders(
             _slowPath(downloadHeaders != nil) ? request.headers + downloadHeaders! : request.headers,
             adjusting: isPlainGet ? [] : headerAdjustments())
+    }
+
+    /// `url`, an `http+unix` or `https+unix` URL's text, read; fails naming the problem.
+    @inline(never)
+    static func unixSocketURL(_ url: String) throws(ConnectError) -> UnixSocketURL {
+        guard let parsed = UnixSocketURL(url) else {
+            throw .invalidRequest(UnixSocketURL.problem(with: url) ?? "the URL \(url.debugDescription) names no socket")
+        }
+        return parsed
+    }
+
+    /// For ``configure(_:again:)``, a request that names where it connects: the socket of its
+    /// `http+unix` URL (`socketPath`) or its own ``Request/unixSocketPath``, and its
+    /// ``Request/connectTo`` entries before the configuration's. Set after the common options,
+    /// which set the configuration's.
+    @inline(never)
+    func configureOwnRoute(_ handle: CurlEasyHandle, socketPath: String?) throws(ConnectError) {
+        if let socketPath = socketPath ?? request.unixSocketPath {
+            if let problem = ConnectionSettings.socketPathProblem(socketPath, named: "the request's unixSocketPath") {
+                throw .invalidRequest(problem)
+            }
+            guard Self.isUnixSocket(socketPath) else {
+                throw .invalidRequest(
+                    socketPath == request.unixSocketPath
+                        ? "the request's unixSocketPath \(socketPath): no socket there"
+                        : "the URL \(request.url.absoluteString.debugDescription) names the socket \(socketPath): no socket there"
+                )
+            }
+            ownUnixSocketPath = socketPath
+            handle.set(CURLOPT_UNIX_SOCKET_PATH, socketPath)
+        } else if let socketPath = settings.unixSocketPath, !Self.isUnixSocket(socketPath) {
+            throw .invalidRequest("configuration.connections.unixSocketPath \(socketPath): no socket there")
+        }
+        if !request.connectTo.isEmpty {
+            for (index, entry) in request.connectTo.enumerated() {
+                if let problem = entry.problem(named: "the request's connectTo[\(index)]") {
+                    throw .invalidRequest(problem)
+                }
+            }
+            handle.setConnectTo((request.connectTo + settings.connections.connectTo).map(\.curlEntry))
+        }
     }
 
     /// For ``configure(_:again:)``, a transfer that starts over, writes to a file, reports
@@ -273,7 +318,7 @@ extension CurlTransfer {
                 handle.setHTTPVersion(CURL_HTTP_VERSION_2TLS, waitingForMultiplexing: true)
                 return
             }
-            let origin = Self.origin(of: url)
+            let origin = ownUnixSocketPath == nil ? Self.origin(of: url) : connectionOrigin()
             ask(handle.connections.priorKnowledge.ask(for: origin), for: origin, handle)
         }
     }

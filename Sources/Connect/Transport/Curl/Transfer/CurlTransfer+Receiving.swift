@@ -216,11 +216,11 @@ extension CurlTransfer {
         switch ccurl_head_has_pseudo_status(runningHandle.raw) {
         case 1: fromFrames = true
         case 0: fromFrames = false
-        default: fromFrames = h2c != nil || request.url.scheme == "https"
+        default: fromFrames = h2c != nil || Self.isHTTPS(request.url.absoluteString)
         }
         if fromFrames {
             if let connectionSocket {
-                connections.provedMultiplexing(connectionSocket) { Self.origin(of: request.url.absoluteString) }
+                connections.provedMultiplexing(connectionSocket) { connectionOrigin() }
             }
         } else {
             connections.sawHTTP2Claim = true

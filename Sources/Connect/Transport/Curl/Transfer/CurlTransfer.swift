@@ -75,6 +75,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The transport stopped the request from going out on the connection libcurl chose (see
     /// ``connectionChosen(ports:connections:)``): start over on a new one.
     @exclusivity(unchecked) var needsFreshConnection = false
+    /// The Unix domain socket this transfer's connections go through when the request names
+    /// one itself (an `http+unix` URL, ``Request/unixSocketPath``), set with its options.
+    @exclusivity(unchecked) var ownUnixSocketPath: String?
     /// The socket of the connection the request went out on, once libcurl chose it.
     @exclusivity(unchecked) var connectionSocket: Int32?
     /// The socket libcurl opened for this transfer, and its serial in the transport's
@@ -170,8 +173,11 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// Not with a cookie file: a handle that keeps `CURLOPT_COOKIEJAR` writes the jar again when
     /// it is cleaned up, later and on the transfer thread, where a reset handle does not; a new
     /// client reading the same file could then read it half written.
+    ///
+    /// Not with a socket or connect-to entries of the request's own (``Request/hasOwnRoute``, or
+    /// an `http+unix` URL, known once ``configure(_:again:)`` read it: see ``ownUnixSocketPath``).
     var isPlain: Bool {
-        options == nil && request.credentials == nil
+        options == nil && request.credentials == nil && !request.hasOwnRoute && ownUnixSocketPath == nil
             && {
                 switch request.body?.content {
                 case nil, .data?: return true
@@ -179,6 +185,19 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
                 }
             }()
             && { if case .file = settings.cookies { return false } else { return true } }()
+    }
+
+    /// The Unix domain socket this transfer's connections go through: the request's own, else
+    /// the configuration's; `nil` over TCP.
+    var unixSocketPath: String? { ownUnixSocketPath ?? settings.unixSocketPath }
+
+    /// The key this transfer's connections are shared by (see ``origin(of:)``): through a socket
+    /// of the request's own, the socket's path is part of it, so that connections through two
+    /// sockets, or through a socket and over TCP, are never taken for one another's.
+    func connectionOrigin() -> String {
+        let url = request.url.absoluteString
+        guard let ownUnixSocketPath else { return Self.origin(of: url) }
+        return "unix:\(ownUnixSocketPath) \(Self.origin(of: UnixSocketURL(url)?.transferURL ?? url))"
     }
 
     /// A plain GET: it sets no method or body options.

@@ -27,7 +27,8 @@ enum TransferCallbacks {
     /// connection to the same origin (`CURL_SOCKOPT_ERROR` ends the attempt before it connects).
     static let socketOpened: ccurl_sockopt_callback = { context, socket, _ in
         let opens = Unmanaged<CurlEasyHandle>.fromOpaque(context!)._withUnsafeGuaranteedRef { handle in
-            let serial = handle.connections.opened(socket)
+            let serial = handle.connections.opened(
+                socket, unixSocketPath: handle.withTransfer { $0.unixSocketPath } ?? nil)
             return handle.withTransfer { transfer in
                 transfer.openedConnection = serial.map { (socket, $0) }
                 return transfer.mayOpenConnection(handle.connections)
