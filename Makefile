@@ -10,6 +10,11 @@ DEBUG_FLAGS := -Xswiftc -require-explicit-sendable
 ALL_TRAITS := --enable-all-traits
 SANITIZER_TRAITS := --traits Client,OpenAPI
 
+## The NTLM account GSS-API's NTLM mechanism (gss-ntlmssp) answers Negotiate challenges with in
+## the tests (AuthenticationTests), and the one the tests' NTLM servers accept.
+export NTLM_USER_FILE := $(CURDIR)/Tests/PythonPeers/ntlm_users.txt
+export NTLMUSER := ops
+
 .PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events clean
 
 all: test

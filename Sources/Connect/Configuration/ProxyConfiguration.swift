@@ -21,7 +21,9 @@ public struct ProxyConfiguration: Sendable, Hashable {
     /// The schemes the credentials may answer the proxy's challenge (`407` with
     /// `Proxy-Authenticate`) with: ``AuthenticationSchemes/basic`` by default, sent with the
     /// first request; ``AuthenticationSchemes/challenged`` (or `.digest`, `.ntlm`) waits for
-    /// the proxy to ask and answers with the strongest it offers.
+    /// the proxy to ask and answers with the strongest it offers. With `.negotiate` among them,
+    /// a proxy's Negotiate challenge is answered with the system's GSS-API credentials, no
+    /// ``username`` needed.
     public var schemes: AuthenticationSchemes = .basic
 
     /// A proxy given as a URL string.

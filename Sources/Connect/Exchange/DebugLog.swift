@@ -48,7 +48,13 @@ final class DebugLog: Sendable {
         if let credentials = request.credentials {
             let password = secrets == nil ? credentials.password : "<redacted>"
             let schemes =
-                credentials.schemes == .basic ? "--basic" : credentials.schemes == .digest ? "--digest" : "--anyauth"
+                switch credentials.schemes {
+                case .basic: "--basic"
+                case .digest: "--digest"
+                case .ntlm: "--ntlm"
+                case .negotiate: "--negotiate"
+                default: "--anyauth"
+                }
             lines.append("\(schemes) -u \(shellQuoted("\(credentials.username):\(password)"))")
         }
         if let body = request.body?.data, !body.isEmpty {

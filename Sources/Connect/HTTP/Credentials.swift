@@ -32,6 +32,10 @@ public struct Credentials: Sendable, Hashable, CustomStringConvertible {
         self.schemes = schemes
     }
 
+    /// Negotiate alone, with the system's GSS-API credentials (see
+    /// ``AuthenticationSchemes/negotiate``): no user name or password.
+    public static let negotiate = Credentials(username: "", password: "", schemes: .negotiate)
+
     /// The user name and schemes; the password redacted.
     public var description: String { "\(username):<redacted> (\(schemes))" }
 }
@@ -52,8 +56,9 @@ public struct AuthenticationSchemes: OptionSet, Sendable, Hashable, CustomString
     public static let digest = AuthenticationSchemes(rawValue: 1 << 1)
     /// NTLM, as Windows servers and proxies ask for it.
     public static let ntlm = AuthenticationSchemes(rawValue: 1 << 2)
-    /// Negotiate (SPNEGO, RFC 4559): Kerberos, with a ticket from the system's credential cache
-    /// (the user name and password are not used for it).
+    /// Negotiate (SPNEGO, RFC 4559), through the system's GSS-API: Kerberos with a ticket from
+    /// its credential cache (`kinit`), or NTLM inside SPNEGO where GSS-API has an NTLM mechanism
+    /// (gss-ntlmssp, with its own account file). The user name and password are not used for it.
     public static let negotiate = AuthenticationSchemes(rawValue: 1 << 3)
     /// Every scheme that answers a challenge without sending the password as it is: Digest,
     /// NTLM and Negotiate.

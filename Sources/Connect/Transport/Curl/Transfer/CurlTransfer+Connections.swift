@@ -73,7 +73,9 @@ extension CurlTransfer {
         guard head.isComplete else { return false }
         switch statusCode {
         case 401: return request.credentials != nil
-        case 407: return settings.proxy?.username != nil || settings.environmentProxies != nil
+        case 407:
+            return settings.proxy.map { $0.username != nil || $0.schemes.contains(.negotiate) } == true
+                || settings.environmentProxies != nil
         default: return false
         }
     }

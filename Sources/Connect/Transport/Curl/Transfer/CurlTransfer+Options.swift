@@ -195,7 +195,11 @@ extension CurlTransfer {
         // (The environment's proxies, when asked for, are set per request by its scheme.)
         if let proxy = settings.proxy {
             handle.set(CURLOPT_PROXY, proxy.url)
-            if let username = proxy.username { handle.set(CURLOPT_PROXYUSERNAME, username) }
+            // Negotiate takes the system's GSS-API credentials, not a user name; libcurl answers
+            // a proxy's challenge only when it has one, so an empty one stands in.
+            if let username = proxy.username ?? (proxy.schemes.contains(.negotiate) ? "" : nil) {
+                handle.set(CURLOPT_PROXYUSERNAME, username)
+            }
             if let password = proxy.password { handle.set(CURLOPT_PROXYPASSWORD, password) }
             if proxy.schemes != .basic { handle.set(CURLOPT_PROXYAUTH, Self.curlAuthentication(proxy.schemes)) }
             handle.set(CURLOPT_NOPROXY, proxy.bypassHosts.joined(separator: ","))
