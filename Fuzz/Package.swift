@@ -8,7 +8,7 @@ import PackageDescription
 let harnesses = [
     "FuzzResponseHead", "FuzzChunked", "FuzzContentDecoding", "FuzzServerSentEvents", "FuzzLineSplitter",
     "FuzzJSONReader",
-    "FuzzHTTPDate", "FuzzResume"
+    "FuzzHTTPDate", "FuzzResume", "FuzzWebSocketFrames"
 ]
 
 let package = Package(

@@ -1,0 +1,84 @@
+import FuzzSupport
+
+@testable import Connect
+
+/// A server's WebSocket bytes, cut into pieces as the first byte chooses: the reader reads the
+/// same frames (or refuses at the same frame, with the same close code) as when the bytes come
+/// whole; every frame it reads obeys RFC 6455's limits and, written back unmasked, is the bytes it
+/// was read from. The same bytes as text: `UTF8Validator` agrees with Swift's own UTF-8
+/// validation, however the text is cut. As a close frame's payload: what reads, writes back. The
+/// frames put together into messages stay within the message size.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzWebSocketFrames(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    let (choice, data) = FuzzInput(start, count).choiceAndData
+    let allowsCompression = choice & 0x80 != 0
+    let maximumPayload = choice & 0x40 != 0 ? 300 : 1 << 20
+
+    let whole = readFrames([data], maximumPayload: maximumPayload, allowsCompression: allowsCompression)
+    let pieces = FuzzInput.pieces(of: data, sizes: FuzzInput.sizes(from: choice))
+    let cut = readFrames(pieces, maximumPayload: maximumPayload, allowsCompression: allowsCompression)
+    require(whole.frames == cut.frames, "the frames differ when the bytes come in pieces")
+    require(
+        whole.violation == cut.violation,
+        "\(String(describing: whole.violation)) whole, \(String(describing: cut.violation)) in pieces")
+
+    var consumed = 0
+    for frame in whole.frames {
+        require(frame.payload.count <= maximumPayload, "a payload over the maximum was read")
+        if frame.opcode.isControl {
+            require(frame.isFinal && frame.payload.count <= 125, "a control frame breaks §5.5")
+        }
+        require(!frame.isCompressed || allowsCompression, "RSV1 was read without compression")
+        // Written back as a server sends it (unmasked): the very bytes it was read from.
+        var bytes = frame.encoded(maskingKey: 0)
+        let keyStart = bytes.count - frame.payload.count - 4
+        bytes.removeSubrange(keyStart..<(keyStart + 4))
+        bytes[1] &= 0x7F
+        require(Array(data[consumed..<(consumed + bytes.count)]) == bytes, "a frame reads back differently")
+        consumed += bytes.count
+    }
+
+    // The frames put together into messages: each within the size, text as it came.
+    var assembler = WebSocketMessageAssembler(maximumMessageSize: 500)
+    assembling: for frame in whole.frames {
+        let event: WebSocketMessageAssembler.Event?
+        do {
+            event = try assembler.take(frame)
+        } catch {
+            break assembling
+        }
+        guard case .message(let message)? = event else { continue }
+        switch message {
+        case .text(let text): require(text.utf8.count <= 500, "a text message over the maximum")
+        case .binary(let bytes): require(bytes.count <= 500, "a binary message over the maximum")
+        }
+    }
+
+    var validator = UTF8Validator()
+    let middle = data.count / 2
+    let accepts = validator.accepts(data[..<middle]) && validator.accepts(data[middle...]) && validator.isComplete
+    require(accepts == (String(validating: data, as: UTF8.self) != nil), "UTF-8 judged unlike Swift's")
+
+    if data.count <= 125, let close = try? WebSocketClosePayload(reading: data) {
+        require(close.encoded == data, "a close payload writes back differently")
+    }
+    return 0
+}
+
+private func readFrames(
+    _ pieces: [[UInt8]], maximumPayload: Int, allowsCompression: Bool
+)
+    -> (frames: [WebSocketFrame], violation: WebSocketProtocolViolation?)
+{
+    var reader = WebSocketFrameReader(maximumPayload: maximumPayload, allowsCompression: allowsCompression)
+    var frames: [WebSocketFrame] = []
+    for piece in pieces {
+        piece.withUnsafeBytes { reader.receive($0) }
+        do {
+            while let frame = try reader.nextFrame() { frames.append(frame) }
+        } catch {
+            return (frames, error)
+        }
+    }
+    return (frames, nil)
+}

@@ -1,0 +1,74 @@
+/// One WebSocket frame (RFC 6455 §5.2), its payload unmasked: what ``WebSocketFrameReader``
+/// reads from a server and what a client writes, masked, with ``encoded(maskingKey:)``.
+struct WebSocketFrame: Equatable, Sendable {
+    /// What a frame carries (RFC 6455 §5.2, §11.8); the other values are reserved.
+    enum Opcode: UInt8, Sendable {
+        case continuation = 0x0
+        case text = 0x1
+        case binary = 0x2
+        case close = 0x8
+        case ping = 0x9
+        case pong = 0xA
+
+        /// Close, ping and pong: each whole in one frame of at most 125 bytes, and allowed
+        /// between the fragments of a message (RFC 6455 §5.5).
+        var isControl: Bool { rawValue & 0x8 != 0 }
+    }
+
+    /// The largest payload a control frame may carry.
+    static let largestControlPayload = 125
+
+    /// The last frame of its message (FIN).
+    var isFinal: Bool
+    /// RSV1: the message this frame starts is compressed (permessage-deflate, RFC 7692).
+    var isCompressed: Bool
+    var opcode: Opcode
+    var payload: [UInt8]
+
+    init(opcode: Opcode, payload: [UInt8], isFinal: Bool = true, isCompressed: Bool = false) {
+        self.opcode = opcode
+        self.payload = payload
+        self.isFinal = isFinal
+        self.isCompressed = isCompressed
+    }
+
+    /// The frame as a client puts it on the wire: masked with `maskingKey` (RFC 6455 §5.3: every
+    /// client frame is masked, with a key the server cannot predict), its length in the fewest
+    /// bytes that hold it.
+    func encoded(maskingKey: UInt32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(payload.count + 14)
+        bytes.append((isFinal ? 0x80 : 0) | (isCompressed ? 0x40 : 0) | opcode.rawValue)
+        switch payload.count {
+        case ..<126:
+            bytes.append(0x80 | UInt8(payload.count))
+        case ..<65536:
+            bytes.append(0x80 | 126)
+            bytes.append(UInt8(payload.count >> 8))
+            bytes.append(UInt8(truncatingIfNeeded: payload.count))
+        default:
+            bytes.append(0x80 | 127)
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: UInt64(payload.count) >> UInt64(shift)))
+            }
+        }
+        let key = (0..<4).map { UInt8(truncatingIfNeeded: maskingKey >> (24 - 8 * $0)) }
+        bytes += key
+        for (index, byte) in payload.enumerated() { bytes.append(byte ^ key[index & 3]) }
+        return bytes
+    }
+}
+
+/// Why a server's frames break RFC 6455, and the status code the client closes the connection
+/// with (§7.4.1): 1002 for a protocol error, 1007 for text that is not UTF-8, 1009 for a message
+/// over the size the client accepts.
+struct WebSocketProtocolViolation: Error, Equatable, Sendable {
+    /// The close status code that says what went wrong.
+    let closeCode: UInt16
+    /// What went wrong, in words, for the typed error and the close frame's reason.
+    let reason: String
+
+    static func protocolError(_ reason: String) -> Self { Self(closeCode: 1002, reason: reason) }
+    static func invalidData(_ reason: String) -> Self { Self(closeCode: 1007, reason: reason) }
+    static func tooBig(_ reason: String) -> Self { Self(closeCode: 1009, reason: reason) }
+}

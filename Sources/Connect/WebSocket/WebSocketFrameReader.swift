@@ -1,0 +1,152 @@
+/// Reads a server's WebSocket frames from bytes as they arrive, whatever the pieces they come in,
+/// refusing what RFC 6455 forbids with the close code it calls for (see
+/// ``WebSocketProtocolViolation``):
+///
+/// - a masked frame (§5.1: a server never masks), reserved bits not negotiated (§5.2: RSV1 only
+///   with permessage-deflate), a reserved opcode;
+/// - a control frame that is fragmented or longer than 125 bytes (§5.5);
+/// - a length not in its fewest bytes, or a 64-bit length with its top bit set (§5.2);
+/// - a payload over ``maximumPayload`` (1009).
+///
+/// A decision value: no socket, tested with tables and fuzzed (`Fuzz/Sources/FuzzWebSocketFrames`).
+struct WebSocketFrameReader {
+    /// The largest payload one frame may carry.
+    let maximumPayload: Int
+    /// Whether RSV1 may be set on a message's first frame (permessage-deflate was negotiated).
+    let allowsCompression: Bool
+
+    /// Bytes received and not yet read as frames, from `start` on.
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    init(maximumPayload: Int, allowsCompression: Bool = false) {
+        self.maximumPayload = maximumPayload
+        self.allowsCompression = allowsCompression
+    }
+
+    /// Bytes not yet read as a whole frame.
+    var pendingByteCount: Int { buffer.count - start }
+
+    /// Takes `bytes` as they came from the connection.
+    mutating func receive(_ bytes: UnsafeRawBufferPointer) {
+        if start > 0, start >= buffer.count / 2 {
+            // What was read is dropped once it is half the buffer: each byte moves at most once
+            // more than it is read.
+            buffer.removeSubrange(0..<start)
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The next whole frame, or `nil` until more bytes arrive. After a violation the reader is
+    /// of no further use: the connection is closed.
+    mutating func nextFrame() throws(WebSocketProtocolViolation) -> WebSocketFrame? {
+        let available = buffer.count - start
+        guard available >= 2 else { return nil }
+        let first = buffer[start]
+        let second = buffer[start + 1]
+        let isFinal = first & 0x80 != 0
+        let isCompressed = first & 0x40 != 0
+        if first & 0x30 != 0 || (isCompressed && !allowsCompression) {
+            throw .protocolError("a frame has reserved bits set (0x\(String(first >> 4 & 0x7, radix: 16)))")
+        }
+        guard let opcode = WebSocketFrame.Opcode(rawValue: first & 0x0F) else {
+            throw .protocolError("a frame has the reserved opcode 0x\(String(first & 0x0F, radix: 16))")
+        }
+        if second & 0x80 != 0 { throw .protocolError("a server's frame is masked") }
+        if isCompressed, opcode == .continuation || opcode.isControl {
+            throw .protocolError("RSV1 is set on a \(opcode) frame; only a message's first frame may carry it")
+        }
+
+        var headerLength = 2
+        var length = UInt64(second & 0x7F)
+        if length == 126 {
+            guard available >= 4 else { return nil }
+            length = UInt64(buffer[start + 2]) << 8 | UInt64(buffer[start + 3])
+            headerLength = 4
+            if length < 126 { throw .protocolError("a length of \(length) is written in 16 bits") }
+        } else if length == 127 {
+            guard available >= 10 else { return nil }
+            length = 0
+            for index in 2..<10 { length = length << 8 | UInt64(buffer[start + index]) }
+            headerLength = 10
+            if length >> 63 != 0 { throw .protocolError("a 64-bit length has its most significant bit set") }
+            if length < 65536 { throw .protocolError("a length of \(length) is written in 64 bits") }
+        }
+        if opcode.isControl {
+            if !isFinal { throw .protocolError("a \(opcode) frame is fragmented") }
+            if length > UInt64(WebSocketFrame.largestControlPayload) {
+                throw .protocolError("a \(opcode) frame carries \(length) bytes; a control frame carries at most 125")
+            }
+        }
+        if length > UInt64(maximumPayload) {
+            throw .tooBig("a frame carries \(length) bytes, more than the \(maximumPayload) accepted")
+        }
+        let total = headerLength + Int(length)
+        guard available >= total else { return nil }
+        let payload = Array(buffer[(start + headerLength)..<(start + total)])
+        start += total
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        }
+        return WebSocketFrame(opcode: opcode, payload: payload, isFinal: isFinal, isCompressed: isCompressed)
+    }
+}
+
+/// What a close frame's payload says (RFC 6455 §5.5.1, §7.4): a status code and a reason, both
+/// optional; a code no endpoint may send, a one-byte payload or a reason that is not UTF-8 is a
+/// violation.
+struct WebSocketClosePayload: Equatable, Sendable {
+    /// The status code; `nil` when the payload is empty (1005, "no status", to the application).
+    var code: UInt16?
+    var reason: String
+
+    init(code: UInt16?, reason: String = "") {
+        self.code = code
+        self.reason = reason
+    }
+
+    /// Reads a close frame's payload.
+    init(reading payload: [UInt8]) throws(WebSocketProtocolViolation) {
+        if payload.isEmpty {
+            self.init(code: nil)
+            return
+        }
+        if payload.count == 1 { throw .protocolError("a close frame carries one byte; a status code takes two") }
+        let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
+        guard Self.mayBeSent(code) else {
+            throw .protocolError("a close frame carries the status code \(code), which no endpoint may send")
+        }
+        var validator = UTF8Validator()
+        guard validator.accepts(payload[2...]), validator.isComplete else {
+            throw .invalidData("a close frame's reason is not UTF-8")
+        }
+        self.init(code: code, reason: String(decoding: payload[2...], as: UTF8.self))
+    }
+
+    /// Whether `code` may travel in a close frame (§7.4.1, §7.4.2, the IANA registry): the
+    /// defined 1000–1003 and 1007–1014, and 3000–4999 for libraries and applications. 1004 is
+    /// reserved, 1005, 1006 and 1015 are for reporting only, and the rest below 3000 unassigned.
+    static func mayBeSent(_ code: UInt16) -> Bool {
+        switch code {
+        case 1000...1003, 1007...1014, 3000...4999: return true
+        default: return false
+        }
+    }
+
+    /// The payload as a client sends it: the code, then the reason in UTF-8, cut at a character
+    /// boundary so that the whole fits the 125 bytes of a control frame.
+    var encoded: [UInt8] {
+        guard let code else { return [] }
+        var bytes = [UInt8(code >> 8), UInt8(truncatingIfNeeded: code)]
+        var room = WebSocketFrame.largestControlPayload - 2
+        for character in reason {
+            let utf8 = Array(String(character).utf8)
+            guard utf8.count <= room else { break }
+            bytes += utf8
+            room -= utf8.count
+        }
+        return bytes
+    }
+}
