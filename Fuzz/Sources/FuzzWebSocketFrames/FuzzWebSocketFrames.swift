@@ -62,6 +62,23 @@ public func fuzzWebSocketFrames(_ start: UnsafeRawPointer, _ count: Int) -> CInt
     if data.count <= 125, let close = try? WebSocketClosePayload(reading: data) {
         require(close.encoded == data, "a close payload writes back differently")
     }
+
+    // As a handshake answer's Sec-WebSocket-Protocol and Sec-WebSocket-Extensions: what is
+    // accepted was offered, and its window sizes are in range.
+    let text = String(decoding: data, as: UTF8.self)
+    let handshake = WebSocketHandshake(key: "k", subprotocols: ["chat"], offersCompression: true)
+    let headers = [
+        HTTPHeader(name: "Upgrade", value: "websocket"), HTTPHeader(name: "Connection", value: "upgrade"),
+        HTTPHeader(name: "Sec-WebSocket-Accept", value: WebSocketHandshake.acceptValue(for: "k")),
+        HTTPHeader(name: choice & 1 == 0 ? "Sec-WebSocket-Extensions" : "Sec-WebSocket-Protocol", value: text)
+    ]
+    if let outcome = try? handshake.outcome(status: 101, headers: headers) {
+        require(outcome.subprotocol == nil || outcome.subprotocol == "chat", "a subprotocol not offered was accepted")
+        if let compression = outcome.compression {
+            require((8...15).contains(compression.serverMaxWindowBits), "a server window out of range")
+            require((8...15).contains(compression.clientMaxWindowBits), "a client window out of range")
+        }
+    }
     return 0
 }
 
