@@ -69,6 +69,11 @@ static inline CURLcode ccurl_easy_getinfo_string(CURL *handle, CURLINFO info, ch
     return curl_easy_getinfo(handle, info, value);
 }
 
+// CURLINFO_ACTIVESOCKET writes a curl_socket_t (an int here), not a long or a pointer.
+static inline CURLcode ccurl_easy_getinfo_socket(CURL *handle, CURLINFO info, curl_socket_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
 static inline CURLSHcode ccurl_share_setopt_long(CURLSH *handle, CURLSHoption option, long value) {
     return curl_share_setopt(handle, option, value);
 }

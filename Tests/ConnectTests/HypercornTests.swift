@@ -7,26 +7,17 @@ import Testing
 /// hypercorn (PyPI), an HTTP/2 server nobody here wrote, serving `Tests/PythonPeers/echo_app.py`
 /// (or another app: httpbin) over TLS (HTTP/2 by ALPN) or cleartext (h2c), from the venv
 /// `make test` installs.
-final class HypercornServer: @unchecked Sendable {
-    // @unchecked: set in init, then only read; `process` is terminated once in `shutdown`.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let executable = root.appendingPathComponent(".build-python/venv/bin/hypercorn")
-    static var isInstalled: Bool { FileManager.default.isExecutableFile(atPath: executable.path) }
+final class HypercornServer: Sendable {
+    static var isInstalled: Bool { PythonPeer.isInstalled("hypercorn") }
 
     let port: Int
     let tls: Bool
-    private let process: Process
+    private let peer: PythonPeer
 
     /// `keepAlive`: seconds an idle connection stays open before hypercorn closes it (over TLS
     /// with close_notify, without a GOAWAY).
     init(tls: Bool, keepAlive: Int = 5, app: String = "echo_app:app") throws {
-        var lastError: (any Error)?
-        for _ in 0..<3 {
-            let port = try unusedPort()
-            let process = Process()
-            process.executableURL = Self.executable
-            process.currentDirectoryURL = Self.root.appendingPathComponent("Tests/PythonPeers")
+        peer = try PythonPeer(program: "hypercorn") { port in
             var arguments = [
                 "--bind", "127.0.0.1:\(port)", "--keep-alive", "\(keepAlive)", "--workers", "1", "--log-level",
                 "warning"
@@ -36,82 +27,16 @@ final class HypercornServer: @unchecked Sendable {
                     "--certfile", NginxServer.file("server.pem").path, "--keyfile", NginxServer.file("server.key").path
                 ]
             }
-            process.arguments = arguments + [app]
-            try process.detachOutput(to: Self.log(port))
-            do {
-                try process.run()
-            } catch {
-                lastError = error
-                continue
-            }
-            if Self.waitUntilListening(port, process) {
-                self.port = port
-                self.tls = tls
-                self.process = process
-                return
-            }
-            process.stop()
-            try? FileManager.default.removeItem(at: Self.log(port))
-            lastError = POSIXError(.EADDRINUSE)
+            return arguments + [app]
         }
-        throw lastError ?? POSIXError(.EADDRINUSE)
+        port = peer.port
+        self.tls = tls
     }
 
     var url: URL { URL(string: "\(tls ? "https" : "http")://127.0.0.1:\(port)")! }
 
-    /// Where hypercorn's output goes: its warnings, for a test that fails.
-    private static func log(_ port: Int) -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("connect-hypercorn-\(port).log")
-    }
-
     func shutdown() {
-        process.stop()
-        try? FileManager.default.removeItem(at: Self.log(port))
-    }
-
-    private static func waitUntilListening(_ port: Int, _ process: Process) -> Bool {
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, process.isRunning {
-            let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            defer { close(socket) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = in_port_t(UInt16(port).bigEndian)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            // Another test's server may have taken the port between `unusedPort()` and
-            // hypercorn's bind: then hypercorn exits, and this tries another port.
-            if connected, ownsListeningSocket(process.processIdentifier, port: port) { return true }
-            usleep(50_000)
-        }
-        return false
-    }
-
-    /// Whether the socket listening on `port` is one of `pid`'s, read from /proc (Linux; elsewhere
-    /// `true`): a connection to the port proves only that something listens there.
-    private static func ownsListeningSocket(_ pid: Int32, port: Int) -> Bool {
-        // Read to its end: `String(contentsOfFile:)` takes only the first page of a /proc file.
-        guard let file = FileHandle(forReadingAtPath: "/proc/net/tcp") else { return true }
-        defer { try? file.close() }
-        let table = String(decoding: (try? file.readToEnd()) ?? Data(), as: UTF8.self)
-        let portSuffix = ":" + String(format: "%04X", port)
-        // Each row: "sl local_address rem_address st … uid timeout inode …"; 0A is LISTEN.
-        let inodes = Set(
-            table.split(separator: "\n").dropFirst().compactMap { row -> String? in
-                let fields = row.split(separator: " ")
-                guard fields.count > 9, fields[1].hasSuffix(portSuffix), fields[3] == "0A" else { return nil }
-                return "socket:[\(fields[9])]"
-            })
-        let directory = "/proc/\(pid)/fd"
-        guard let descriptors = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return false }
-        return descriptors.contains { descriptor in
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(directory)/\(descriptor)"))
-                .map(inodes.contains) ?? false
-        }
+        peer.shutdown()
     }
 }
 

@@ -173,11 +173,11 @@ struct RequestTests {
         }
         #expect(
             cache.entry(for: "ftp://127.0.0.1/file")?.problem
-                == #"the URL "ftp://127.0.0.1/file" is not http, https, http+unix or https+unix"#
+                == #"the URL "ftp://127.0.0.1/file" is not http, https, http+unix, https+unix, ws or wss"#
         )
         #expect(
             cache.entry(for: "ftp://127.0.0.1/file")?.problem
-                == #"the URL "ftp://127.0.0.1/file" is not http, https, http+unix or https+unix"#
+                == #"the URL "ftp://127.0.0.1/file" is not http, https, http+unix, https+unix, ws or wss"#
         )
         #expect(cache.entry(for: "http://exa mple.com/") == nil)
     }
@@ -188,7 +188,10 @@ struct RequestTests {
         let badMethod = await connectError(sharedConnect.request(TestConnector(server, "/", method: "GE T")))
         #expect(badMethod == .invalidRequest(#"the method "GE T" is not a valid HTTP token"#))
         let ftp = await connectError(sharedConnect.request(TestConnector(url: URL(string: "ftp://127.0.0.1/file")!)))
-        #expect(ftp == .invalidRequest(#"the URL "ftp://127.0.0.1/file" is not http, https, http+unix or https+unix"#))
+        #expect(
+            ftp
+                == .invalidRequest(
+                    #"the URL "ftp://127.0.0.1/file" is not http, https, http+unix, https+unix, ws or wss"#))
         let noHost = await connectError(sharedConnect.request(TestConnector(url: URL(string: "http://:80/")!)))
         #expect(noHost == .invalidRequest(#"the URL "http://:80/" has no host"#))
         // Foundation accepts the port; libcurl refuses the URL, which is still an invalid request.

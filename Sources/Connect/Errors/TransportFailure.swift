@@ -61,6 +61,10 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
         /// resending it on a new connection) but its body is a one-time stream that was
         /// already read; see ``RequestBody/stream(_:count:contentType:)``.
         public static let bodyNotReplayable = Kind("bodyNotReplayable")
+        /// The server answered a WebSocket opening handshake with 101 but did not complete it:
+        /// no `Upgrade: websocket`, the wrong `Sec-WebSocket-Accept`, a subprotocol or an
+        /// extension that was not offered (RFC 6455 section 4.1).
+        public static let webSocketHandshake = Kind("webSocketHandshake")
         /// A ``MockTransport`` has no response registered for the request.
         public static let noMockResponse = Kind("noMockResponse")
         /// Anything else; ``TransportFailure/curlCode`` and the message tell more.

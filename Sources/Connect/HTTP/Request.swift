@@ -163,6 +163,11 @@ public struct Request: Sendable, CustomStringConvertible {
             || HTTPHeader.equalIgnoringASCIICase(scheme, "https") || HTTPHeader.equalIgnoringASCIICase(scheme, "http")
     }
 
+    /// "ws" or "wss", in any case: a WebSocket's URL (see ``Connect/webSocket(_:options:debugResponse:)``).
+    static func isWebSocketScheme(_ scheme: String) -> Bool {
+        HTTPHeader.equalIgnoringASCIICase(scheme, "ws") || HTTPHeader.equalIgnoringASCIICase(scheme, "wss")
+    }
+
     /// "http+unix" or "https+unix", in any case: a Unix domain socket's path as the host (see
     /// ``UnixSocketURL``).
     static func isUnixSocketScheme(_ scheme: String) -> Bool {
@@ -188,13 +193,14 @@ public struct Request: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Why `url` cannot be requested (not http, https or a Unix socket URL, or no host), or `nil` if it can.
+    /// Why `url` cannot be requested (not http, https, a Unix socket URL or a WebSocket URL, or no
+    /// host), or `nil` if it can.
     static func problem(with url: URL) -> String? {
-        guard let scheme = url.scheme, isHTTPScheme(scheme) else {
+        guard let scheme = url.scheme, isHTTPScheme(scheme) || isWebSocketScheme(scheme) else {
             if let scheme = url.scheme, isUnixSocketScheme(scheme) {
                 return UnixSocketURL.problem(with: url.absoluteString)
             }
-            return "the URL \(url.absoluteString.debugDescription) is not http, https, http+unix or https+unix"
+            return "the URL \(url.absoluteString.debugDescription) is not http, https, http+unix, https+unix, ws or wss"
         }
         // Percent-encoded: decoding would allocate a copy just to see that it is not empty.
         guard let host = url.host(percentEncoded: true), !host.isEmpty else {

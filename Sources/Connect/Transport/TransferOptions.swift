@@ -18,16 +18,27 @@ final class TransferOptions: Sendable {
     /// Bytes a second this transfer sends at most, in place of the configuration's
     /// (`upload(…, maximumRate:)`).
     let maximumSendRate: Int?
+    /// The WebSocket this transfer opens: the transfer connects, then writes the opening
+    /// handshake itself and keeps the connection (see ``WebSocketOpening``).
+    let webSocket: WebSocketOpening?
 
     private init(
         destination: ResponseDestination, progress: ProgressHandler?, streamBuffer: StreamBuffer?,
-        maximumReceiveRate: Int?, maximumSendRate: Int?
+        maximumReceiveRate: Int?, maximumSendRate: Int?, webSocket: WebSocketOpening? = nil
     ) {
         self.destination = destination
         self.progress = progress
         self.streamBuffer = streamBuffer
         self.maximumReceiveRate = maximumReceiveRate
         self.maximumSendRate = maximumSendRate
+        self.webSocket = webSocket
+    }
+
+    /// The options of a WebSocket's opening handshake.
+    static func opening(_ webSocket: WebSocketOpening) -> TransferOptions {
+        TransferOptions(
+            destination: .memory, progress: nil, streamBuffer: nil, maximumReceiveRate: nil, maximumSendRate: nil,
+            webSocket: webSocket)
     }
 
     /// The options, or `nil` when every one is the default (the body into memory, no progress,

@@ -22,6 +22,9 @@ extension TransferLoop {
     /// Delivers `transfer`, which libcurl ended with `code` on `handle`, or starts it over.
     func collect(_ transfer: consuming CurlTransfer, endedWith code: CURLcode, on handle: CurlEasyHandle) {
         if _slowPath(code != CURLE_OK), restartsAfterFailure(code, handle, transfer) { return }
+        if _slowPath(code == CURLE_OK), let opening = transfer.options?.webSocket {
+            return openWebSocket(transfer, opening, on: handle)
+        }
         let outcome = transfer.outcome(code: code, handle: handle)
         remove(
             handle,

@@ -44,6 +44,8 @@ final class TransferLoop: @unchecked Sendable {
         case resume(CurlTransfer)
         case cancelAll
         case stop
+        /// What the application asks of an open WebSocket (see ``CurlWebSocket``).
+        case webSocket(CurlWebSocket, CurlWebSocket.Command)
     }
 
     let multi: UnsafeMutableRawPointer
@@ -79,6 +81,12 @@ final class TransferLoop: @unchecked Sendable {
     /// connection to their origin that they will share (see ``SharedConnectionOpenings``).
     @exclusivity(unchecked) var waiting: [WaitingTransfer] = []
 
+    /// The WebSocket connections, from their handshake on (see TransferLoop+WebSockets.swift).
+    @exclusivity(unchecked) var webSockets: [CurlWebSocket] = []
+    /// Their sockets as `curl_multi_poll` waits on them, beside libcurl's.
+    @exclusivity(unchecked) var webSocketPolls: [curl_waitfd] = []
+    /// The buffer every WebSocket reads into, made with the first.
+    @exclusivity(unchecked) var webSocketReadBuffer: UnsafeMutableRawBufferPointer?
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
     @exclusivity(unchecked) var finished: [CompletionHandOff.Finished] = []
     static let maximumIdleHandles = 256
@@ -162,6 +170,7 @@ final class TransferLoop: @unchecked Sendable {
     private func run() {
         while baton.lead() {
             guard leadUntilHandedOver() else {
+                closeWebSockets()
                 idleHandles.removeAll()
                 curl_multi_cleanup(multi)
                 if let share { curl_share_cleanup(share) }
@@ -208,7 +217,11 @@ final class TransferLoop: @unchecked Sendable {
             }
             takeCommands(into: &commands, sleepingIfEmpty: true)
             if commands.isEmpty {
-                curl_multi_poll(multi, nil, 0, 60_000, nil)
+                if _slowPath(!webSockets.isEmpty) {
+                    pollWithWebSockets()
+                } else {
+                    curl_multi_poll(multi, nil, 0, 60_000, nil)
+                }
                 takeCommands(into: &commands)
             }
         }
@@ -224,6 +237,7 @@ final class TransferLoop: @unchecked Sendable {
         case .resume(let transfer): resume(transfer)
         case .cancelAll: cancelAll()
         case .stop: return true
+        case .webSocket(let socket, let command): carryOut(command, for: socket)
         }
         return false
     }
@@ -280,7 +294,10 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func cancel(_ transfer: CurlTransfer) {
-        guard let handle = activeHandle(running: transfer) else { return }
+        guard let handle = activeHandle(running: transfer) else {
+            if _slowPath(!webSockets.isEmpty) { cancelWebSocketOpening(transfer) }
+            return
+        }
         remove(handle)
         transfer.finishSink(succeeded: false)
         transfer.stopBody()
@@ -295,6 +312,9 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func cancelAll() {
+        for socket in webSockets where socket.openingTransfer != nil {
+            if let transfer = socket.openingTransfer { cancelWebSocketOpening(transfer) }
+        }
         while let handle = active.last, let transfer = handle.transfer {
             remove(handle)
             transfer.finishSink(succeeded: false)

@@ -48,6 +48,13 @@ extension CurlTransfer {
         if let path = settings.netrc?.path, _slowPath(!FileManager.default.fileExists(atPath: path)) {
             throw .invalidRequest("configuration.netrc \(path): no file there")
         }
+        if _slowPath(options?.webSocket != nil) {
+            configureWebSocketOpening(handle)
+            return
+        }
+        if _slowPath(Self.isWebSocketURL(url)) {
+            throw .invalidRequest("\(url) is a WebSocket URL: open it with connect.webSocket(_:)")
+        }
         if _slowPath(handle.carriesMethodOptions) {
             handle.undoMethodOptions()
         }

@@ -1,0 +1,46 @@
+import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A transfer that opens a WebSocket (its options carry a ``WebSocketOpening``): libcurl only
+/// connects, through the proxy and TLS as for any request, and ``CurlWebSocket`` writes the
+/// handshake on that connection. The libcurl Linux ships has no WebSocket support of its own
+/// (`curl_ws_*` return `CURLE_NOT_BUILT_IN` in Debian 12's 7.88), and a libcurl that sends an
+/// upgrade request itself reads the answer's head and acts on it before Connect can judge it.
+extension CurlTransfer {
+    /// The options of an opening, in place of the method, body and headers: connect only, over
+    /// HTTP/1.1 (ALPN offers `http/1.1` alone: the handshake is an HTTP/1.1 request), and through
+    /// a proxy by `CONNECT`, since no proxy forwards frames of a plain request.
+    func configureWebSocketOpening(_ handle: CurlEasyHandle) {
+        handle.set(CURLOPT_CONNECT_ONLY, 1)
+        handle.setHTTPVersion(CURL_HTTP_VERSION_1_1, waitingForMultiplexing: false)
+        handle.set(CURLOPT_HTTPPROXYTUNNEL, 1)
+    }
+
+    /// The request's headers as the handshake sends them, with Basic credentials as an
+    /// `Authorization` header (the other schemes answer a challenge through libcurl, which does
+    /// not send this request).
+    func webSocketHandshakeHeaders() throws(ConnectError) -> [HTTPHeader] {
+        var headers = request.headers
+        if let credentials = request.credentials {
+            guard credentials.schemes.contains(.basic) else {
+                throw .invalidRequest(
+                    "a WebSocket handshake sends Basic credentials only (\(credentials.schemes) answer challenges)")
+            }
+            let token = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
+            headers.removeAll { $0.hasName("Authorization") }
+            headers.append(HTTPHeader(name: "Authorization", value: "Basic \(token)"))
+        }
+        return headers
+    }
+
+    /// Whether `url` is a `ws://` or `wss://` URL, which only ``Connect/webSocket(_:options:debugResponse:)``
+    /// opens.
+    static func isWebSocketURL(_ url: String) -> Bool {
+        guard url.utf8.first.map({ $0 | 0x20 == UInt8(ascii: "w") }) == true else { return false }
+        return url.lowercased().hasPrefix("ws://") || url.lowercased().hasPrefix("wss://")
+    }
+}

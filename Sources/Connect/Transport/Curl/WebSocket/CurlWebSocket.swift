@@ -1,0 +1,348 @@
+import CCurl
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One WebSocket connection on the transfer thread: the socket libcurl connected (through the
+/// proxy, with TLS) for a transfer with `CURLOPT_CONNECT_ONLY`, which this class writes to and
+/// reads from with `curl_easy_send` and `curl_easy_recv`, first for the opening handshake
+/// (`CurlWebSocket+Handshake`), then for frames.
+///
+/// It runs the actions ``WebSocketConnectionState`` returns for each event, reads frames with
+/// ``WebSocketFrameReader`` and ``WebSocketMessageAssembler``, and hands messages to the
+/// ``WebSocketInbox`` the application reads. The ``TransferLoop`` polls its socket beside
+/// libcurl's and calls ``service(readable:writable:now:buffer:)`` when it is ready or a deadline
+/// passes; no thread of its own.
+///
+/// The easy handle stays in the multi handle while the connection lives: libcurl closes a
+/// connect-only connection when its handle leaves (7.88 `curl_multi_remove_handle`). From the
+/// first send it is attached to the handle again, in use, so libcurl's pruning of idle
+/// connections never takes it.
+///
+/// `@unchecked Sendable`: touched by the transfer thread alone; the application reaches it only
+/// through commands queued to the loop and through the inbox, which has its own lock.
+final class CurlWebSocket: @unchecked Sendable {
+    /// What the application asks for, queued to the loop.
+    enum Command {
+        case send(WebSocketMessage, CheckedContinuation<Void, any Error>)
+        case ping(CheckedContinuation<Void, any Error>)
+        case close(code: UInt16, reason: String, CheckedContinuation<Void, any Error>)
+        /// The reader took enough of what was held: read the socket again.
+        case resumeReading
+        /// The application let go of the socket, or its reading task was cancelled: close with
+        /// 1001 (going away).
+        case release
+    }
+
+    /// Bytes of frames to write, and the send that returns once they are handed to the socket.
+    struct Outgoing {
+        var bytes: [UInt8]
+        var completion: CheckedContinuation<Void, any Error>?
+    }
+
+    let handle: CurlEasyHandle
+    /// Keeps the loop (and its thread) alive while the connection lives.
+    let transport: CurlTransport
+    let socket: Int32
+    let options: WebSocketOptions
+    let inbox: WebSocketInbox
+    let opening: WebSocketOpening
+
+    // The handshake (see CurlWebSocket+Handshake).
+    /// The transfer whose response the handshake's answer is, until it is delivered.
+    var openingTransfer: CurlTransfer?
+    /// The transfer and what it ends with, once the handshake is over, for the loop to deliver.
+    var openingOutcome: (CurlTransfer, Result<ResponseBuffers, any Error>)?
+    var handshake: WebSocketHandshake
+    /// The start of a head line that has not ended yet.
+    var partialLine: [UInt8] = []
+    /// The answer was not 101: its body is read, then the connection closed.
+    var readsRefusalBody = false
+    var refusalBodyLeft: Int?
+
+    // The open connection.
+    var reader: WebSocketFrameReader
+    var assembler: WebSocketMessageAssembler
+    var state = WebSocketConnectionState()
+    var output: [Outgoing] = []
+    /// Bytes of `output[0]` already handed to the socket.
+    var outputOffset = 0
+    var pongWaiters: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>)] = []
+    var closeWaiters: [CheckedContinuation<Void, any Error>] = []
+    /// When the handshake or the closing handshake gives up.
+    var deadline: MonotonicInstant?
+    var nextKeepAlivePing: MonotonicInstant?
+    var keepAlivePingUnanswered = false
+    var pingSerial: UInt64 = 0
+    var readingPaused = false
+    /// A read stopped at its budget with bytes possibly left (in the socket or in TLS's buffer,
+    /// which a poll does not see): read again without waiting.
+    var mayHaveInput = false
+    var closesWhenFlushed = false
+    /// Why the connection ended without a close frame, for ``WebSocketError/dropped(_:)``.
+    var dropReason = "the server closed the connection"
+    private(set) var isEnded = false
+    var random = SystemRandomNumberGenerator()
+
+    init(
+        transfer: CurlTransfer, handle: CurlEasyHandle, socket: Int32, opening: WebSocketOpening,
+        handshake: WebSocketHandshake
+    ) {
+        self.handle = handle
+        transport = transfer.transport
+        self.socket = socket
+        self.opening = opening
+        options = opening.options
+        inbox = WebSocketInbox(limit: opening.options.receiveBufferSize)
+        openingTransfer = transfer
+        self.handshake = handshake
+        reader = WebSocketFrameReader(maximumPayload: opening.options.maximumMessageSize)
+        assembler = WebSocketMessageAssembler(maximumMessageSize: opening.options.maximumMessageSize)
+    }
+
+    /// The poll events the socket waits for: input unless reading is paused, output while
+    /// frames wait to go out.
+    var wantedEvents: Int16 {
+        guard !isEnded else { return 0 }
+        return (readingPaused ? 0 : Int16(CURL_WAIT_POLLIN)) | (output.isEmpty ? 0 : Int16(CURL_WAIT_POLLOUT))
+    }
+
+    /// The next time something is due without the socket: a timeout, a keep-alive ping.
+    var nextDeadline: MonotonicInstant? {
+        switch (deadline, nextKeepAlivePing) {
+        case (let deadline?, let ping?): deadline < ping ? deadline : ping
+        case (let deadline, let ping): deadline ?? ping
+        }
+    }
+
+    /// One round: reads what arrived, runs what is due, writes what waits. `buffer` is the
+    /// loop's, reused for every read.
+    func service(readable: Bool, writable: Bool, now: MonotonicInstant, buffer: UnsafeMutableRawBufferPointer) {
+        if readable || mayHaveInput { receive(into: buffer) }
+        if !isEnded, let deadline, !(now < deadline) { deadlinePassed() }
+        if !isEnded, let ping = nextKeepAlivePing, !(now < ping) { keepAlivePingDue(now: now) }
+        if !isEnded { flush() }
+    }
+
+    // MARK: Reading
+
+    /// Reads until the socket has nothing more, reading pauses, or 1 MiB went by (the other
+    /// transfers get their turn; `mayHaveInput` brings this one back at once).
+    func receive(into buffer: UnsafeMutableRawBufferPointer) {
+        mayHaveInput = false
+        var reads = 16
+        while !isEnded, !readingPaused {
+            guard reads > 0 else {
+                mayHaveInput = true
+                return
+            }
+            reads -= 1
+            var count = 0
+            let code = curl_easy_recv(handle.raw, buffer.baseAddress, buffer.count, &count)
+            if code == CURLE_AGAIN { return }
+            guard code == CURLE_OK else {
+                socketEnded(reason: "receiving failed: \(handle.errorMessage(for: code))", code: CURLE_RECV_ERROR)
+                return
+            }
+            guard count > 0 else {
+                socketEnded(reason: "the server closed the connection", code: CURLE_OK)
+                return
+            }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+            if openingTransfer != nil {
+                takeHandshakeBytes(bytes)
+            } else {
+                takeFrames(bytes)
+            }
+        }
+    }
+
+    /// Bytes of frames from the server, once the connection is open.
+    func takeFrames(_ bytes: UnsafeRawBufferPointer) {
+        reader.receive(bytes)
+        do throws(WebSocketProtocolViolation) {
+            while !isEnded, !closesWhenFlushed, let frame = try reader.nextFrame() {
+                guard let event = try assembler.take(frame) else { continue }
+                run(state.received(event))
+            }
+        } catch {
+            run(state.failed(error))
+        }
+    }
+
+    /// The socket ended (or broke) while reading or writing.
+    func socketEnded(reason: String, code: CURLcode) {
+        if openingTransfer != nil {
+            endOpening(socketEndedWith: code, reason: reason)
+            return
+        }
+        dropReason = reason
+        _ = state.socketEnded()
+        end()
+    }
+
+    // MARK: What the state decides
+
+    func run(_ actions: [WebSocketConnectionState.Action]) {
+        for action in actions {
+            switch action {
+            case .send(let frame):
+                output.append(Outgoing(bytes: frame.encoded(maskingKey: random.next()), completion: nil))
+            case .deliver(let message):
+                if inbox.deliver(message) { readingPaused = true }
+            case .pongArrived(let payload):
+                pongArrived(payload)
+            case .closeSocket:
+                closesWhenFlushed = true
+            }
+        }
+    }
+
+    func pongArrived(_ payload: [UInt8]) {
+        keepAlivePingUnanswered = false
+        // A pong answers its ping and, the server having seen them, every ping sent before it.
+        guard let answered = pongWaiters.firstIndex(where: { $0.payload == payload }) else { return }
+        let waiters = pongWaiters[...answered]
+        pongWaiters.removeSubrange(...answered)
+        for waiter in waiters { waiter.continuation.resume() }
+    }
+
+    // MARK: Commands
+
+    func carryOut(_ command: Command, now: MonotonicInstant) {
+        switch command {
+        case .send(let message, let continuation):
+            guard !isEnded, openingTransfer == nil else { return continuation.resume(throwing: WebSocketError.closed) }
+            do throws(WebSocketConnectionState.Refusal) {
+                let frames = try state.send(message, fragmentSize: options.maximumFrameSize)
+                run(frames)
+                // The send returns once its last frame is handed to the socket.
+                if !frames.isEmpty { output[output.count - 1].completion = continuation }
+            } catch {
+                continuation.resume(throwing: WebSocketError.closed)
+            }
+        case .ping(let continuation):
+            guard !isEnded else { return continuation.resume(throwing: WebSocketError.closed) }
+            pingSerial += 1
+            let payload = withUnsafeBytes(of: pingSerial.bigEndian) { Array($0) }
+            do throws(WebSocketConnectionState.Refusal) {
+                run(try state.ping(payload))
+                pongWaiters.append((payload, continuation))
+            } catch {
+                continuation.resume(throwing: WebSocketError.closed)
+            }
+        case .close(let code, let reason, let continuation):
+            guard !isEnded else { return continuation.resume() }
+            do throws(WebSocketConnectionState.Refusal) {
+                run(try state.close(code: code, reason: reason))
+            } catch {
+                return continuation.resume(throwing: WebSocketError.invalidArgument(error.reason))
+            }
+            closeWaiters.append(continuation)
+            startClosingDeadline(now: now)
+        case .resumeReading:
+            readingPaused = false
+            mayHaveInput = true
+        case .release:
+            guard !isEnded else { return }
+            if openingTransfer != nil {
+                // Not opened yet: nothing to close politely.
+                dropReason = "the application let go of the socket"
+                end()
+                return
+            }
+            if case .open = state.phase {
+                run((try? state.close(code: 1001, reason: "")) ?? [])
+                startClosingDeadline(now: now)
+            }
+        }
+    }
+
+    /// The server has ``WebSocketOptions/closeTimeout`` to answer a close frame.
+    func startClosingDeadline(now: MonotonicInstant) {
+        if case .closing = state.phase { deadline = now + options.closeTimeout }
+    }
+
+    func deadlinePassed() {
+        if openingTransfer != nil {
+            endOpening(failure: ConnectError.timedOut("the WebSocket opening handshake took longer than its timeout"))
+            return
+        }
+        dropReason = "the server did not answer the close frame within \(options.closeTimeout)"
+        _ = state.socketEnded()
+        end()
+    }
+
+    func keepAlivePingDue(now: MonotonicInstant) {
+        guard let interval = options.pingInterval, case .open = state.phase else {
+            nextKeepAlivePing = nil
+            return
+        }
+        if keepAlivePingUnanswered {
+            dropReason = "no pong came within the ping interval (\(interval))"
+            _ = state.socketEnded()
+            end()
+            return
+        }
+        pingSerial += 1
+        run((try? state.ping(withUnsafeBytes(of: pingSerial.bigEndian) { Array($0) })) ?? [])
+        keepAlivePingUnanswered = true
+        nextKeepAlivePing = now + interval
+    }
+
+    // MARK: Writing
+
+    /// Hands waiting frames to the socket until it takes no more; ends the connection once the
+    /// last frame before a close went out.
+    func flush() {
+        while !output.isEmpty {
+            var sent = 0
+            let code = output[0].bytes.withUnsafeBytes { bytes in
+                curl_easy_send(handle.raw, bytes.baseAddress! + outputOffset, bytes.count - outputOffset, &sent)
+            }
+            if code == CURLE_AGAIN { return }
+            guard code == CURLE_OK else {
+                socketEnded(reason: "sending failed: \(handle.errorMessage(for: code))", code: CURLE_SEND_ERROR)
+                return
+            }
+            outputOffset += sent
+            guard outputOffset == output[0].bytes.count else { continue }
+            let done = output.removeFirst()
+            outputOffset = 0
+            done.completion?.resume()
+        }
+        if closesWhenFlushed { end() }
+    }
+
+    // MARK: The end
+
+    /// Ends the connection: the reader, the sends and pings waiting and `close` learn how. The
+    /// loop then takes the handle out of the multi handle, which closes the connection.
+    func end() {
+        guard !isEnded else { return }
+        isEnded = true
+        deadline = nil
+        nextKeepAlivePing = nil
+        let failure: WebSocketError
+        switch state.phase {
+        case .closed(.closed(let code, let reason)):
+            inbox.end(.closed(code: code, reason: reason))
+            failure = .closed
+        case .closed(.failed(let violation)):
+            failure = .protocolViolation(closeCode: violation.closeCode, reason: violation.reason)
+            inbox.end(.failed(failure))
+        default:
+            failure = .dropped(dropReason)
+            inbox.end(.failed(failure))
+        }
+        for waiting in output { waiting.completion?.resume(throwing: failure) }
+        output.removeAll()
+        for waiter in pongWaiters { waiter.continuation.resume(throwing: failure) }
+        pongWaiters.removeAll()
+        // `close` returns once the connection is closed, however the server took it.
+        for waiter in closeWaiters { waiter.resume() }
+        closeWaiters.removeAll()
+    }
+}

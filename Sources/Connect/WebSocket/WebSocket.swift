@@ -1,0 +1,142 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// An open WebSocket connection (RFC 6455), from ``Connect/webSocket(_:options:debugResponse:)``.
+///
+/// ```swift
+/// let socket = try await connect.webSocket(ChatConnector.room("swift"))
+/// try await socket.send(.text("hello"))
+/// for try await message in socket.messages {
+///     if case .text(let text) = message { print(text) }
+/// }
+/// ```
+///
+/// Sends from any number of tasks go out one whole frame after another, in the order they were
+/// made; each returns once its bytes are handed to the socket. Messages arrive in order through
+/// ``messages``, for one reader: when it is slower than the server, Connect holds up to
+/// ``WebSocketOptions/receiveBufferSize`` bytes and then stops reading the socket until it
+/// catches up. Pings from the server are answered, and text is checked to be UTF-8 as it
+/// arrives.
+///
+/// The connection closes with ``close(code:reason:)``, when the server closes it, when a
+/// reading task is cancelled, or when the last reference to the `WebSocket` goes (with 1001,
+/// going away). No thread of its own: Connect's transfer thread drives every socket.
+public final class WebSocket: Sendable {
+    /// The server's answer to the opening handshake: 101, its headers and timings.
+    public let response: Response
+    /// The subprotocol the server chose from those the request offered in
+    /// `Sec-WebSocket-Protocol`, if any.
+    public let subprotocol: String?
+    let connection: CurlWebSocket
+
+    init(response: Response, subprotocol: String?, connection: CurlWebSocket) {
+        self.response = response
+        self.subprotocol = subprotocol
+        self.connection = connection
+    }
+
+    deinit {
+        connection.transport.loop.enqueue(.webSocket(connection, .release))
+    }
+
+    /// The messages the server sends, in order. The sequence ends after a closing handshake
+    /// (the server's or this side's) and throws ``WebSocketError`` when the connection ended any
+    /// other way; cancelling the task that reads it closes the connection.
+    public var messages: Messages { Messages(socket: self) }
+
+    /// Sends `message`, cut into frames of at most ``WebSocketOptions/maximumFrameSize`` bytes,
+    /// and returns once the last is handed to the socket. Throws ``WebSocketError/closed`` once
+    /// the connection is closing or closed.
+    public func send(_ message: WebSocketMessage) async throws {
+        try await command { .send(message, $0) }
+    }
+
+    /// Sends a text message.
+    public func send(_ text: String) async throws {
+        try await send(.text(text))
+    }
+
+    /// Sends a binary message.
+    public func send(_ data: Data) async throws {
+        try await send(.binary(data))
+    }
+
+    /// Sends a ping and returns when its pong arrives.
+    public func ping() async throws {
+        try await command { .ping($0) }
+    }
+
+    /// Runs the closing handshake: sends a close frame with `code` and `reason`, and returns once
+    /// the server's close frame came (or ``WebSocketOptions/closeTimeout`` passed) and the
+    /// connection is closed. Calling it again, or after the connection closed, returns at once.
+    ///
+    /// - Parameters:
+    ///   - code: 1000 (normal), 1001 (going away), or one of 1002-1003, 1007-1014, 3000-4999;
+    ///     any other throws ``WebSocketError/invalidArgument(_:)``.
+    ///   - reason: a few words; a close frame carries at most 123 bytes of it.
+    public func close(code: UInt16 = 1000, reason: String = "") async throws {
+        try await command { .close(code: code, reason: reason, $0) }
+    }
+
+    /// The close code the server sent in its close frame, once the connection closed; `nil`
+    /// while it is open, when the server's close frame had none, or when it ended without one.
+    public var closeCode: UInt16? {
+        if case .closed(let code, _)? = connection.inbox.ending { return code }
+        return nil
+    }
+
+    /// The reason the server gave in its close frame, once the connection closed by the closing
+    /// handshake.
+    public var closeReason: String? {
+        if case .closed(_, let reason)? = connection.inbox.ending { return reason }
+        return nil
+    }
+
+    /// Whether the connection has ended, however it did.
+    public var isClosed: Bool { connection.inbox.ending != nil }
+
+    private func command(
+        _ make: (CheckedContinuation<Void, any Error>) -> CurlWebSocket.Command
+    ) async throws {
+        try await withCheckedThrowingContinuation { continuation in
+            connection.transport.loop.enqueue(.webSocket(connection, make(continuation)))
+        }
+    }
+
+    /// The next message for ``messages``; cancelling the reading task closes the connection.
+    func nextMessage() async throws -> WebSocketMessage? {
+        let connection = connection
+        return try await withTaskCancellationHandler {
+            try await connection.inbox.take {
+                connection.transport.loop.enqueue(.webSocket(connection, .resumeReading))
+            }
+        } onCancel: {
+            connection.inbox.abandonWaitingReader(with: CancellationError())
+            connection.transport.loop.enqueue(.webSocket(connection, .release))
+        }
+    }
+
+    /// The messages of a ``WebSocket``, for `for try await`. Holds the socket: it stays open
+    /// while a loop reads it.
+    public struct Messages: AsyncSequence, Sendable {
+        public typealias Element = WebSocketMessage
+        let socket: WebSocket
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            AsyncIterator(socket: socket)
+        }
+
+        /// Reads the next message.
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let socket: WebSocket
+
+            /// The next message; `nil` after a closing handshake.
+            public mutating func next() async throws -> WebSocketMessage? {
+                try await socket.nextMessage()
+            }
+        }
+    }
+}
