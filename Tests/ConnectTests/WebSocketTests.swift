@@ -281,6 +281,32 @@ struct PythonWebSocketTests {
         #expect(socket.closeReason == "python says bye")
     }
 
+    @Test func permessageDeflateIsNegotiatedAndUsedBothWays() async throws {
+        let peer = try Self.peer()
+        defer { peer.shutdown() }
+        var options = WebSocketOptions.default
+        options.compression = true
+        let socket = try await sharedConnect.webSocket(
+            TestConnector(
+                url: URL(string: "ws://localhost:\(peer.port)/")!,
+                headers: [HTTPHeader(name: "Sec-WebSocket-Protocol", value: "chat")]),
+            options: options)
+        #expect(socket.response.header("Sec-WebSocket-Extensions")?.hasPrefix("permessage-deflate") == true)
+        var messages = socket.messages.makeAsyncIterator()
+        try await socket.send("cmd:compression")
+        #expect(try await messages.next() == .text("PerMessageDeflate"))
+        let text = String(repeating: #"{"user":"ada","text":"hello, wörld"}"#, count: 2_000)
+        for _ in 0..<3 {
+            try await socket.send(text)
+            #expect(try await messages.next() == .text(text))
+        }
+        try await socket.send("cmd:big 3000000")
+        #expect(try await messages.next() == .binary(Data((0..<3_000_000).map { UInt8($0 % 251) })))
+        try await socket.send("cmd:fragments")
+        #expect(try await messages.next() == .text("fragmented ✓"))
+        try await socket.close()
+    }
+
     @Test func wssRefusesAServerItDoesNotTrust() async throws {
         let peer = try Self.peer(tls: true)
         defer { peer.shutdown() }

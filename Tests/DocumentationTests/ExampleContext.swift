@@ -132,6 +132,24 @@ enum FeedConnector: Connector {
     var method: HTTPMethod { .get }
 }
 
+enum ChatConnector: Connector {
+    case room(String)
+
+    var baseURL: URL { URL(string: "wss://chat.example.com")! }
+    var endpoint: String {
+        switch self {
+        case .room(let name): "/rooms/\(name)"
+        }
+    }
+    var method: HTTPMethod { .get }
+    var headers: [HTTPHeader] { [HTTPHeader(name: "Sec-WebSocket-Protocol", value: "chat.v2, chat.v1")] }
+}
+
+struct ChatMessage: Codable, Sendable {
+    var user: String
+    var text: String
+}
+
 // MARK: - The app's other parts
 
 struct FeedErrorHandler: ErrorHandlerProtocol {
@@ -161,6 +179,8 @@ struct FileChunks: AsyncSequence, Sendable {
 
 func lookUp(_ value: Int) -> Future<Int> { Future(value: value) }
 func showOffline() {}
+func show(_ message: ChatMessage) {}
+func reconnectLater() {}
 func showNotFound() {}
 func show(_ message: String) {}
 func offerRetry() {}

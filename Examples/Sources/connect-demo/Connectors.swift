@@ -92,3 +92,11 @@ struct ActivityConnector: Connector {
     var endpoint: String { "/todos/activity" }
     var method: HTTPMethod { .get }
 }
+
+/// A chat room on the demo's WebSocket server, offering the `chat` subprotocol.
+struct ChatConnector: Connector {
+    var baseURL: URL
+    var endpoint: String { "/rooms/demo" }
+    var method: HTTPMethod { .get }
+    var headers: [HTTPHeader] { [HTTPHeader(name: "Sec-WebSocket-Protocol", value: "chat")] }
+}

@@ -194,7 +194,34 @@ struct Demo {
             print("→ error: \(error)")
             failures += 1
         }
+        failures += await webSocketStep()
         return failures
+    }
+
+    /// Step 9: a chat over a WebSocket, against the embedded NIOWebSocket server (it echoes, and
+    /// closes when asked), opened through the same client as every request.
+    static func webSocketStep() async -> Int {
+        step("9. A WebSocket: open with a subprotocol, send, ping, read the echo, let the server close")
+        do {
+            let server = try WebSocketServer()
+            defer { server.shutdown() }
+            let socket = try await Connect.default.webSocket(ChatConnector(baseURL: server.webSocketURL))
+            print("→ opened \(socket.response.statusCode), subprotocol \(socket.subprotocol ?? "none")")
+            try await socket.send("Hello over a WebSocket")
+            try await socket.ping()
+            try await socket.send("cmd:close 1000 see you")
+            var echoes = 0
+            for try await message in socket.messages {
+                print("→ received \(message)")
+                echoes += 1
+            }
+            print(
+                "→ the server closed with \(socket.closeCode.map(String.init) ?? "-") \"\(socket.closeReason ?? "")\"")
+            return echoes == 1 && socket.closeCode == 1000 && socket.subprotocol == "chat" ? 0 : 1
+        } catch {
+            print("→ error: \(error)")
+            return 1
+        }
     }
 
     static func step(_ title: String) {

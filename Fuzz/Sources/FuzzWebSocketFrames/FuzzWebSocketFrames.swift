@@ -7,7 +7,8 @@ import FuzzSupport
 /// whole; every frame it reads obeys RFC 6455's limits and, written back unmasked, is the bytes it
 /// was read from. The same bytes as text: `UTF8Validator` agrees with Swift's own UTF-8
 /// validation, however the text is cut. As a close frame's payload: what reads, writes back. The
-/// frames put together into messages stay within the message size.
+/// frames put together into messages stay within the message size, inflated ones too. As a
+/// permessage-deflate payload: inflating stops at its limit.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWebSocketFrames(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let (choice, data) = FuzzInput(start, count).choiceAndData
@@ -38,8 +39,11 @@ public func fuzzWebSocketFrames(_ start: UnsafeRawPointer, _ count: Int) -> CInt
         consumed += bytes.count
     }
 
-    // The frames put together into messages: each within the size, text as it came.
-    var assembler = WebSocketMessageAssembler(maximumMessageSize: 500)
+    // The frames put together into messages: each within the size (inflated too, with
+    // permessage-deflate), text as it came.
+    var assembler = WebSocketMessageAssembler(
+        maximumMessageSize: 500,
+        compression: allowsCompression ? PermessageDeflate(parameters: DeflateParameters()) : nil)
     assembling: for frame in whole.frames {
         let event: WebSocketMessageAssembler.Event?
         do {
@@ -78,6 +82,12 @@ public func fuzzWebSocketFrames(_ start: UnsafeRawPointer, _ count: Int) -> CInt
             require((8...15).contains(compression.serverMaxWindowBits), "a server window out of range")
             require((8...15).contains(compression.clientMaxWindowBits), "a client window out of range")
         }
+    }
+    // As a compressed message's payload: inflated within the limit, or refused.
+    if let inflater = PermessageDeflate(parameters: DeflateParameters()),
+        let inflated = try? inflater.decompress(Array(data), limit: 1_000)
+    {
+        require(inflated.count <= 1_000, "a payload inflated past its limit")
     }
     return 0
 }

@@ -163,7 +163,7 @@ public struct Request: Sendable, CustomStringConvertible {
             || HTTPHeader.equalIgnoringASCIICase(scheme, "https") || HTTPHeader.equalIgnoringASCIICase(scheme, "http")
     }
 
-    /// "ws" or "wss", in any case: a WebSocket's URL (see ``Connect/webSocket(_:options:debugResponse:)``).
+    /// "ws" or "wss", in any case: a WebSocket's URL (see ``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``).
     static func isWebSocketScheme(_ scheme: String) -> Bool {
         HTTPHeader.equalIgnoringASCIICase(scheme, "ws") || HTTPHeader.equalIgnoringASCIICase(scheme, "wss")
     }

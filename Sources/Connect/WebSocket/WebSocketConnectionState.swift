@@ -53,26 +53,36 @@ struct WebSocketConnectionState {
 
     private(set) var phase = Phase.open
 
-    /// The frames of one message: at most `fragmentSize` bytes each.
-    static func frames(of message: WebSocketMessage, fragmentSize: Int) -> [WebSocketFrame] {
-        let (opcode, bytes): (WebSocketFrame.Opcode, [UInt8]) =
+    /// The frames of one message: at most `fragmentSize` bytes each; compressed by
+    /// `compression` first when it makes the message smaller (RSV1 on the first frame).
+    static func frames(
+        of message: WebSocketMessage, fragmentSize: Int, compression: PermessageDeflate? = nil
+    ) -> [WebSocketFrame] {
+        let (opcode, plain): (WebSocketFrame.Opcode, [UInt8]) =
             switch message {
             case .text(let text): (.text, Array(text.utf8))
             case .binary(let data): (.binary, Array(data))
             }
-        guard bytes.count > fragmentSize else { return [WebSocketFrame(opcode: opcode, payload: bytes)] }
+        let compressed = compression?.compress(plain)
+        let bytes = compressed ?? plain
+        let isCompressed = compressed != nil
+        guard bytes.count > fragmentSize else {
+            return [WebSocketFrame(opcode: opcode, payload: bytes, isCompressed: isCompressed)]
+        }
         return stride(from: 0, to: bytes.count, by: fragmentSize).map { start in
             let end = min(bytes.count, start + fragmentSize)
             return WebSocketFrame(
                 opcode: start == 0 ? opcode : .continuation, payload: Array(bytes[start..<end]),
-                isFinal: end == bytes.count)
+                isFinal: end == bytes.count, isCompressed: isCompressed && start == 0)
         }
     }
 
     /// The application sends `message`, in fragments of at most `fragmentSize` bytes.
-    mutating func send(_ message: WebSocketMessage, fragmentSize: Int = 1 << 20) throws(Refusal) -> [Action] {
+    mutating func send(
+        _ message: WebSocketMessage, fragmentSize: Int = 1 << 20, compression: PermessageDeflate? = nil
+    ) throws(Refusal) -> [Action] {
         guard phase == .open else { throw Refusal(reason: "the connection is closing or closed") }
-        return Self.frames(of: message, fragmentSize: max(1, fragmentSize)).map(Action.send)
+        return Self.frames(of: message, fragmentSize: max(1, fragmentSize), compression: compression).map(Action.send)
     }
 
     /// The application pings with `payload` (at most 125 bytes).

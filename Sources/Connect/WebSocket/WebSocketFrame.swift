@@ -54,8 +54,33 @@ struct WebSocketFrame: Equatable, Sendable {
         }
         let key = (0..<4).map { UInt8(truncatingIfNeeded: maskingKey >> (24 - 8 * $0)) }
         bytes += key
-        for (index, byte) in payload.enumerated() { bytes.append(byte ^ key[index & 3]) }
+        let headerCount = bytes.count
+        bytes += payload
+        Self.mask(&bytes, from: headerCount, key: key)
         return bytes
+    }
+
+    /// XORs `bytes` from `start` on with the four bytes of `key` in turn (§5.3), eight bytes at
+    /// a time: the key repeated in a word, then byte by byte for the rest.
+    static func mask(_ bytes: inout [UInt8], from start: Int, key: [UInt8]) {
+        bytes.withUnsafeMutableBytes { buffer in
+            let count = buffer.count - start
+            guard count > 0, let base = buffer.baseAddress.map({ $0 + start }) else { return }
+            var word: UInt64 = 0
+            withUnsafeMutableBytes(of: &word) { for index in 0..<8 { $0[index] = key[index & 3] } }
+            var offset = 0
+            while offset + 8 <= count {
+                let value = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                base.storeBytes(of: value ^ word, toByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            while offset < count {
+                base.storeBytes(
+                    of: base.load(fromByteOffset: offset, as: UInt8.self) ^ key[offset & 3], toByteOffset: offset,
+                    as: UInt8.self)
+                offset += 1
+            }
+        }
     }
 }
 

@@ -27,12 +27,17 @@ struct WebSocketMessageAssembler {
     /// The largest message, all of its fragments together.
     let maximumMessageSize: Int
 
-    /// The message being put together: its kind and the bytes so far.
-    private var partial: (isText: Bool, bytes: [UInt8])?
+    /// Inflates the messages a server compressed, when permessage-deflate was negotiated.
+    let compression: PermessageDeflate?
+
+    /// The message being put together: its kind, the bytes so far, and whether they are
+    /// compressed (RSV1 on its first frame).
+    private var partial: (isText: Bool, bytes: [UInt8], isCompressed: Bool)?
     private var utf8 = UTF8Validator()
 
-    init(maximumMessageSize: Int) {
+    init(maximumMessageSize: Int, compression: PermessageDeflate? = nil) {
         self.maximumMessageSize = maximumMessageSize
+        self.compression = compression
     }
 
     /// Whether a message has started and not ended.
@@ -48,7 +53,7 @@ struct WebSocketMessageAssembler {
             if partial != nil {
                 throw .protocolError("a \(frame.opcode) frame starts a message before the last one ended")
             }
-            partial = (frame.opcode == .text, [])
+            partial = (frame.opcode == .text, [], frame.isCompressed)
             utf8 = UTF8Validator()
         case .continuation:
             if partial == nil { throw .protocolError("a continuation frame continues no message") }
@@ -58,17 +63,37 @@ struct WebSocketMessageAssembler {
         if size > maximumMessageSize {
             throw .tooBig("a message of more than \(maximumMessageSize) bytes")
         }
-        if message.isText, !utf8.accepts(frame.payload) { throw .invalidData("a text message is not UTF-8") }
+        // Compressed text is checked once inflated.
+        if message.isText, !message.isCompressed, !utf8.accepts(frame.payload) {
+            throw .invalidData("a text message is not UTF-8")
+        }
         partial = nil  // the bytes move rather than copy as they grow
         message.bytes += frame.payload
         guard frame.isFinal else {
             partial = message
             return nil
         }
+        if message.isCompressed {
+            message.bytes = try inflate(message.bytes)
+            if message.isText, !utf8.accepts(message.bytes) { throw .invalidData("a text message is not UTF-8") }
+        }
         if message.isText {
             guard utf8.isComplete else { throw .invalidData("a text message ends inside a character") }
             return .message(.text(String(decoding: message.bytes, as: UTF8.self)))
         }
         return .message(.binary(Data(message.bytes)))
+    }
+
+    /// A compressed message's bytes inflated, within the largest message.
+    private func inflate(_ bytes: [UInt8]) throws(WebSocketProtocolViolation) -> [UInt8] {
+        guard let compression else { throw .protocolError("a compressed message without permessage-deflate") }
+        do throws(PermessageDeflate.Failure) {
+            return try compression.decompress(bytes, limit: maximumMessageSize)
+        } catch {
+            switch error {
+            case .tooBig: throw .tooBig("a compressed message of more than \(maximumMessageSize) bytes inflated")
+            case .corrupt(let reason): throw .invalidData("a compressed message does not inflate: \(reason)")
+            }
+        }
     }
 }

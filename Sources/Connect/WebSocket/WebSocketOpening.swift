@@ -1,7 +1,7 @@
 import ConnectFutures
 
 /// A WebSocket being opened by an exchange: the options its transfers need, and the connection
-/// the transfer whose handshake completed leaves here for ``Connect/webSocket(_:options:debugResponse:)``
+/// the transfer whose handshake completed leaves here for ``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``
 /// to hand over once the exchange (middleware, status check) accepts its 101.
 ///
 /// Carried in the transfer's ``TransferOptions``, so that every attempt and redirect hop of the
@@ -9,13 +9,10 @@ import ConnectFutures
 /// all (an interceptor refused the 101, or a retry opened another) is closed.
 final class WebSocketOpening: Sendable {
     let options: WebSocketOptions
-    /// Whether the handshake offers permessage-deflate.
-    let offersCompression: Bool
     private let opened = Locked<(socket: CurlWebSocket, outcome: WebSocketHandshake.Outcome)?>(nil)
 
-    init(options: WebSocketOptions, offersCompression: Bool = false) {
+    init(options: WebSocketOptions) {
         self.options = options
-        self.offersCompression = offersCompression
     }
 
     /// The transfer thread: `socket` completed its handshake with `outcome`.

@@ -35,7 +35,7 @@ extension TransferLoop {
             handshake: WebSocketHandshake(
                 key: WebSocketHandshake.randomKey(using: &random),
                 subprotocols: WebSocketHandshake.offeredSubprotocols(in: transfer.request.headers),
-                offersCompression: opening.offersCompression))
+                offersCompression: opening.options.compression))
         webSockets.append(connection)
         if webSocketReadBuffer == nil {
             webSocketReadBuffer = .allocate(byteCount: Self.webSocketReadSize, alignment: 16)

@@ -37,7 +37,7 @@ extension CurlTransfer {
         return headers
     }
 
-    /// Whether `url` is a `ws://` or `wss://` URL, which only ``Connect/webSocket(_:options:debugResponse:)``
+    /// Whether `url` is a `ws://` or `wss://` URL, which only ``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``
     /// opens.
     static func isWebSocketURL(_ url: String) -> Bool {
         guard url.utf8.first.map({ $0 | 0x20 == UInt8(ascii: "w") }) == true else { return false }

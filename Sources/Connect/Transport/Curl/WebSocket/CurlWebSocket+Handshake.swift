@@ -85,6 +85,17 @@ extension CurlWebSocket {
                     TransportFailure(
                         .webSocketHandshake, "WebSocket handshake failed: \(error.reason)", requestSent: true)))
         }
+        if let parameters = outcome.compression {
+            guard let compression = PermessageDeflate(parameters: parameters) else {
+                return endOpening(
+                    failure: ConnectError.transport(
+                        TransportFailure(.other, "zlib could not start for permessage-deflate", requestSent: true)))
+            }
+            self.compression = compression
+            reader = WebSocketFrameReader(maximumPayload: options.maximumMessageSize, allowsCompression: true)
+            assembler = WebSocketMessageAssembler(
+                maximumMessageSize: options.maximumMessageSize, compression: compression)
+        }
         opening.opened(self, outcome)
         deliverOpening(transfer, received)
         deadline = nil

@@ -66,6 +66,8 @@ final class CurlWebSocket: @unchecked Sendable {
     var reader: WebSocketFrameReader
     var assembler: WebSocketMessageAssembler
     var state = WebSocketConnectionState()
+    /// permessage-deflate, when the server accepted it.
+    var compression: PermessageDeflate?
     var output: [Outgoing] = []
     /// Bytes of `output[0]` already handed to the socket.
     var outputOffset = 0
@@ -216,7 +218,7 @@ final class CurlWebSocket: @unchecked Sendable {
         case .send(let message, let continuation):
             guard !isEnded, openingTransfer == nil else { return continuation.resume(throwing: WebSocketError.closed) }
             do throws(WebSocketConnectionState.Refusal) {
-                let frames = try state.send(message, fragmentSize: options.maximumFrameSize)
+                let frames = try state.send(message, fragmentSize: options.maximumFrameSize, compression: compression)
                 run(frames)
                 // The send returns once its last frame is handed to the socket.
                 if !frames.isEmpty { output[output.count - 1].completion = continuation }
