@@ -82,6 +82,22 @@ static inline CURLMcode ccurl_multi_setopt_long(CURLM *handle, CURLMoption optio
     return curl_multi_setopt(handle, option, value);
 }
 
+// The socket and timer callbacks of a multi handle driven by curl_multi_socket_action.
+typedef int (*ccurl_multi_socket_callback)(CURL *easy, curl_socket_t socket, int what, void *context, void *socket_context);
+typedef int (*ccurl_multi_timer_callback)(CURLM *multi, long timeout_ms, void *context);
+
+static inline CURLMcode ccurl_multi_setopt_socket_callback(CURLM *handle, ccurl_multi_socket_callback value) {
+    return curl_multi_setopt(handle, CURLMOPT_SOCKETFUNCTION, value);
+}
+
+static inline CURLMcode ccurl_multi_setopt_timer_callback(CURLM *handle, ccurl_multi_timer_callback value) {
+    return curl_multi_setopt(handle, CURLMOPT_TIMERFUNCTION, value);
+}
+
+static inline CURLMcode ccurl_multi_setopt_pointer(CURLM *handle, CURLMoption option, void *value) {
+    return curl_multi_setopt(handle, option, value);
+}
+
 typedef int (*ccurl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port);
 typedef int (*ccurl_sockopt_callback)(void *context, curl_socket_t socket, int purpose);
 typedef int (*ccurl_closesocket_callback)(void *context, curl_socket_t socket);

@@ -69,7 +69,10 @@ struct PermessageDeflateTests {
         let compressed = try #require(sender.compress(Array(String(repeating: "ça va? ", count: 50).utf8)))
         var assembler = WebSocketMessageAssembler(maximumMessageSize: 1 << 20, compression: try Self.codec())
         let half = compressed.count / 2
-        #expect(try assembler.take(WebSocketFrame(opcode: .text, payload: Array(compressed[..<half]), isFinal: false, isCompressed: true)) == nil)
+        #expect(
+            try assembler.take(
+                WebSocketFrame(opcode: .text, payload: Array(compressed[..<half]), isFinal: false, isCompressed: true))
+                == nil)
         #expect(
             try assembler.take(WebSocketFrame(opcode: .continuation, payload: Array(compressed[half...])))
                 == .message(.text(String(repeating: "ça va? ", count: 50))))

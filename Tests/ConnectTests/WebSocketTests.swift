@@ -1,7 +1,9 @@
 import ConnectFutures
 import ConnectTestServer
 import Foundation
+import InMemoryTracing
 import Testing
+import Tracing
 
 @testable import Connect
 
@@ -52,6 +54,23 @@ struct WebSocketTests {
         let request = try #require(server.requests.first)
         #expect(request.uri == "/chat")
         #expect(request.header("Host") == "127.0.0.1:\(server.port)")
+        try await socket.close()
+    }
+
+    @Test func theHandshakeIsMonitoredAndTraced() async throws {
+        let server = try WebSocketServer()
+        defer { server.shutdown() }
+        let tracer = InMemoryTracer()
+        var configuration = ConnectConfiguration()
+        configuration.tracer = tracer
+        let monitor = CountingMonitor()
+        let connect = Connect(middleware: ConnectMiddleware(monitors: [monitor]), configuration: configuration)
+        let socket = try await connect.webSocket(Self.connector(server), debugResponse: true)
+        #expect(monitor.started.value == 1)
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(span.attributes["http.response.status_code"]?.toSpanAttribute() == .int64(101))
+        // The span's context went out with the handshake.
+        #expect(server.requests.first?.header(InMemoryTracer.traceIDKey) == span.spanContext.traceID)
         try await socket.close()
     }
 
@@ -196,6 +215,26 @@ struct WebSocketTests {
         }
         #expect(seen.count == 200)
         try await socket.close()
+    }
+
+    @Test func openSocketsDoNotCountAgainstTheConnectionsPerHost() async throws {
+        let server = try WebSocketServer()
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.maximumConnectionsPerHost = 2
+        let connect = Connect(configuration: configuration)
+        var sockets: [WebSocket] = []
+        for _ in 0..<5 { sockets.append(try await connect.webSocket(Self.connector(server))) }
+        // Requests to the same host still go (the server answers a plain GET with 400).
+        for _ in 0..<3 {
+            #expect(await connectError(connect.request(TestConnector(server, "/plain")))?.statusCode == 400)
+        }
+        for (index, socket) in sockets.enumerated() {
+            try await socket.send("\(index)")
+            var messages = socket.messages.makeAsyncIterator()
+            #expect(try await messages.next() == .text("\(index)"))
+            try await socket.close()
+        }
     }
 
     @Test func releasingTheSocketClosesIt() async throws {

@@ -8,9 +8,9 @@ extension TransferLoop {
         let origin: String
     }
 
-    func collectFinished() {
+    func collectFinished(from multi: UnsafeMutableRawPointer? = nil) {
         var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
+        while let message = curl_multi_info_read(multi ?? self.multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let raw = message.pointee.easy_handle else { continue }
             // Retained: removing it from the active handles may drop the loop's other reference
             // before it is kept for another transfer.
@@ -21,9 +21,13 @@ extension TransferLoop {
 
     /// Delivers `transfer`, which libcurl ended with `code` on `handle`, or starts it over.
     func collect(_ transfer: consuming CurlTransfer, endedWith code: CURLcode, on handle: CurlEasyHandle) {
-        if _slowPath(code != CURLE_OK), restartsAfterFailure(code, handle, transfer) { return }
-        if _slowPath(code == CURLE_OK), let opening = transfer.options?.webSocket {
-            return openWebSocket(transfer, opening, on: handle)
+        if _slowPath(handle.opensWebSocket) {
+            // A WebSocket's connection: nothing went out yet that a restart would send again.
+            if code == CURLE_OK, let opening = transfer.options?.webSocket {
+                return openWebSocket(transfer, opening, on: handle)
+            }
+        } else if _slowPath(code != CURLE_OK), restartsAfterFailure(code, handle, transfer) {
+            return
         }
         let outcome = transfer.outcome(code: code, handle: handle)
         remove(

@@ -5,10 +5,43 @@ import FoundationEssentials
 import Foundation
 #endif
 
-// WebSocket connections: the transfer that opened one hands its connection over, the loop polls
-// their sockets beside libcurl's and runs each when it is ready, and takes its handle out of the
-// multi handle (which closes the connection) once it ended.
+// WebSocket connections: opened in a multi handle of their own, the transfer that opened one hands
+// its connection over, the loop polls their sockets beside libcurl's and runs each when it is
+// ready, and takes its handle out of the multi handle (which closes the connection) once it ended.
+//
+// A multi handle of their own: libcurl keeps a connect-only connection in the connection cache of
+// the multi handle that opened it, where it counts against `CURLMOPT_MAX_HOST_CONNECTIONS` for as
+// long as it lives: in the main multi handle, 64 open WebSockets to a host would hold every
+// request to that host back. This one has no limits, and is driven with `curl_multi_socket_action`
+// from the same poll as the main one.
 extension TransferLoop {
+    /// The multi handle WebSocket connections live in, made with the first.
+    var webSocketMulti: UnsafeMutableRawPointer {
+        if let webSocketMultiHandle { return webSocketMultiHandle }
+        let multi = curl_multi_init()!
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        ccurl_multi_setopt_socket_callback(multi) { _, socket, what, context, _ in
+            let loop = Unmanaged<TransferLoop>.fromOpaque(context!).takeUnretainedValue()
+            if what == CURL_POLL_REMOVE {
+                loop.webSocketMultiSockets[socket] = nil
+            } else {
+                loop.webSocketMultiSockets[socket] =
+                    (what & CURL_POLL_IN != 0 ? Int32(CURL_WAIT_POLLIN) : 0)
+                    | (what & CURL_POLL_OUT != 0 ? Int32(CURL_WAIT_POLLOUT) : 0)
+            }
+            return 0
+        }
+        ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
+        ccurl_multi_setopt_timer_callback(multi) { _, milliseconds, context in
+            let loop = Unmanaged<TransferLoop>.fromOpaque(context!).takeUnretainedValue()
+            loop.webSocketMultiDeadline = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
+            return 0
+        }
+        ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
+        webSocketMultiHandle = multi
+        return multi
+    }
+
     /// The bytes one read of a WebSocket takes at most.
     static let webSocketReadSize = 64 << 10
 
@@ -58,6 +91,14 @@ extension TransferLoop {
         var now = MonotonicInstant.now
         var timeout = 60_000
         webSocketPolls.removeAll(keepingCapacity: true)
+        // The connections being opened, as libcurl asks; then the open ones.
+        let opening = webSocketMultiSockets.map { ($0.key, $0.value) }
+        for (socket, events) in opening {
+            webSocketPolls.append(curl_waitfd(fd: socket, events: Int16(events), revents: 0))
+        }
+        if let deadline = webSocketMultiDeadline {
+            timeout = deadline < now ? 0 : min(timeout, Int((deadline - now) / .milliseconds(1)) + 1)
+        }
         for connection in webSockets {
             webSocketPolls.append(curl_waitfd(fd: connection.socket, events: connection.wantedEvents, revents: 0))
             if connection.mayHaveInput {
@@ -66,12 +107,14 @@ extension TransferLoop {
                 timeout = min(timeout, deadline < now ? 0 : Int((deadline - now) / .milliseconds(1)) + 1)
             }
         }
+        // By index into the list as it was polled: a connection that ends leaves the list, and one
+        // that opens joins it.
+        let polled = webSockets
         curl_multi_poll(multi, &webSocketPolls, UInt32(webSocketPolls.count), Int32(timeout), nil)
         now = .now
-        // By index into the list as it was polled: a connection that ends leaves the list.
-        let polled = webSockets
+        driveWebSocketMulti(opening: opening, now: now)
         for (index, connection) in polled.enumerated() {
-            let events = webSocketPolls[index].revents
+            let events = webSocketPolls[opening.count + index].revents
             let due = connection.nextDeadline.map { !(now < $0) } ?? false
             guard events != 0 || due || connection.mayHaveInput else { continue }
             connection.service(
@@ -79,6 +122,26 @@ extension TransferLoop {
                 writable: events & Int16(CURL_WAIT_POLLOUT) != 0, now: now, buffer: webSocketReadBuffer!)
             settle(connection)
         }
+    }
+
+    /// Hands libcurl what the poll found on the sockets of connections being opened, and its
+    /// timer when due; then collects the openings that connected (or failed).
+    private func driveWebSocketMulti(opening: [(Int32, Int32)], now: MonotonicInstant) {
+        guard let multi = webSocketMultiHandle else { return }
+        var running: Int32 = 0
+        for (index, (socket, _)) in opening.enumerated() {
+            let events = Int32(webSocketPolls[index].revents)
+            guard events != 0 else { continue }
+            let mask =
+                (events & Int32(CURL_WAIT_POLLIN | CURL_WAIT_POLLPRI) != 0 ? CURL_CSELECT_IN : 0)
+                | (events & Int32(CURL_WAIT_POLLOUT) != 0 ? CURL_CSELECT_OUT : 0)
+            curl_multi_socket_action(multi, socket, Int32(mask), &running)
+        }
+        if let deadline = webSocketMultiDeadline, !(now < deadline) {
+            webSocketMultiDeadline = nil
+            curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
+        }
+        collectFinished(from: multi)
     }
 
     /// Runs the application's `command` on `connection`.
@@ -122,7 +185,8 @@ extension TransferLoop {
     /// keeps the handle, reset, for another transfer.
     func closeConnection(of handle: CurlEasyHandle) {
         handle.holdsPlainSetup = false
-        curl_multi_remove_handle(multi, handle.raw)
+        curl_multi_remove_handle(webSocketMulti, handle.raw)
+        handle.opensWebSocket = false
         recycle(handle)
     }
 

@@ -87,6 +87,11 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) var webSocketPolls: [curl_waitfd] = []
     /// The buffer every WebSocket reads into, made with the first.
     @exclusivity(unchecked) var webSocketReadBuffer: UnsafeMutableRawBufferPointer?
+    /// The multi handle WebSocket connections are opened and kept in, made with the first (see
+    /// TransferLoop+WebSockets.swift), its sockets and timer as its callbacks report them.
+    @exclusivity(unchecked) var webSocketMultiHandle: UnsafeMutableRawPointer?
+    @exclusivity(unchecked) var webSocketMultiSockets: [Int32: Int32] = [:]
+    @exclusivity(unchecked) var webSocketMultiDeadline: MonotonicInstant?
     /// Transfers finished in this pass of the loop, handed to the callback queue together.
     @exclusivity(unchecked) var finished: [CompletionHandOff.Finished] = []
     static let maximumIdleHandles = 256
@@ -171,6 +176,7 @@ final class TransferLoop: @unchecked Sendable {
         while baton.lead() {
             guard leadUntilHandedOver() else {
                 closeWebSockets()
+                if let webSocketMultiHandle { curl_multi_cleanup(webSocketMultiHandle) }
                 idleHandles.removeAll()
                 curl_multi_cleanup(multi)
                 if let share { curl_share_cleanup(share) }
@@ -217,7 +223,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             takeCommands(into: &commands, sleepingIfEmpty: true)
             if commands.isEmpty {
-                if _slowPath(!webSockets.isEmpty) {
+                if _slowPath(webSocketMultiHandle != nil) {
                     pollWithWebSockets()
                 } else {
                     curl_multi_poll(multi, nil, 0, 60_000, nil)
@@ -280,8 +286,10 @@ final class TransferLoop: @unchecked Sendable {
     /// Hands `handle`, active for `transfer`, to the multi handle. If libcurl refuses it, the
     /// transfer fails and the handle is kept for another.
     func addToMulti(_ handle: CurlEasyHandle, running transfer: CurlTransfer) {
-        let code = curl_multi_add_handle(multi, handle.raw)
+        handle.opensWebSocket = transfer.options?.webSocket != nil
+        let code = curl_multi_add_handle(handle.opensWebSocket ? webSocketMulti : multi, handle.raw)
         guard code != CURLM_OK else { return }
+        handle.opensWebSocket = false
         removeActive(handle)
         recycle(handle)
         let message = String(cString: curl_multi_strerror(code))

@@ -14,6 +14,9 @@ final class CurlEasyHandle {
     /// The last transfer set method or body options (a POST, a body, HEAD, another method)
     /// that the next plain transfer must undo; see ``undoMethodOptions()``.
     var carriesMethodOptions = false
+    /// It runs a WebSocket opening, in the loop's multi handle for WebSocket connections (see
+    /// ``TransferLoop/webSocketMulti``), not the main one.
+    var opensWebSocket = false
     /// The transfer running on this handle, while it is in the multi handle; libcurl's
     /// `CURLOPT_PRIVATE` points back here, so a finished handle leads to its transfer without a
     /// lookup.
