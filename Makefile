@@ -15,7 +15,7 @@ SANITIZER_TRAITS := --traits Client,OpenAPI
 export NTLM_USER_FILE := $(CURDIR)/Tests/PythonPeers/ntlm_users.txt
 export NTLMUSER := ops
 
-.PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events clean
+.PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events bench-websockets clean
 
 all: test
 
@@ -106,6 +106,12 @@ bench-transfers:
 bench-events:
 	@./.ci/dependencies --bench
 	./Benchmarks/events
+
+## WebSockets against NIOWebSocket: echo round trips, 1 KiB and 64 KiB messages/s, and the
+## memory of 1,000 idle sockets.
+bench-websockets:
+	@./.ci/dependencies --bench
+	./Benchmarks/websockets
 
 clean:
 	rm -rf .build .build-tsan .build-asan .build-check .build-curl8 .build-fuzz Fuzz/.build Benchmarks/.build Benchmarks/AsyncHTTPClientMemory/.build Examples/.build Tests/Support/.build

@@ -10,7 +10,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Connect", path: ".."),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2")
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(path: "../Tests/Support")
     ],
     targets: [
         .target(name: "AllocationCounter", path: "AllocationCounter"),
@@ -43,6 +44,14 @@ let package = Package(
             name: "SwiftFloor",
             dependencies: ["BenchmarkReport", "CCurlFloor"],
             path: "SwiftFloor"
+        ),
+        .executableTarget(
+            name: "WebSocketBenchmark",
+            dependencies: [
+                .product(name: "Connect", package: "Connect"),
+                .product(name: "ConnectTestServer", package: "Support")
+            ],
+            path: "WebSocketBenchmark"
         ),
         .executableTarget(
             name: "TransferBenchmark",
