@@ -57,7 +57,9 @@ final class WebSocketInbox: Sendable {
             }
             state.messages.append(message)
             state.heldBytes += Self.size(of: message)
-            state.readingPaused = state.heldBytes > limit
+            // Set here, cleared only by the reader that asks for reading to resume: a message
+            // delivered while reading is paused (from bytes already read) leaves it paused.
+            if state.heldBytes > limit { state.readingPaused = true }
             return (nil, state.readingPaused)
         }
         reader?.resume(returning: message)
