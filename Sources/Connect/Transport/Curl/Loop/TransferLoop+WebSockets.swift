@@ -116,7 +116,7 @@ extension TransferLoop {
         for (index, connection) in polled.enumerated() {
             let events = webSocketPolls[opening.count + index].revents
             let due = connection.nextDeadline.map { !(now < $0) } ?? false
-            guard events != 0 || due || connection.mayHaveInput else { continue }
+            guard !connection.isEnded, events != 0 || due || connection.mayHaveInput else { continue }
             connection.service(
                 readable: events & Int16(CURL_WAIT_POLLIN | CURL_WAIT_POLLPRI) != 0,
                 writable: events & Int16(CURL_WAIT_POLLOUT) != 0, now: now, buffer: webSocketReadBuffer!)
