@@ -59,6 +59,9 @@ final class NginxServer: @unchecked Sendable {
         var attempts = 0
         while true {
             attempts += 1
+            // A failed attempt (another test took a port) leaves its Unix domain sockets behind,
+            // which the next would fail to bind.
+            for case let socketPath? in sites.map(\.unixSocket) { unlink(socketPath) }
             let ports = try sites.map { _ in try unusedPort() }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "connect-nginx-\(UUID().uuidString)")

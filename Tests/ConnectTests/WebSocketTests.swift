@@ -237,6 +237,21 @@ struct WebSocketTests {
         }
     }
 
+    @Test func aConnectionTheExchangeRefusesAfterAllIsClosed() async throws {
+        struct RefuseEverything: Interceptor {
+            func process(_ result: inout Result<Response, any Error>, for request: Request) async {
+                result = .failure(ConnectError.invalidRequest("refused by an interceptor"))
+            }
+        }
+        let server = try WebSocketServer()
+        defer { server.shutdown() }
+        let connect = Connect(middleware: ConnectMiddleware(interceptors: [RefuseEverything()]))
+        await #expect(throws: ConnectError.invalidRequest("refused by an interceptor")) {
+            _ = try await connect.webSocket(Self.connector(server))
+        }
+        #expect(await eventually { server.received.last == "close:1001:" })
+    }
+
     @Test func releasingTheSocketClosesIt() async throws {
         let server = try WebSocketServer()
         defer { server.shutdown() }

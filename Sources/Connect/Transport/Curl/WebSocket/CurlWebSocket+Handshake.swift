@@ -96,7 +96,8 @@ extension CurlWebSocket {
             assembler = WebSocketMessageAssembler(
                 maximumMessageSize: options.maximumMessageSize, compression: compression)
         }
-        opening.opened(self, outcome)
+        opening?.opened(self, outcome)
+        opening = nil
         deliverOpening(transfer, received)
         deadline = nil
         if let interval = options.pingInterval { nextKeepAlivePing = .now + interval }

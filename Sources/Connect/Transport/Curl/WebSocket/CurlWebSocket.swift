@@ -48,7 +48,9 @@ final class CurlWebSocket: @unchecked Sendable {
     let socket: Int32
     let options: WebSocketOptions
     let inbox: WebSocketInbox
-    let opening: WebSocketOpening
+    /// Where the open connection is left for the exchange, until the handshake completes: not
+    /// held after, since the opening holds the connection until it is taken (or released).
+    var opening: WebSocketOpening?
 
     // The handshake (see CurlWebSocket+Handshake).
     /// The transfer whose response the handshake's answer is, until it is delivered.
