@@ -44,8 +44,26 @@ final class TransferLoop: @unchecked Sendable {
         case resume(CurlTransfer)
         case cancelAll
         case stop
-        /// What the application asks of an open WebSocket (see ``CurlWebSocket``).
-        case webSocket(CurlWebSocket, CurlWebSocket.Command)
+        /// What the application asks of an open WebSocket (see ``CurlWebSocket``), boxed: with
+        /// every payload one reference, a command is one word, moved through the inbox as a
+        /// pointer (a wider payload made every request's commands costlier to move).
+        case webSocket(WebSocketCommand)
+
+        /// `command` for `connection`.
+        static func webSocket(_ connection: CurlWebSocket, _ command: CurlWebSocket.Command) -> Command {
+            .webSocket(WebSocketCommand(connection: connection, command: command))
+        }
+    }
+
+    /// A WebSocket's command and its connection, in one reference (see ``Command/webSocket(_:)``).
+    final class WebSocketCommand: Sendable {
+        let connection: CurlWebSocket
+        let command: CurlWebSocket.Command
+
+        init(connection: CurlWebSocket, command: CurlWebSocket.Command) {
+            self.connection = connection
+            self.command = command
+        }
     }
 
     let multi: UnsafeMutableRawPointer
@@ -243,7 +261,7 @@ final class TransferLoop: @unchecked Sendable {
         case .resume(let transfer): resume(transfer)
         case .cancelAll: cancelAll()
         case .stop: return true
-        case .webSocket(let socket, let command): carryOut(command, for: socket)
+        case .webSocket(let boxed): carryOut(boxed.command, for: boxed.connection)
         }
         return false
     }
