@@ -54,7 +54,7 @@ extension TransferLoop {
         let url = handle.infoString(CURLINFO_EFFECTIVE_URL) ?? transfer.request.url.absoluteString
         removeActive(handle)
         guard socket >= 0 else {
-            closeConnection(of: handle)
+            remove(handle)
             deliver(
                 transfer,
                 .failure(
@@ -96,16 +96,14 @@ extension TransferLoop {
         for (socket, events) in opening {
             webSocketPolls.append(curl_waitfd(fd: socket, events: Int16(events), revents: 0))
         }
-        if let deadline = webSocketMultiDeadline {
-            timeout = deadline < now ? 0 : min(timeout, Int((deadline - now) / .milliseconds(1)) + 1)
+        func wait(until deadline: MonotonicInstant?) {
+            guard let deadline else { return }
+            timeout = now < deadline ? min(timeout, Int((deadline - now) / .milliseconds(1)) + 1) : 0
         }
+        wait(until: webSocketMultiDeadline)
         for connection in webSockets {
             webSocketPolls.append(curl_waitfd(fd: connection.socket, events: connection.wantedEvents, revents: 0))
-            if connection.mayHaveInput {
-                timeout = 0
-            } else if let deadline = connection.nextDeadline {
-                timeout = min(timeout, deadline < now ? 0 : Int((deadline - now) / .milliseconds(1)) + 1)
-            }
+            wait(until: connection.mayHaveInput ? now : connection.nextDeadline)
         }
         // By index into the list as it was polled: a connection that ends leaves the list, and one
         // that opens joins it.
@@ -174,20 +172,12 @@ extension TransferLoop {
         }
         guard connection.isEnded else { return }
         webSockets.removeAll { $0 === connection }
-        closeConnection(of: connection.handle)
+        // Out of the multi handle, which closes a connect-only connection.
+        remove(connection.handle)
         if webSockets.isEmpty, let buffer = webSocketReadBuffer {
             buffer.deallocate()
             webSocketReadBuffer = nil
         }
-    }
-
-    /// Takes a connect-only handle out of the multi handle, which closes its connection, and
-    /// keeps the handle, reset, for another transfer.
-    func closeConnection(of handle: CurlEasyHandle) {
-        handle.holdsPlainSetup = false
-        curl_multi_remove_handle(webSocketMulti, handle.raw)
-        handle.opensWebSocket = false
-        recycle(handle)
     }
 
     /// A WebSocket opening whose future was cancelled during its handshake.

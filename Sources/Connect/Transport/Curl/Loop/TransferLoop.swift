@@ -338,9 +338,7 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func cancelAll() {
-        for socket in webSockets where socket.openingTransfer != nil {
-            if let transfer = socket.openingTransfer { cancelWebSocketOpening(transfer) }
-        }
+        for case let transfer? in webSockets.map(\.openingTransfer) { cancelWebSocketOpening(transfer) }
         while let handle = active.last, let transfer = handle.transfer {
             remove(handle)
             transfer.finishSink(succeeded: false)

@@ -30,9 +30,8 @@ extension CurlTransfer {
                 throw .invalidRequest(
                     "a WebSocket handshake sends Basic credentials only (\(credentials.schemes) answer challenges)")
             }
-            let token = Data("\(credentials.username):\(credentials.password)".utf8).base64EncodedString()
             headers.removeAll { $0.hasName("Authorization") }
-            headers.append(HTTPHeader(name: "Authorization", value: "Basic \(token)"))
+            headers.append(.authorization(username: credentials.username, password: credentials.password))
         }
         return headers
     }
@@ -40,7 +39,10 @@ extension CurlTransfer {
     /// Whether `url` is a `ws://` or `wss://` URL, which only ``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``
     /// opens.
     static func isWebSocketURL(_ url: String) -> Bool {
-        guard url.utf8.first.map({ $0 | 0x20 == UInt8(ascii: "w") }) == true else { return false }
-        return url.lowercased().hasPrefix("ws://") || url.lowercased().hasPrefix("wss://")
+        // Most URLs are told apart by their first byte, before the scheme is taken out.
+        guard url.utf8.first.map({ $0 | 0x20 == UInt8(ascii: "w") }) == true,
+            let colon = url.firstIndex(of: ":")
+        else { return false }
+        return Request.isWebSocketScheme(String(url[..<colon]))
     }
 }

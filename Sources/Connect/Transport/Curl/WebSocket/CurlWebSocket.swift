@@ -182,6 +182,11 @@ final class CurlWebSocket: @unchecked Sendable {
             endOpening(socketEndedWith: code, reason: reason)
             return
         }
+        drop(because: reason)
+    }
+
+    /// The connection ends without a close frame (1006), for `reason`.
+    func drop(because reason: String) {
         dropReason = reason
         _ = state.socketEnded()
         end()
@@ -229,8 +234,7 @@ final class CurlWebSocket: @unchecked Sendable {
             }
         case .ping(let continuation):
             guard !isEnded else { return continuation.resume(throwing: WebSocketError.closed) }
-            pingSerial += 1
-            let payload = withUnsafeBytes(of: pingSerial.bigEndian) { Array($0) }
+            let payload = nextPingPayload()
             do throws(WebSocketConnectionState.Refusal) {
                 run(try state.ping(payload))
                 pongWaiters.append((payload, continuation))
@@ -264,6 +268,12 @@ final class CurlWebSocket: @unchecked Sendable {
         }
     }
 
+    /// A payload no earlier ping of this connection carried: its serial, 8 bytes.
+    func nextPingPayload() -> [UInt8] {
+        pingSerial += 1
+        return withUnsafeBytes(of: pingSerial.bigEndian) { Array($0) }
+    }
+
     /// The server has ``WebSocketOptions/closeTimeout`` to answer a close frame.
     func startClosingDeadline(now: MonotonicInstant) {
         if case .closing = state.phase { deadline = now + options.closeTimeout }
@@ -274,9 +284,7 @@ final class CurlWebSocket: @unchecked Sendable {
             endOpening(failure: ConnectError.timedOut("the WebSocket opening handshake took longer than its timeout"))
             return
         }
-        dropReason = "the server did not answer the close frame within \(options.closeTimeout)"
-        _ = state.socketEnded()
-        end()
+        drop(because: "the server did not answer the close frame within \(options.closeTimeout)")
     }
 
     func keepAlivePingDue(now: MonotonicInstant) {
@@ -285,13 +293,9 @@ final class CurlWebSocket: @unchecked Sendable {
             return
         }
         if keepAlivePingUnanswered {
-            dropReason = "no pong came within the ping interval (\(interval))"
-            _ = state.socketEnded()
-            end()
-            return
+            return drop(because: "no pong came within the ping interval (\(interval))")
         }
-        pingSerial += 1
-        run((try? state.ping(withUnsafeBytes(of: pingSerial.bigEndian) { Array($0) })) ?? [])
+        run((try? state.ping(nextPingPayload())) ?? [])
         keepAlivePingUnanswered = true
         nextKeepAlivePing = now + interval
     }
