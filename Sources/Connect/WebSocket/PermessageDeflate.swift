@@ -58,11 +58,26 @@ final class PermessageDeflate {
         }
     }
 
-    /// `payload` compressed as one message, or `nil` when it goes out uncompressed (no
-    /// compressor, or compressing would not make it smaller).
+    /// `payload` compressed as one message, or `nil` when it goes out uncompressed.
+    ///
+    /// Once zlib has read a message, the LZ77 window holds it, and with context takeover the
+    /// next message may point back into it: the server's inflater must have read it too, so it
+    /// goes out compressed even when that is a few bytes larger (DEFLATE adds at most 5 bytes
+    /// per 64 KiB to what it cannot shrink). Without context takeover each message stands alone
+    /// and goes out the smaller way. Uncompressed: no compressor (an 8-bit window), an empty
+    /// message, or a zlib failure, after which the window starts empty (a suffix of what the
+    /// server has read, so its references still hold).
     func compress(_ payload: [UInt8]) -> [UInt8]? {
         guard let deflater, !payload.isEmpty else { return nil }
-        defer { if parameters.clientNoContextTakeover { deflateReset(deflater) } }
+        let keepsWindow = !parameters.clientNoContextTakeover
+        var compressed = deflate(payload, with: deflater)
+        if compressed == nil || !keepsWindow { deflateReset(deflater) }
+        if !keepsWindow, let output = compressed, output.count >= payload.count { compressed = nil }
+        return compressed
+    }
+
+    /// `payload` through zlib with a sync flush, its tail taken off; `nil` when zlib fails.
+    private func deflate(_ payload: [UInt8], with deflater: UnsafeMutablePointer<z_stream>) -> [UInt8]? {
         var output = [UInt8](repeating: 0, count: payload.count + payload.count / 8 + 64)
         var written = 0
         let status: Int32 = payload.withUnsafeBufferPointer { input in
@@ -74,7 +89,7 @@ final class PermessageDeflate {
                 status = output.withUnsafeMutableBufferPointer { buffer in
                     deflater.pointee.next_out = buffer.baseAddress! + written
                     deflater.pointee.avail_out = uInt(buffer.count - written)
-                    let status = deflate(deflater, Z_SYNC_FLUSH)
+                    let status = CZlib.deflate(deflater, Z_SYNC_FLUSH)
                     written = buffer.count - Int(deflater.pointee.avail_out)
                     return status
                 }
@@ -84,8 +99,6 @@ final class PermessageDeflate {
         guard status == Z_OK || status == Z_BUF_ERROR, written >= 4, Array(output[(written - 4)..<written]) == Self.tail
         else { return nil }
         output.removeSubrange((written - 4)...)
-        // Uncompressed when that is no larger, and so cheaper for both sides to read.
-        guard output.count < payload.count else { return nil }
         return output
     }
 

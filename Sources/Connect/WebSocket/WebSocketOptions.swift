@@ -23,7 +23,8 @@ public struct WebSocketOptions: Sendable, Hashable {
     /// closes the connection anyway.
     public var closeTimeout: Duration
     /// Whether the handshake offers permessage-deflate (RFC 7692): messages compressed with
-    /// zlib when the server accepts, each only when that makes it smaller. Worth it for text
+    /// zlib when the server accepts, the window carried from message to message unless the
+    /// server asks for no context takeover. Worth it for text
     /// (JSON, chat); it costs each connection zlib's state (about 300 KiB with the largest
     /// windows), so it is off by default.
     public var compression: Bool
