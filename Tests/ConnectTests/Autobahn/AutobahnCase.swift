@@ -1,0 +1,121 @@
+import ConnectTestServer
+import Foundation
+import Testing
+
+@testable import Connect
+
+/// One case of the Autobahn|Testsuite (crossbario/autobahn-testsuite, its `fuzzingserver`
+/// cases), ported as data: the bytes its server sends, and what a correct client does with
+/// them. `AutobahnTests` runs every case twice: through the client's decision values (fed whole
+/// and one byte at a time) and against ``ScriptedWebSocketServer`` over a socket.
+struct AutobahnCase: Sendable, CustomTestStringConvertible {
+    typealias Step = ScriptedWebSocketServer.Step
+
+    /// How the case ends.
+    enum Ending: Sendable, Equatable {
+        /// Once every message came back, the server closes with 1000 and the client echoes it.
+        case closesNormally
+        /// The case's own close frame ends it; the client echoes this code (`nil`: an empty close).
+        case echoesClose(UInt16?)
+        /// The client fails the connection with this close code.
+        case fails(UInt16)
+
+        /// The code of the client's close frame.
+        var clientCloseCode: UInt16? {
+            switch self {
+            case .closesNormally: 1000
+            case .echoesClose(let code): code
+            case .fails(let code): code
+            }
+        }
+    }
+
+    /// The case's number in the Autobahn report, `1.1.1` to `9.8.6`.
+    let id: String
+    let title: String
+    /// The server's writes and pauses after the handshake, built when the case runs (section 9's
+    /// are megabytes).
+    let steps: @Sendable () -> [Step]
+    /// The messages the client's reader gets, in order.
+    let delivered: @Sendable () -> [WebSocketMessage]
+    /// The payloads of the pongs the client answers with, in order.
+    let pongs: [[UInt8]]
+    let ending: Ending
+
+    init(
+        _ id: String, _ title: String, delivers delivered: @autoclosure @escaping @Sendable () -> [WebSocketMessage] = [],
+        pongs: [[UInt8]] = [], ending: Ending = .closesNormally, steps: @escaping @Sendable () -> [Step]
+    ) {
+        self.id = id
+        self.title = title
+        self.steps = steps
+        self.delivered = delivered
+        self.pongs = pongs
+        self.ending = ending
+    }
+
+    var testDescription: String { "\(id) \(title)" }
+
+    /// The section: `1` for `1.1.1`.
+    var section: Int { Int(id.prefix { $0 != "." }) ?? 0 }
+
+    /// Every step the server takes: the case's own, then, for a case that ends normally, a wait
+    /// for the client's echoes and a close with 1000.
+    func serverSteps() -> [Step] {
+        guard ending == .closesNormally else { return steps() }
+        return steps() + [.awaitMessages(delivered().count), .send(Frame.close(1000))]
+    }
+}
+
+/// Server frames as bytes (RFC 6455 §5.2), unmasked, with any bits and opcodes a case needs.
+enum Frame {
+    static func make(_ opcode: UInt8, _ payload: [UInt8] = [], fin: Bool = true, rsv: UInt8 = 0) -> Data {
+        var bytes: [UInt8] = [(fin ? 0x80 : 0) | (rsv & 0x7) << 4 | opcode]
+        switch payload.count {
+        case ..<126: bytes.append(UInt8(payload.count))
+        case ..<65_536: bytes += [126, UInt8(payload.count >> 8), UInt8(truncatingIfNeeded: payload.count)]
+        default: bytes += [127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: payload.count >> ($0 * 8)) }
+        }
+        return Data(bytes + payload)
+    }
+
+    static func make(_ opcode: UInt8, _ text: String, fin: Bool = true, rsv: UInt8 = 0) -> Data {
+        make(opcode, Array(text.utf8), fin: fin, rsv: rsv)
+    }
+
+    static func close(_ code: UInt16?, reason: [UInt8] = []) -> Data {
+        guard let code else { return make(0x8) }
+        return make(0x8, [UInt8(code >> 8), UInt8(truncatingIfNeeded: code)] + reason)
+    }
+
+    /// A message's frames: `fragmentSize` bytes each (all of it in one frame for 0).
+    static func message(_ opcode: UInt8, _ payload: [UInt8], fragmentSize: Int = 0) -> Data {
+        guard fragmentSize > 0, payload.count > fragmentSize else { return make(opcode, payload) }
+        var frames = Data()
+        for start in stride(from: 0, to: payload.count, by: fragmentSize) {
+            let end = min(payload.count, start + fragmentSize)
+            frames += make(start == 0 ? opcode : 0x0, Array(payload[start..<end]), fin: end == payload.count)
+        }
+        return frames
+    }
+
+    /// `bytes` written in pieces of `size`.
+    static func chopped(_ bytes: Data, _ size: Int) -> [ScriptedWebSocketServer.Step] {
+        stride(from: 0, to: bytes.count, by: size).map { start in
+            .send(bytes.subdata(in: start..<min(bytes.count, start + size)))
+        }
+    }
+
+    /// `pattern` repeated to `count` bytes, as Autobahn fills its long payloads.
+    static func filled(_ pattern: String, _ count: Int) -> [UInt8] {
+        let unit = Array(pattern.utf8)
+        return (0..<count).map { unit[$0 % unit.count] }
+    }
+}
+
+extension WebSocketMessage {
+    /// A text message of `count` bytes of `pattern`.
+    static func filled(_ pattern: String, _ count: Int) -> WebSocketMessage {
+        .text(String(decoding: Frame.filled(pattern, count), as: UTF8.self))
+    }
+}

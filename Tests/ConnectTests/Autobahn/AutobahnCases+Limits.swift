@@ -1,0 +1,78 @@
+import ConnectTestServer
+import Foundation
+
+@testable import Connect
+
+/// Section 9: large messages (up to 16 MiB, the largest a socket takes by default), messages in
+/// many small fragments, messages written in small pieces, and a thousand round trips one after
+/// another. Autobahn times these; here each must arrive whole and come back whole, and the
+/// benchmark (`make bench-websockets`) measures speed. 9.9.1 sends one message in endless
+/// fragments: the client fails it with 1009 once it passes the largest message.
+extension AutobahnCases {
+    static var limits: [AutobahnCase] {
+        var cases: [AutobahnCase] = []
+        let sizes = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20, 16 << 20]
+        let fragmentSizes = [64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20]
+        let chopSizes = [64, 128, 256, 512, 1024, 2048]
+        for (group, isText) in [(1, true), (2, false)] {
+            for (index, size) in sizes.enumerated() {
+                cases.append(
+                    AutobahnCase(
+                        "9.\(group).\(index + 1)", "a \(isText ? "text" : "binary") message of \(size >> 10) KiB",
+                        delivers: [message(isText: isText, "BAsd7&jh23", size)]
+                    ) {
+                        [.send(Frame.make(isText ? 0x1 : 0x2, Frame.filled("BAsd7&jh23", size)))]
+                    })
+            }
+        }
+        for (group, isText) in [(3, true), (4, false)] {
+            for (index, fragmentSize) in fragmentSizes.enumerated() {
+                cases.append(
+                    AutobahnCase(
+                        "9.\(group).\(index + 1)", "a 4 MiB \(isText ? "text" : "binary") message in fragments of \(fragmentSize)",
+                        delivers: [message(isText: isText, "*", 4 << 20)]
+                    ) {
+                        [.send(Frame.message(isText ? 0x1 : 0x2, Frame.filled("*", 4 << 20), fragmentSize: fragmentSize))]
+                    })
+            }
+        }
+        for (group, isText) in [(5, true), (6, false)] {
+            for (index, chop) in chopSizes.enumerated() {
+                cases.append(
+                    AutobahnCase(
+                        "9.\(group).\(index + 1)", "a 1 MiB \(isText ? "text" : "binary") message in writes of \(chop)",
+                        delivers: [message(isText: isText, "BAsd7&jh23", 1 << 20)]
+                    ) {
+                        Frame.chopped(Frame.make(isText ? 0x1 : 0x2, Frame.filled("BAsd7&jh23", 1 << 20)), chop)
+                    })
+            }
+        }
+        for (group, isText) in [(7, true), (8, false)] {
+            for (index, size) in [0, 16, 64, 256, 1024, 4096].enumerated() {
+                let payload = [UInt8](repeating: isText ? 0x2A : 0xFE, count: size)
+                let one: WebSocketMessage = isText ? .text(String(repeating: "*", count: size)) : .binary(Data(payload))
+                cases.append(
+                    AutobahnCase(
+                        "9.\(group).\(index + 1)", "1000 \(isText ? "text" : "binary") round trips of \(size) bytes",
+                        delivers: Array(repeating: one, count: 1000)
+                    ) {
+                        let frame = Frame.make(isText ? 0x1 : 0x2, payload)
+                        return (1...1000).flatMap { [.send(frame), .awaitMessages($0)] }
+                    })
+            }
+        }
+        cases.append(
+            AutobahnCase("9.9.1", "a text message of endless 4 KiB fragments", ending: .fails(1009)) {
+                let fragment = Frame.filled("*", 4 << 10)
+                var bytes = Frame.make(0x1, fragment, fin: false)
+                let continuation = Frame.make(0x0, fragment, fin: false)
+                for _ in 0..<(WebSocketOptions.default.maximumMessageSize / fragment.count) { bytes += continuation }
+                return [.send(bytes)]
+            })
+        return cases
+    }
+
+    static func message(isText: Bool, _ pattern: String, _ count: Int) -> WebSocketMessage {
+        isText ? .filled(pattern, count) : .binary(Data(Frame.filled(pattern, count)))
+    }
+}
