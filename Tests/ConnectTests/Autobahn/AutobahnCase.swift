@@ -43,7 +43,8 @@ struct AutobahnCase: Sendable, CustomTestStringConvertible {
     let ending: Ending
 
     init(
-        _ id: String, _ title: String, delivers delivered: @autoclosure @escaping @Sendable () -> [WebSocketMessage] = [],
+        _ id: String, _ title: String,
+        delivers delivered: @autoclosure @escaping @Sendable () -> [WebSocketMessage] = [],
         pongs: [[UInt8]] = [], ending: Ending = .closesNormally, steps: @escaping @Sendable () -> [Step]
     ) {
         self.id = id

@@ -8,12 +8,26 @@ import Foundation
 /// another. Autobahn times these; here each must arrive whole and come back whole, and the
 /// benchmark (`make bench-websockets`) measures speed. 9.9.1 sends one message in endless
 /// fragments: the client fails it with 1009 once it passes the largest message.
+///
+/// Under a sanitizer (`make test-tsan`, `make test-asan`, which set `TSAN_OPTIONS` and
+/// `ASAN_OPTIONS`) the sizes are a sixteenth and the round trips a hundred: those passes look
+/// for races and bad memory, which the same code shows on less data, ten times slower.
 extension AutobahnCases {
+    /// Whether a sanitizer runs the tests.
+    static let isSanitized = ["TSAN_OPTIONS", "ASAN_OPTIONS"].contains {
+        ProcessInfo.processInfo.environment[$0] != nil
+    }
+    /// What the sizes of section 9 are divided by.
+    static let scale = isSanitized ? 16 : 1
+    /// The largest message a case's socket takes: Connect's default, scaled.
+    static let largestMessage = WebSocketOptions.default.maximumMessageSize / scale
+
     static var limits: [AutobahnCase] {
         var cases: [AutobahnCase] = []
-        let sizes = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20, 16 << 20]
+        let sizes = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 8 << 20, 16 << 20].map { $0 / scale }
         let fragmentSizes = [64, 256, 1 << 10, 4 << 10, 16 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20]
         let chopSizes = [64, 128, 256, 512, 1024, 2048]
+        let roundTrips = 1000 / (isSanitized ? 10 : 1)
         for (group, isText) in [(1, true), (2, false)] {
             for (index, size) in sizes.enumerated() {
                 cases.append(
@@ -29,10 +43,16 @@ extension AutobahnCases {
             for (index, fragmentSize) in fragmentSizes.enumerated() {
                 cases.append(
                     AutobahnCase(
-                        "9.\(group).\(index + 1)", "a 4 MiB \(isText ? "text" : "binary") message in fragments of \(fragmentSize)",
-                        delivers: [message(isText: isText, "*", 4 << 20)]
+                        "9.\(group).\(index + 1)",
+                        "a \((4 << 10) / scale) KiB \(isText ? "text" : "binary") message in fragments of \(fragmentSize)",
+                        delivers: [message(isText: isText, "*", (4 << 20) / scale)]
                     ) {
-                        [.send(Frame.message(isText ? 0x1 : 0x2, Frame.filled("*", 4 << 20), fragmentSize: fragmentSize))]
+                        [
+                            .send(
+                                Frame.message(
+                                    isText ? 0x1 : 0x2, Frame.filled("*", (4 << 20) / scale), fragmentSize: fragmentSize
+                                ))
+                        ]
                     })
             }
         }
@@ -40,10 +60,12 @@ extension AutobahnCases {
             for (index, chop) in chopSizes.enumerated() {
                 cases.append(
                     AutobahnCase(
-                        "9.\(group).\(index + 1)", "a 1 MiB \(isText ? "text" : "binary") message in writes of \(chop)",
-                        delivers: [message(isText: isText, "BAsd7&jh23", 1 << 20)]
+                        "9.\(group).\(index + 1)",
+                        "a \((1 << 10) / scale) KiB \(isText ? "text" : "binary") message in writes of \(chop)",
+                        delivers: [message(isText: isText, "BAsd7&jh23", (1 << 20) / scale)]
                     ) {
-                        Frame.chopped(Frame.make(isText ? 0x1 : 0x2, Frame.filled("BAsd7&jh23", 1 << 20)), chop)
+                        Frame.chopped(
+                            Frame.make(isText ? 0x1 : 0x2, Frame.filled("BAsd7&jh23", (1 << 20) / scale)), chop)
                     })
             }
         }
@@ -53,11 +75,12 @@ extension AutobahnCases {
                 let one: WebSocketMessage = isText ? .text(String(repeating: "*", count: size)) : .binary(Data(payload))
                 cases.append(
                     AutobahnCase(
-                        "9.\(group).\(index + 1)", "1000 \(isText ? "text" : "binary") round trips of \(size) bytes",
-                        delivers: Array(repeating: one, count: 1000)
+                        "9.\(group).\(index + 1)",
+                        "\(roundTrips) \(isText ? "text" : "binary") round trips of \(size) bytes",
+                        delivers: Array(repeating: one, count: roundTrips)
                     ) {
                         let frame = Frame.make(isText ? 0x1 : 0x2, payload)
-                        return (1...1000).flatMap { [.send(frame), .awaitMessages($0)] }
+                        return (1...roundTrips).flatMap { [.send(frame), .awaitMessages($0)] }
                     })
             }
         }
@@ -66,7 +89,7 @@ extension AutobahnCases {
                 let fragment = Frame.filled("*", 4 << 10)
                 var bytes = Frame.make(0x1, fragment, fin: false)
                 let continuation = Frame.make(0x0, fragment, fin: false)
-                for _ in 0..<(WebSocketOptions.default.maximumMessageSize / fragment.count) { bytes += continuation }
+                for _ in 0..<(largestMessage / fragment.count) { bytes += continuation }
                 return [.send(bytes)]
             })
         return cases

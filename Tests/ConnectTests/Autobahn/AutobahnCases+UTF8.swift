@@ -20,12 +20,17 @@ extension AutobahnCases {
                 [.send(Frame.make(0x1, fin: false) + Frame.make(0x0, fin: false) + Frame.make(0x0))]
             },
             AutobahnCase("6.1.3", "empty fragments around one with text", delivers: [.text("middle frame payload")]) {
-                [.send(Frame.make(0x1, fin: false) + Frame.make(0x0, "middle frame payload", fin: false) + Frame.make(0x0))]
+                [
+                    .send(
+                        Frame.make(0x1, fin: false) + Frame.make(0x0, "middle frame payload", fin: false)
+                            + Frame.make(0x0))
+                ]
             },
             AutobahnCase("6.2.1", "valid UTF-8 in one frame", delivers: [.text(greeting)]) {
                 [.send(Frame.make(0x1, greeting))]
             },
-            AutobahnCase("6.2.2", "valid UTF-8 in two fragments split between characters", delivers: [.text(greeting)]) {
+            AutobahnCase("6.2.2", "valid UTF-8 in two fragments split between characters", delivers: [.text(greeting)])
+            {
                 [.send(Frame.make(0x1, "Hello-µ@ßöä", fin: false) + Frame.make(0x0, "üàá-UTF-8!!"))]
             },
             AutobahnCase("6.2.3", "valid UTF-8 in fragments of one byte", delivers: [.text(greeting)]) {
@@ -34,7 +39,9 @@ extension AutobahnCases {
             AutobahnCase("6.2.4", "κόσμε in fragments of one byte", delivers: [.text(kosmeText)]) {
                 [.send(Frame.message(0x1, kosme, fragmentSize: 1))]
             },
-            AutobahnCase("6.3.1", "invalid UTF-8 in one frame", ending: .fails(1007)) { [.send(Frame.make(0x1, invalid))] },
+            AutobahnCase("6.3.1", "invalid UTF-8 in one frame", ending: .fails(1007)) {
+                [.send(Frame.make(0x1, invalid))]
+            },
             AutobahnCase("6.3.2", "invalid UTF-8 in fragments of one byte", ending: .fails(1007)) {
                 [.send(Frame.message(0x1, invalid, fragmentSize: 1))]
             },
@@ -124,16 +131,26 @@ extension AutobahnCases {
                 ])
             ),
             // A prefix is valid where it ends between characters.
-            ("the prefixes of κόσμε", (1...kosme.count).map { ([2, 5, 7, 9, 11].contains($0), Array(kosme.prefix($0))) }),
-            ("the first sequence of each length", valid([[0x00], [0xC2, 0x80], [0xE0, 0xA0, 0x80], [0xF0, 0x90, 0x80, 0x80]])),
+            (
+                "the prefixes of κόσμε",
+                (1...kosme.count).map { ([2, 5, 7, 9, 11].contains($0), Array(kosme.prefix($0))) }
+            ),
+            (
+                "the first sequence of each length",
+                valid([[0x00], [0xC2, 0x80], [0xE0, 0xA0, 0x80], [0xF0, 0x90, 0x80, 0x80]])
+            ),
             (
                 "the first sequences of 5 and 6 bytes",
                 invalid([[0xF8, 0x88, 0x80, 0x80, 0x80], [0xFC, 0x84, 0x80, 0x80, 0x80, 0x80]])
             ),
-            ("the last sequence of each length", valid([[0x7F], [0xDF, 0xBF], [0xEF, 0xBF, 0xBF], [0xF4, 0x8F, 0xBF, 0xBF]])),
+            (
+                "the last sequence of each length",
+                valid([[0x7F], [0xDF, 0xBF], [0xEF, 0xBF, 0xBF], [0xF4, 0x8F, 0xBF, 0xBF]])
+            ),
             (
                 "the last sequences of 4, 5 and 6 bytes",
-                invalid([[0xF7, 0xBF, 0xBF, 0xBF], [0xFB, 0xBF, 0xBF, 0xBF, 0xBF], [0xFD, 0xBF, 0xBF, 0xBF, 0xBF, 0xBF]])
+                invalid([[0xF7, 0xBF, 0xBF, 0xBF], [0xFB, 0xBF, 0xBF, 0xBF, 0xBF], [0xFD, 0xBF, 0xBF, 0xBF, 0xBF, 0xBF]]
+                )
             ),
             (
                 "other boundaries",

@@ -30,15 +30,21 @@ enum AutobahnCases {
                 opcode == 0x1
                     ? .text(String(repeating: "*", count: count)) : .binary(Data(repeating: 0xFE, count: count))
             }
-            @Sendable func payload(_ count: Int) -> [UInt8] { Array(repeating: opcode == 0x1 ? 0x2A : 0xFE, count: count) }
+            @Sendable func payload(_ count: Int) -> [UInt8] {
+                Array(repeating: opcode == 0x1 ? 0x2A : 0xFE, count: count)
+            }
             for (index, count) in framingSizes.enumerated() {
                 cases.append(
-                    AutobahnCase("1.\(group).\(index + 1)", "a \(kind) message of \(count) bytes", delivers: [message(count)]) {
+                    AutobahnCase(
+                        "1.\(group).\(index + 1)", "a \(kind) message of \(count) bytes", delivers: [message(count)]
+                    ) {
                         [.send(Frame.make(opcode, payload(count)))]
                     })
             }
             cases.append(
-                AutobahnCase("1.\(group).8", "a \(kind) message of 65536 bytes in writes of 997", delivers: [message(65_536)]) {
+                AutobahnCase(
+                    "1.\(group).8", "a \(kind) message of 65536 bytes in writes of 997", delivers: [message(65_536)]
+                ) {
                     Frame.chopped(Frame.make(opcode, payload(65_536)), 997)
                 })
         }
@@ -74,7 +80,9 @@ enum AutobahnCases {
             AutobahnCase("2.9", "an unsolicited pong, then a ping", pongs: [Array("ping payload".utf8)]) {
                 [.send(Frame.make(0xA, "unsolicited pong payload")), .send(Frame.make(0x9, "ping payload"))]
             },
-            AutobahnCase("2.10", "ten pings with payloads", pongs: tenPings) { tenPings.map { .send(Frame.make(0x9, $0)) } },
+            AutobahnCase("2.10", "ten pings with payloads", pongs: tenPings) {
+                tenPings.map { .send(Frame.make(0x9, $0)) }
+            },
             AutobahnCase("2.11", "ten pings one byte at a time", pongs: tenPings) {
                 tenPings.flatMap { Frame.chopped(Frame.make(0x9, $0), 1) }
             }
@@ -95,19 +103,26 @@ enum AutobahnCases {
             AutobahnCase("3.1", "a text message with RSV = 1", ending: .fails(1002)) {
                 [.send(Frame.make(0x1, hello, rsv: 1))]
             },
-            AutobahnCase("3.2", "a text message, then one with RSV = 2, then a ping", delivers: [.text(hello)], ending: .fails(1002)) {
+            AutobahnCase(
+                "3.2", "a text message, then one with RSV = 2, then a ping", delivers: [.text(hello)],
+                ending: .fails(1002)
+            ) {
                 [.send(Frame.make(0x1, hello) + Frame.make(0x1, hello, rsv: 2) + Frame.make(0x9))]
             },
             AutobahnCase("3.3", "as 3.2 with RSV = 3, frame by frame", delivers: [.text(hello)], ending: .fails(1002)) {
                 goodThenBad(3, chop: nil)
             },
-            AutobahnCase("3.4", "as 3.2 with RSV = 4, one byte at a time", delivers: [.text(hello)], ending: .fails(1002)) {
+            AutobahnCase(
+                "3.4", "as 3.2 with RSV = 4, one byte at a time", delivers: [.text(hello)], ending: .fails(1002)
+            ) {
                 goodThenBad(4, chop: 1)
             },
             AutobahnCase("3.5", "a binary message with RSV = 5", ending: .fails(1002)) {
                 [.send(Frame.make(0x2, binary, rsv: 5))]
             },
-            AutobahnCase("3.6", "a ping with RSV = 6", ending: .fails(1002)) { [.send(Frame.make(0x9, hello, rsv: 6))] },
+            AutobahnCase("3.6", "a ping with RSV = 6", ending: .fails(1002)) {
+                [.send(Frame.make(0x9, hello, rsv: 6))]
+            },
             AutobahnCase("3.7", "a close with RSV = 7", ending: .fails(1002)) { [.send(Frame.make(0x8, rsv: 7))] }
         ]
     }
@@ -119,7 +134,9 @@ enum AutobahnCases {
         for (group, opcodes) in [(1, [3, 4, 5, 6, 7] as [UInt8]), (2, [11, 12, 13, 14, 15])] {
             let kind = group == 1 ? "non-control" : "control"
             cases.append(
-                AutobahnCase("4.\(group).1", "a frame with the reserved \(kind) opcode \(opcodes[0])", ending: .fails(1002)) {
+                AutobahnCase(
+                    "4.\(group).1", "a frame with the reserved \(kind) opcode \(opcodes[0])", ending: .fails(1002)
+                ) {
                     [.send(Frame.make(opcodes[0]))]
                 })
             cases.append(
@@ -147,7 +164,9 @@ enum AutobahnCases {
                     "4.\(group).5", "as 4.\(group).4 with opcode \(opcodes[4]), one byte at a time",
                     delivers: [.text(hello)], ending: .fails(1002)
                 ) {
-                    [Frame.make(0x1, hello), Frame.make(opcodes[4], hello), Frame.make(0x9)].flatMap { Frame.chopped($0, 1) }
+                    [Frame.make(0x1, hello), Frame.make(opcodes[4], hello), Frame.make(0x9)].flatMap {
+                        Frame.chopped($0, 1)
+                    }
                 })
         }
         return cases
@@ -179,7 +198,9 @@ enum AutobahnCases {
                 Frame.make(0x0, fragments[2], fin: false), Frame.make(0x0, fragments[3], fin: false),
                 Frame.make(0x9, "pongme 2!"), Frame.make(0x0, fragments[4])
             ]
-            let send = { (frames: [Data]) -> [AutobahnCase.Step] in frameByFrame ? frames.map { AutobahnCase.Step.send($0) } : [.send(frames.reduce(Data(), +))] }
+            let send = { (frames: [Data]) -> [AutobahnCase.Step] in
+                frameByFrame ? frames.map { AutobahnCase.Step.send($0) } : [.send(frames.reduce(Data(), +))]
+            }
             return send(first) + [.pause(.seconds(1))] + send(second)
         }
         let fiveJoined = WebSocketMessage.text(fragments.joined())
@@ -199,20 +220,35 @@ enum AutobahnCases {
             AutobahnCase("5.6", "two fragments with a ping between", delivers: [joined], pongs: pong) {
                 [.send(withPing.reduce(Data(), +))]
             },
-            AutobahnCase("5.7", "as 5.6, frame by frame", delivers: [joined], pongs: pong) { writes(withPing, chop: nil) },
-            AutobahnCase("5.8", "as 5.6, one byte at a time", delivers: [joined], pongs: pong) { writes(withPing, chop: 1) },
+            AutobahnCase("5.7", "as 5.6, frame by frame", delivers: [joined], pongs: pong) {
+                writes(withPing, chop: nil)
+            },
+            AutobahnCase("5.8", "as 5.6, one byte at a time", delivers: [joined], pongs: pong) {
+                writes(withPing, chop: 1)
+            },
             AutobahnCase("5.9", "a final continuation with nothing to continue, then a message", ending: .fails(1002)) {
                 [.send(nothingToContinue(true).reduce(Data(), +))]
             },
-            AutobahnCase("5.10", "as 5.9, frame by frame", ending: .fails(1002)) { writes(nothingToContinue(true), chop: nil) },
-            AutobahnCase("5.11", "as 5.9, one byte at a time", ending: .fails(1002)) { writes(nothingToContinue(true), chop: 1) },
-            AutobahnCase("5.12", "a continuation (not final) with nothing to continue, then a message", ending: .fails(1002)) {
+            AutobahnCase("5.10", "as 5.9, frame by frame", ending: .fails(1002)) {
+                writes(nothingToContinue(true), chop: nil)
+            },
+            AutobahnCase("5.11", "as 5.9, one byte at a time", ending: .fails(1002)) {
+                writes(nothingToContinue(true), chop: 1)
+            },
+            AutobahnCase(
+                "5.12", "a continuation (not final) with nothing to continue, then a message", ending: .fails(1002)
+            ) {
                 [.send(nothingToContinue(false).reduce(Data(), +))]
             },
-            AutobahnCase("5.13", "as 5.12, frame by frame", ending: .fails(1002)) { writes(nothingToContinue(false), chop: nil) },
-            AutobahnCase("5.14", "as 5.12, one byte at a time", ending: .fails(1002)) { writes(nothingToContinue(false), chop: 1) },
+            AutobahnCase("5.13", "as 5.12, frame by frame", ending: .fails(1002)) {
+                writes(nothingToContinue(false), chop: nil)
+            },
+            AutobahnCase("5.14", "as 5.12, one byte at a time", ending: .fails(1002)) {
+                writes(nothingToContinue(false), chop: 1)
+            },
             AutobahnCase(
-                "5.15", "a message in two fragments, then a continuation of nothing", delivers: [joined], ending: .fails(1002)
+                "5.15", "a message in two fragments, then a continuation of nothing", delivers: [joined],
+                ending: .fails(1002)
             ) {
                 [
                     .send(
@@ -227,13 +263,16 @@ enum AutobahnCases {
             },
             AutobahnCase("5.17", "as 5.16 with final continuations of nothing", ending: .fails(1002)) {
                 let round =
-                    Frame.make(0x0, fragments[0]) + Frame.make(0x1, fragments[1], fin: false) + Frame.make(0x0, fragments[2])
+                    Frame.make(0x0, fragments[0]) + Frame.make(0x1, fragments[1], fin: false)
+                    + Frame.make(0x0, fragments[2])
                 return [.send(round + round)]
             },
             AutobahnCase("5.18", "a text fragment followed by a new text message", ending: .fails(1002)) {
                 [.send(Frame.make(0x1, fragments[0], fin: false) + Frame.make(0x1, fragments[1]))]
             },
-            AutobahnCase("5.19", "five fragments with two pings between, a second apart", delivers: [fiveJoined], pongs: twoPongs) {
+            AutobahnCase(
+                "5.19", "five fragments with two pings between, a second apart", delivers: [fiveJoined], pongs: twoPongs
+            ) {
                 fivePieces(frameByFrame: false)
             },
             AutobahnCase("5.20", "as 5.19, frame by frame", delivers: [fiveJoined], pongs: twoPongs) {
@@ -245,7 +284,9 @@ enum AutobahnCases {
     // MARK: 7 Closing
 
     /// The valid close codes of 7.7 and the invalid ones of 7.9.
-    static let validCloseCodes: [UInt16] = [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 3000, 3999, 4000, 4999]
+    static let validCloseCodes: [UInt16] = [
+        1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 3000, 3999, 4000, 4999
+    ]
     static let invalidCloseCodes: [UInt16] = [0, 999, 1004, 1005, 1006, 1016, 1100, 2000, 2999]
 
     static var closing: [AutobahnCase] {
@@ -255,7 +296,8 @@ enum AutobahnCases {
             0x65, 0x64
         ]
         var cases = [
-            AutobahnCase("7.1.1", "a message, then a close", delivers: [.text(helloWorld)], ending: .echoesClose(1000)) {
+            AutobahnCase("7.1.1", "a message, then a close", delivers: [.text(helloWorld)], ending: .echoesClose(1000))
+            {
                 [.send(Frame.make(0x1, helloWorld)), .send(Frame.close(1000))]
             },
             AutobahnCase("7.1.2", "two closes", ending: .echoesClose(1000)) {
@@ -284,7 +326,9 @@ enum AutobahnCases {
                 ]
             },
             AutobahnCase("7.3.1", "a close without payload", ending: .echoesClose(nil)) { [.send(Frame.make(0x8))] },
-            AutobahnCase("7.3.2", "a close with a one-byte payload", ending: .fails(1002)) { [.send(Frame.make(0x8, "a"))] },
+            AutobahnCase("7.3.2", "a close with a one-byte payload", ending: .fails(1002)) {
+                [.send(Frame.make(0x8, "a"))]
+            },
             AutobahnCase("7.3.3", "a close with a code", ending: .echoesClose(1000)) { [.send(Frame.close(1000))] },
             AutobahnCase("7.3.4", "a close with a code and a reason", ending: .echoesClose(1000)) {
                 [.send(Frame.close(1000, reason: Array(helloWorld.utf8)))]

@@ -24,7 +24,8 @@ struct AutobahnTests {
                 case .send(let frame) where frame.opcode == .pong:
                     pongs.append(frame.payload)
                 case .send(let frame) where frame.opcode == .close:
-                    closeCodes.append(frame.payload.count >= 2 ? UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1]) : nil)
+                    closeCodes.append(
+                        frame.payload.count >= 2 ? UInt16(frame.payload[0]) << 8 | UInt16(frame.payload[1]) : nil)
                 case .send, .pongArrived:
                     break
                 case .deliver(let message):
@@ -39,7 +40,7 @@ struct AutobahnTests {
     /// Feeds the server's bytes to the values the socket runs on, `pieceSize` bytes at a time,
     /// as `CurlWebSocket.takeFrames` does.
     static func observe(_ testCase: AutobahnCase, pieceSize: Int) -> Observation {
-        let limit = WebSocketOptions.default.maximumMessageSize
+        let limit = AutobahnCases.largestMessage
         var reader = WebSocketFrameReader(maximumPayload: limit)
         var assembler = WebSocketMessageAssembler(maximumMessageSize: limit)
         var state = WebSocketConnectionState()
@@ -89,7 +90,8 @@ struct AutobahnTests {
                 "\(testCase.id) in pieces of \(pieceSize): delivered \(Self.summary(observation.delivered)), expected \(Self.summary(expectedDelivered))"
             )
             #expect(observation.pongs == testCase.pongs, "\(testCase.id) in pieces of \(pieceSize)")
-            #expect(observation.closeCodes == [testCase.ending.clientCloseCode], "\(testCase.id) in pieces of \(pieceSize)")
+            #expect(
+                observation.closeCodes == [testCase.ending.clientCloseCode], "\(testCase.id) in pieces of \(pieceSize)")
             #expect(observation.closedSocket, "\(testCase.id) in pieces of \(pieceSize)")
         }
     }
@@ -98,7 +100,9 @@ struct AutobahnTests {
     func aSocketDoesWhatTheCaseAsks(_ testCase: AutobahnCase) async throws {
         let server = try ScriptedWebSocketServer(script: testCase.serverSteps)
         defer { server.shutdown() }
-        let socket = try await sharedConnect.webSocket(TestConnector(url: server.webSocketURL))
+        var options = WebSocketOptions.default
+        options.maximumMessageSize = AutobahnCases.largestMessage
+        let socket = try await sharedConnect.webSocket(TestConnector(url: server.webSocketURL), options: options)
         var delivered: [WebSocketMessage] = []
         var failure: (any Error)?
         do {
