@@ -47,8 +47,8 @@ test-curl8: deps
 	LD_LIBRARY_PATH="$$(./.ci/libcurl8)" CONNECT_EXPECTED_LIBCURL_MAJOR=8 $(SWIFT) test $(ALL_TRAITS) $(DEBUG_FLAGS) --skip-build
 
 ## Runs every libFuzzer harness (Fuzz/: the response head, chunked framing, the content decoders,
-## event streams, lines, JSON, HTTP dates, a resumed download's ranges and records, WebSocket frames) for
-## FUZZ_SECONDS each (default 60): `make fuzz FUZZ_SECONDS=3600`.
+## event streams, lines, JSON, HTTP dates, a resumed download's ranges and records, WebSocket frames,
+## Set-Cookie headers) for FUZZ_SECONDS each (default 60): `make fuzz FUZZ_SECONDS=3600`.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	./Fuzz/run $(FUZZ_SECONDS)

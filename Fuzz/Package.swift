@@ -8,7 +8,7 @@ import PackageDescription
 let harnesses = [
     "FuzzResponseHead", "FuzzChunked", "FuzzContentDecoding", "FuzzServerSentEvents", "FuzzLineSplitter",
     "FuzzJSONReader",
-    "FuzzHTTPDate", "FuzzResume", "FuzzWebSocketFrames"
+    "FuzzHTTPDate", "FuzzResume", "FuzzWebSocketFrames", "FuzzSetCookie"
 ]
 
 let package = Package(

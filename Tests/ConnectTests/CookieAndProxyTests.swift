@@ -113,6 +113,39 @@ struct CookieAndProxyTests {
                 == "cookie: session=abc123")
     }
 
+    /// libcurl sends no WebSocket handshake itself: Connect reads the jar for it and stores what
+    /// its answer sets, by the same rules.
+    @Test func aWebSocketHandshakeSendsAndStoresCookies() async throws {
+        let server = try Self.cookieServer()
+        defer { server.shutdown() }
+        let sockets = try ScriptedWebSocketServer(
+            extra: [
+                ("Set-Cookie", "room=swift; Path=/"), ("Set-Cookie", "elsewhere=1; Domain=example.com"),
+                ("Set-Cookie", "narrow=1; Path=/socket/deeper")
+            ]
+        ) { [] }
+        defer { sockets.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.cookies = .inMemory
+        let connect = Connect(configuration: configuration)
+        _ = try await connect.request(TestConnector(server, "/login")).value
+        let socket = try await connect.webSocket(
+            TestConnector(
+                url: sockets.webSocketURL, endpoint: "/socket", headers: [HTTPHeader(name: "Cookie", value: "mine=1")]))
+        try await socket.close()
+        // The jar's cookie for 127.0.0.1 (any port) after the request's own.
+        #expect(sockets.requests.first?.header("Cookie") == "mine=1; session=abc123")
+        // What the 101 set goes with the next request; a cookie for another domain was refused.
+        let cookies = String(decoding: try await connect.request(TestConnector(server, "/me")).value, as: UTF8.self)
+        #expect(cookies.contains("room=swift") && cookies.contains("session=abc123"))
+        #expect(!cookies.contains("elsewhere") && !cookies.contains("narrow"))
+        let again = try await connect.webSocket(TestConnector(url: sockets.webSocketURL, endpoint: "/socket/deeper/x"))
+        try await again.close()
+        // The longer path first (RFC 6265 §5.4).
+        let deeper = sockets.requests.last?.header("Cookie") ?? ""
+        #expect(deeper.hasPrefix("narrow=1; ") && deeper.contains("session=abc123") && deeper.contains("room=swift"))
+    }
+
     @Test func requestsGoThroughAnHTTPProxy() async throws {
         let proxy = try TestServer { request in .text("proxied \(request.uri)") }
         defer { proxy.shutdown() }

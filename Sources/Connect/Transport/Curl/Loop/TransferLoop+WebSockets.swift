@@ -77,7 +77,7 @@ extension TransferLoop {
         let elapsed = handle.infoDuration(CURLINFO_TOTAL_TIME_T)
         do {
             connection.beginHandshake(
-                headers: try transfer.webSocketHandshakeHeaders(), url: url,
+                headers: try transfer.webSocketHandshakeHeaders(url: url, handle: handle), url: url,
                 deadline: .now + max(.zero, timeout - elapsed))
         } catch {
             connection.endOpening(failure: error)

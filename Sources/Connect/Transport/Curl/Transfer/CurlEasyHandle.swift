@@ -294,6 +294,21 @@ final class CurlEasyHandle {
         return value.map { String(cString: $0) }
     }
 
+    /// The cookie engine's cookies, one line each in the Netscape format (`CURLINFO_COOKIELIST`).
+    func cookieList() -> [String] {
+        var list: UnsafeMutableRawPointer?
+        guard ccurl_easy_getinfo_pointer(raw, CURLINFO_COOKIELIST, &list) == CURLE_OK, let list else { return [] }
+        let first = list.assumingMemoryBound(to: curl_slist.self)
+        defer { curl_slist_free_all(first) }
+        var lines: [String] = []
+        var item: UnsafeMutablePointer<curl_slist>? = first
+        while let current = item {
+            if let data = current.pointee.data { lines.append(String(cString: data)) }
+            item = current.pointee.next
+        }
+        return lines
+    }
+
     /// The error buffer's text, or libcurl's generic text for `code`.
     func errorMessage(for code: CURLcode) -> String {
         let detail = String(cString: errorBuffer)

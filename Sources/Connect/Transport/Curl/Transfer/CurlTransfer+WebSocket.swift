@@ -20,10 +20,11 @@ extension CurlTransfer {
         handle.set(CURLOPT_HTTPPROXYTUNNEL, 1)
     }
 
-    /// The request's headers as the handshake sends them, with Basic credentials as an
+    /// The request's headers as the handshake to `url` sends them: Basic credentials as an
     /// `Authorization` header (the other schemes answer a challenge through libcurl, which does
-    /// not send this request).
-    func webSocketHandshakeHeaders() throws(ConnectError) -> [HTTPHeader] {
+    /// not send this request), and the cookie storage's cookies for it after any `Cookie` the
+    /// request sets itself, as libcurl adds them to the requests it sends.
+    func webSocketHandshakeHeaders(url: String, handle: CurlEasyHandle) throws(ConnectError) -> [HTTPHeader] {
         var headers = request.headers
         if let credentials = request.credentials {
             guard credentials.schemes.contains(.basic) else {
@@ -33,7 +34,37 @@ extension CurlTransfer {
             headers.removeAll { $0.hasName("Authorization") }
             headers.append(.authorization(username: credentials.username, password: credentials.password))
         }
+        if settings.cookies != .none, let target = CookieTarget(url: url),
+            let cookies = StoredCookie.cookieHeader(
+                from: handle.cookieList().compactMap { StoredCookie(netscapeLine: $0[...]) }, host: target.host,
+                path: target.path, isSecure: target.isSecure, now: CookieTarget.now())
+        {
+            if let index = headers.firstIndex(where: { $0.hasName("Cookie") }) {
+                headers[index] = HTTPHeader(name: headers[index].name, value: headers[index].value + "; " + cookies)
+            } else {
+                headers.append(HTTPHeader(name: "Cookie", value: cookies))
+            }
+        }
         return headers
+    }
+
+    /// Stores the cookies the handshake's answer sets (its `Set-Cookie` headers, 101 or not) in
+    /// the cookie storage, as libcurl stores those of the responses it reads; a cookie file is
+    /// written at once.
+    func storeWebSocketCookies(from headers: [HTTPHeader], url: String, handle: CurlEasyHandle) {
+        guard settings.cookies != .none, let target = CookieTarget(url: url) else { return }
+        let now = CookieTarget.now()
+        var stored = false
+        for header in headers where header.hasName("Set-Cookie") {
+            guard
+                let cookie = StoredCookie(
+                    setCookie: header.value, host: target.host, path: target.path, isSecure: target.isSecure, now: now,
+                    expiry: CookieTarget.date)
+            else { continue }
+            handle.set(CURLOPT_COOKIELIST, cookie.netscapeLine)
+            stored = true
+        }
+        if stored, case .file = settings.cookies { handle.set(CURLOPT_COOKIELIST, "FLUSH") }
     }
 
     /// Whether `url` is a `ws://` or `wss://` URL, which only ``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``
@@ -44,5 +75,32 @@ extension CurlTransfer {
             let colon = url.firstIndex(of: ":")
         else { return false }
         return Request.isWebSocketScheme(String(url[..<colon]))
+    }
+}
+
+/// Where a handshake goes, as cookies see it: its host, its path, and whether the connection is
+/// secure (`https`, which a `wss` URL became).
+struct CookieTarget {
+    let host: String
+    let path: String
+    let isSecure: Bool
+
+    init?(url: String) {
+        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty else {
+            return nil
+        }
+        // An IPv6 literal keeps its brackets in `host` on some platforms.
+        self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        isSecure = components.scheme?.lowercased() == "https"
+    }
+
+    /// Seconds since 1970, as cookie expiry dates count.
+    static func now() -> Int64 { Int64(time(nil)) }
+
+    /// An `Expires` date read as libcurl reads it for its own cookie engine.
+    static func date(_ text: String) -> Int64? {
+        let seconds = curl_getdate(text, nil)
+        return seconds == -1 ? nil : Int64(seconds)
     }
 }

@@ -54,6 +54,12 @@ extension CurlWebSocket {
             guard accepted else { return endOpening(socketEndedWith: CURLE_OK, reason: "") }
             // 1xx heads other than 101 (100 Continue, 103 Early Hints) come before the answer.
             guard isBlank, transfer.statusCode == 101 || transfer.statusCode >= 200 else { continue }
+            if let received = transfer.received {
+                transfer.storeWebSocketCookies(
+                    from: received.headers.copy().parsed(),
+                    url: handle.infoString(CURLINFO_EFFECTIVE_URL) ?? transfer.request.url.absoluteString,
+                    handle: handle)
+            }
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
             if transfer.statusCode == 101 {
                 open(transfer, framesAfterHead: rest)
