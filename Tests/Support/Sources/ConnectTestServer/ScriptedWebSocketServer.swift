@@ -80,7 +80,8 @@ public final class ScriptedWebSocketServer: LocalServer, @unchecked Sendable {
                     state.record(
                         RecordedRequest(
                             method: head.method.rawValue, uri: head.uri,
-                            headers: head.headers.map { ($0.name, $0.value) }, body: Data(), connectionID: connectionID))
+                            headers: head.headers.map { ($0.name, $0.value) }, body: Data(), connectionID: connectionID)
+                    )
                     var headers = HTTPHeaders()
                     for (name, value) in extra { headers.add(name: name, value: value) }
                     return channel.eventLoop.makeSucceededFuture(headers)
@@ -91,7 +92,9 @@ public final class ScriptedWebSocketServer: LocalServer, @unchecked Sendable {
                         try channel.pipeline.syncOperations.addHandler(
                             ScriptedWebSocketHandler(
                                 steps: script(),
-                                record: { change in transcripts.withLockedValue { change(&$0[connectionID, default: .init()]) } },
+                                record: { change in
+                                    transcripts.withLockedValue { change(&$0[connectionID, default: .init()]) }
+                                },
                                 messageCount: { transcripts.withLockedValue { $0[connectionID]?.messages.count ?? 0 } }),
                             // First in the pipeline: it reads and writes the socket's bytes itself,
                             // before NIOWebSocket's frame decoder and encoder.
