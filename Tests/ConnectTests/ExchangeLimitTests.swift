@@ -138,7 +138,9 @@ struct ExchangeLimitTests {
             ).value.token
         }
         var configuration = ConnectConfiguration()
-        configuration.timeout = .seconds(5)
+        // Long: a refresh that waited for itself would end only here, and a sanitizer's pass on
+        // two busy cores can hold the three requests' tasks for seconds.
+        configuration.timeout = .seconds(30)
         box.set(
             Connect(
                 middleware: ConnectMiddleware(adapters: [authenticator], retriers: [authenticator]),

@@ -21,9 +21,12 @@ struct StoredCookieTests {
     @Test func readsAndWritesLibcurlsLines() throws {
         let line = "#HttpOnly_.example.com\tTRUE\t/api\tTRUE\t1900000000\tsession\tabc=123"
         let cookie = try #require(StoredCookie(netscapeLine: line[...]))
-        #expect(cookie == StoredCookie(
-            domain: "example.com", includesSubdomains: true, path: "/api", isSecure: true, expires: 1_900_000_000,
-            name: "session", value: "abc=123", isHTTPOnly: true))
+        #expect(
+            cookie
+                == StoredCookie(
+                    domain: "example.com", includesSubdomains: true, path: "/api", isSecure: true,
+                    expires: 1_900_000_000,
+                    name: "session", value: "abc=123", isHTTPOnly: true))
         #expect(cookie.netscapeLine == line)
         let hostOnly = try #require(StoredCookie(netscapeLine: "127.0.0.1\tFALSE\t/\tFALSE\t0\troom\tswift"))
         #expect(hostOnly == Self.cookie("127.0.0.1", "room", "swift"))
@@ -61,10 +64,12 @@ struct StoredCookieTests {
             Self.cookie("example.com", "root2", "5")
         ]
         #expect(
-            StoredCookie.cookieHeader(from: cookies, host: "example.com", path: "/a/b/c", isSecure: false, now: Self.now)
+            StoredCookie.cookieHeader(
+                from: cookies, host: "example.com", path: "/a/b/c", isSecure: false, now: Self.now)
                 == "deep=2; mid=4; root=1; root2=5")
         #expect(
-            StoredCookie.cookieHeader(from: cookies, host: "nowhere.org", path: "/", isSecure: false, now: Self.now) == nil)
+            StoredCookie.cookieHeader(from: cookies, host: "nowhere.org", path: "/", isSecure: false, now: Self.now)
+                == nil)
     }
 
     @Test(arguments: [("/", "/"), ("", "/"), ("/chat", "/"), ("/a/b/c", "/a/b"), ("/a/b/", "/a/b"), ("x/y", "/")])
@@ -72,7 +77,9 @@ struct StoredCookieTests {
         #expect(StoredCookie.defaultPath(for: requestPath) == path)
     }
 
-    static func stored(_ header: String, host: String = "chat.example.com", path: String = "/rooms/swift", secure: Bool = true)
+    static func stored(
+        _ header: String, host: String = "chat.example.com", path: String = "/rooms/swift", secure: Bool = true
+    )
         -> StoredCookie?
     {
         StoredCookie(
