@@ -68,7 +68,11 @@ struct WebSocketMessageAssembler {
             throw .invalidData("a text message is not UTF-8")
         }
         partial = nil  // the bytes move rather than copy as they grow
-        message.bytes += frame.payload
+        if message.bytes.isEmpty {
+            message.bytes = frame.payload  // a message's first bytes: taken, not copied
+        } else {
+            message.bytes += frame.payload
+        }
         guard frame.isFinal else {
             partial = message
             return nil

@@ -64,12 +64,12 @@ struct AutobahnCase: Sendable, CustomTestStringConvertible {
     /// for the client's echoes and a close with 1000.
     func serverSteps() -> [Step] {
         guard ending == .closesNormally else { return steps() }
-        return steps() + [.awaitMessages(delivered().count), .send(Frame.close(1000))]
+        return steps() + [.awaitMessages(delivered().count), .send(ServerFrame.close(1000))]
     }
 }
 
 /// Server frames as bytes (RFC 6455 §5.2), unmasked, with any bits and opcodes a case needs.
-enum Frame {
+enum ServerFrame {
     static func make(_ opcode: UInt8, _ payload: [UInt8] = [], fin: Bool = true, rsv: UInt8 = 0) -> Data {
         var bytes: [UInt8] = [(fin ? 0x80 : 0) | (rsv & 0x7) << 4 | opcode]
         switch payload.count {
@@ -117,6 +117,6 @@ enum Frame {
 extension WebSocketMessage {
     /// A text message of `count` bytes of `pattern`.
     static func filled(_ pattern: String, _ count: Int) -> WebSocketMessage {
-        .text(String(decoding: Frame.filled(pattern, count), as: UTF8.self))
+        .text(String(decoding: ServerFrame.filled(pattern, count), as: UTF8.self))
     }
 }

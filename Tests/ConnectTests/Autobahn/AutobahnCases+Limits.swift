@@ -35,7 +35,7 @@ extension AutobahnCases {
                         "9.\(group).\(index + 1)", "a \(isText ? "text" : "binary") message of \(size >> 10) KiB",
                         delivers: [message(isText: isText, "BAsd7&jh23", size)]
                     ) {
-                        [.send(Frame.make(isText ? 0x1 : 0x2, Frame.filled("BAsd7&jh23", size)))]
+                        [.send(ServerFrame.make(isText ? 0x1 : 0x2, ServerFrame.filled("BAsd7&jh23", size)))]
                     })
             }
         }
@@ -49,8 +49,9 @@ extension AutobahnCases {
                     ) {
                         [
                             .send(
-                                Frame.message(
-                                    isText ? 0x1 : 0x2, Frame.filled("*", (4 << 20) / scale), fragmentSize: fragmentSize
+                                ServerFrame.message(
+                                    isText ? 0x1 : 0x2, ServerFrame.filled("*", (4 << 20) / scale),
+                                    fragmentSize: fragmentSize
                                 ))
                         ]
                     })
@@ -64,8 +65,9 @@ extension AutobahnCases {
                         "a \((1 << 10) / scale) KiB \(isText ? "text" : "binary") message in writes of \(chop)",
                         delivers: [message(isText: isText, "BAsd7&jh23", (1 << 20) / scale)]
                     ) {
-                        Frame.chopped(
-                            Frame.make(isText ? 0x1 : 0x2, Frame.filled("BAsd7&jh23", (1 << 20) / scale)), chop)
+                        ServerFrame.chopped(
+                            ServerFrame.make(isText ? 0x1 : 0x2, ServerFrame.filled("BAsd7&jh23", (1 << 20) / scale)),
+                            chop)
                     })
             }
         }
@@ -79,16 +81,16 @@ extension AutobahnCases {
                         "\(roundTrips) \(isText ? "text" : "binary") round trips of \(size) bytes",
                         delivers: Array(repeating: one, count: roundTrips)
                     ) {
-                        let frame = Frame.make(isText ? 0x1 : 0x2, payload)
+                        let frame = ServerFrame.make(isText ? 0x1 : 0x2, payload)
                         return (1...roundTrips).flatMap { [.send(frame), .awaitMessages($0)] }
                     })
             }
         }
         cases.append(
             AutobahnCase("9.9.1", "a text message of endless 4 KiB fragments", ending: .fails(1009)) {
-                let fragment = Frame.filled("*", 4 << 10)
-                var bytes = Frame.make(0x1, fragment, fin: false)
-                let continuation = Frame.make(0x0, fragment, fin: false)
+                let fragment = ServerFrame.filled("*", 4 << 10)
+                var bytes = ServerFrame.make(0x1, fragment, fin: false)
+                let continuation = ServerFrame.make(0x0, fragment, fin: false)
                 for _ in 0..<(largestMessage / fragment.count) { bytes += continuation }
                 return [.send(bytes)]
             })
@@ -96,6 +98,6 @@ extension AutobahnCases {
     }
 
     static func message(isText: Bool, _ pattern: String, _ count: Int) -> WebSocketMessage {
-        isText ? .filled(pattern, count) : .binary(Data(Frame.filled(pattern, count)))
+        isText ? .filled(pattern, count) : .binary(Data(ServerFrame.filled(pattern, count)))
     }
 }

@@ -15,55 +15,55 @@ extension AutobahnCases {
         let failFast = kosme + [0xF4, 0x90, 0x80, 0x80] + Array("edited".utf8)
         let kosmeText = String(decoding: kosme, as: UTF8.self)
         var cases = [
-            AutobahnCase("6.1.1", "an empty text message", delivers: [.text("")]) { [.send(Frame.make(0x1))] },
+            AutobahnCase("6.1.1", "an empty text message", delivers: [.text("")]) { [.send(ServerFrame.make(0x1))] },
             AutobahnCase("6.1.2", "an empty text message in three empty fragments", delivers: [.text("")]) {
-                [.send(Frame.make(0x1, fin: false) + Frame.make(0x0, fin: false) + Frame.make(0x0))]
+                [.send(ServerFrame.make(0x1, fin: false) + ServerFrame.make(0x0, fin: false) + ServerFrame.make(0x0))]
             },
             AutobahnCase("6.1.3", "empty fragments around one with text", delivers: [.text("middle frame payload")]) {
                 [
                     .send(
-                        Frame.make(0x1, fin: false) + Frame.make(0x0, "middle frame payload", fin: false)
-                            + Frame.make(0x0))
+                        ServerFrame.make(0x1, fin: false) + ServerFrame.make(0x0, "middle frame payload", fin: false)
+                            + ServerFrame.make(0x0))
                 ]
             },
             AutobahnCase("6.2.1", "valid UTF-8 in one frame", delivers: [.text(greeting)]) {
-                [.send(Frame.make(0x1, greeting))]
+                [.send(ServerFrame.make(0x1, greeting))]
             },
             AutobahnCase("6.2.2", "valid UTF-8 in two fragments split between characters", delivers: [.text(greeting)])
             {
-                [.send(Frame.make(0x1, "Hello-µ@ßöä", fin: false) + Frame.make(0x0, "üàá-UTF-8!!"))]
+                [.send(ServerFrame.make(0x1, "Hello-µ@ßöä", fin: false) + ServerFrame.make(0x0, "üàá-UTF-8!!"))]
             },
             AutobahnCase("6.2.3", "valid UTF-8 in fragments of one byte", delivers: [.text(greeting)]) {
-                [.send(Frame.message(0x1, Array(greeting.utf8), fragmentSize: 1))]
+                [.send(ServerFrame.message(0x1, Array(greeting.utf8), fragmentSize: 1))]
             },
             AutobahnCase("6.2.4", "κόσμε in fragments of one byte", delivers: [.text(kosmeText)]) {
-                [.send(Frame.message(0x1, kosme, fragmentSize: 1))]
+                [.send(ServerFrame.message(0x1, kosme, fragmentSize: 1))]
             },
             AutobahnCase("6.3.1", "invalid UTF-8 in one frame", ending: .fails(1007)) {
-                [.send(Frame.make(0x1, invalid))]
+                [.send(ServerFrame.make(0x1, invalid))]
             },
             AutobahnCase("6.3.2", "invalid UTF-8 in fragments of one byte", ending: .fails(1007)) {
-                [.send(Frame.message(0x1, invalid, fragmentSize: 1))]
+                [.send(ServerFrame.message(0x1, invalid, fragmentSize: 1))]
             },
             // 6.4: the client must fail at the fragment that breaks UTF-8, before the next arrives.
             AutobahnCase("6.4.1", "fail fast: the second of three fragments is invalid", ending: .fails(1007)) {
                 [
-                    .send(Frame.make(0x1, kosme, fin: false)), .pause(.seconds(1)),
-                    .send(Frame.make(0x0, [0xF4, 0x90, 0x80, 0x80], fin: false)), .pause(.seconds(1)),
-                    .send(Frame.make(0x0, "edited"))
+                    .send(ServerFrame.make(0x1, kosme, fin: false)), .pause(.seconds(1)),
+                    .send(ServerFrame.make(0x0, [0xF4, 0x90, 0x80, 0x80], fin: false)), .pause(.seconds(1)),
+                    .send(ServerFrame.make(0x0, "edited"))
                 ]
             },
             AutobahnCase("6.4.2", "fail fast: a fragment of one byte makes it invalid", ending: .fails(1007)) {
                 [
-                    .send(Frame.make(0x1, Array(failFast[..<12]), fin: false)), .pause(.seconds(1)),
-                    .send(Frame.make(0x0, [failFast[12]], fin: false)), .pause(.seconds(1)),
-                    .send(Frame.make(0x0, Array(failFast[13...])))
+                    .send(ServerFrame.make(0x1, Array(failFast[..<12]), fin: false)), .pause(.seconds(1)),
+                    .send(ServerFrame.make(0x0, [failFast[12]], fin: false)), .pause(.seconds(1)),
+                    .send(ServerFrame.make(0x0, Array(failFast[13...])))
                 ]
             },
             // A single frame whose payload comes in three writes: Connect checks UTF-8 frame by
             // frame, so it fails once the frame is whole (Autobahn's "non-strict").
             AutobahnCase("6.4.3", "one frame written in three pieces, the second invalid", ending: .fails(1007)) {
-                let frame = Frame.make(0x1, failFast)
+                let frame = ServerFrame.make(0x1, failFast)
                 let header = frame.count - failFast.count
                 return [
                     .send(frame.prefix(header + 11)), .pause(.seconds(1)),
@@ -72,7 +72,7 @@ extension AutobahnCases {
                 ]
             },
             AutobahnCase("6.4.4", "as 6.4.3, split at the one byte that makes it invalid", ending: .fails(1007)) {
-                let frame = Frame.make(0x1, failFast)
+                let frame = ServerFrame.make(0x1, failFast)
                 let header = frame.count - failFast.count
                 return [
                     .send(frame.prefix(header + 12)), .pause(.seconds(1)),
@@ -89,9 +89,9 @@ extension AutobahnCases {
                 cases.append(
                     isValid
                         ? AutobahnCase(id, title, delivers: [.text(String(decoding: bytes, as: UTF8.self))]) {
-                            [.send(Frame.make(0x1, bytes))]
+                            [.send(ServerFrame.make(0x1, bytes))]
                         }
-                        : AutobahnCase(id, title, ending: .fails(1007)) { [.send(Frame.make(0x1, bytes))] })
+                        : AutobahnCase(id, title, ending: .fails(1007)) { [.send(ServerFrame.make(0x1, bytes))] })
             }
         }
         return cases

@@ -38,14 +38,14 @@ enum AutobahnCases {
                     AutobahnCase(
                         "1.\(group).\(index + 1)", "a \(kind) message of \(count) bytes", delivers: [message(count)]
                     ) {
-                        [.send(Frame.make(opcode, payload(count)))]
+                        [.send(ServerFrame.make(opcode, payload(count)))]
                     })
             }
             cases.append(
                 AutobahnCase(
                     "1.\(group).8", "a \(kind) message of 65536 bytes in writes of 997", delivers: [message(65_536)]
                 ) {
-                    Frame.chopped(Frame.make(opcode, payload(65_536)), 997)
+                    ServerFrame.chopped(ServerFrame.make(opcode, payload(65_536)), 997)
                 })
         }
         return cases
@@ -57,34 +57,36 @@ enum AutobahnCases {
         let binary: [UInt8] = [0x00, 0xFF, 0xFE, 0xFD, 0xFC, 0xFB, 0x00, 0xFF]
         let tenPings = (0..<10).map { Array("payload-\($0)".utf8) }
         return [
-            AutobahnCase("2.1", "a ping without payload", pongs: [[]]) { [.send(Frame.make(0x9))] },
+            AutobahnCase("2.1", "a ping without payload", pongs: [[]]) { [.send(ServerFrame.make(0x9))] },
             AutobahnCase("2.2", "a ping with a short text payload", pongs: [Array(hello.utf8)]) {
-                [.send(Frame.make(0x9, hello))]
+                [.send(ServerFrame.make(0x9, hello))]
             },
-            AutobahnCase("2.3", "a ping with a binary payload", pongs: [binary]) { [.send(Frame.make(0x9, binary))] },
+            AutobahnCase("2.3", "a ping with a binary payload", pongs: [binary]) {
+                [.send(ServerFrame.make(0x9, binary))]
+            },
             AutobahnCase("2.4", "a ping of 125 bytes", pongs: [Array(repeating: 0xFE, count: 125)]) {
-                [.send(Frame.make(0x9, Array(repeating: 0xFE, count: 125)))]
+                [.send(ServerFrame.make(0x9, Array(repeating: 0xFE, count: 125)))]
             },
             AutobahnCase("2.5", "a ping of 126 bytes", ending: .fails(1002)) {
-                [.send(Frame.make(0x9, Array(repeating: 0xFE, count: 126)))]
+                [.send(ServerFrame.make(0x9, Array(repeating: 0xFE, count: 126)))]
             },
             AutobahnCase("2.6", "a ping of 125 bytes one byte at a time", pongs: [Array(repeating: 0xFE, count: 125)]) {
-                Frame.chopped(Frame.make(0x9, Array(repeating: 0xFE, count: 125)), 1)
+                ServerFrame.chopped(ServerFrame.make(0x9, Array(repeating: 0xFE, count: 125)), 1)
             },
             AutobahnCase("2.7", "an unsolicited pong without payload", ending: .echoesClose(1000)) {
-                [.send(Frame.make(0xA)), .send(Frame.close(1000))]
+                [.send(ServerFrame.make(0xA)), .send(ServerFrame.close(1000))]
             },
             AutobahnCase("2.8", "an unsolicited pong with payload", ending: .echoesClose(1000)) {
-                [.send(Frame.make(0xA, "unsolicited pong payload")), .send(Frame.close(1000))]
+                [.send(ServerFrame.make(0xA, "unsolicited pong payload")), .send(ServerFrame.close(1000))]
             },
             AutobahnCase("2.9", "an unsolicited pong, then a ping", pongs: [Array("ping payload".utf8)]) {
-                [.send(Frame.make(0xA, "unsolicited pong payload")), .send(Frame.make(0x9, "ping payload"))]
+                [.send(ServerFrame.make(0xA, "unsolicited pong payload")), .send(ServerFrame.make(0x9, "ping payload"))]
             },
             AutobahnCase("2.10", "ten pings with payloads", pongs: tenPings) {
-                tenPings.map { .send(Frame.make(0x9, $0)) }
+                tenPings.map { .send(ServerFrame.make(0x9, $0)) }
             },
             AutobahnCase("2.11", "ten pings one byte at a time", pongs: tenPings) {
-                tenPings.flatMap { Frame.chopped(Frame.make(0x9, $0), 1) }
+                tenPings.flatMap { ServerFrame.chopped(ServerFrame.make(0x9, $0), 1) }
             }
         ]
     }
@@ -95,19 +97,19 @@ enum AutobahnCases {
         let binary: [UInt8] = [0x00, 0xFF, 0xFE, 0xFD, 0xFC, 0xFB, 0x00, 0xFF]
         /// A good message, the same with `rsv`, then a ping that must not be answered.
         @Sendable func goodThenBad(_ rsv: UInt8, chop: Int?) -> [AutobahnCase.Step] {
-            let frames = [Frame.make(0x1, hello), Frame.make(0x1, hello, rsv: rsv), Frame.make(0x9)]
+            let frames = [ServerFrame.make(0x1, hello), ServerFrame.make(0x1, hello, rsv: rsv), ServerFrame.make(0x9)]
             guard let chop else { return frames.map { .send($0) } }
-            return frames.flatMap { Frame.chopped($0, chop) }
+            return frames.flatMap { ServerFrame.chopped($0, chop) }
         }
         return [
             AutobahnCase("3.1", "a text message with RSV = 1", ending: .fails(1002)) {
-                [.send(Frame.make(0x1, hello, rsv: 1))]
+                [.send(ServerFrame.make(0x1, hello, rsv: 1))]
             },
             AutobahnCase(
                 "3.2", "a text message, then one with RSV = 2, then a ping", delivers: [.text(hello)],
                 ending: .fails(1002)
             ) {
-                [.send(Frame.make(0x1, hello) + Frame.make(0x1, hello, rsv: 2) + Frame.make(0x9))]
+                [.send(ServerFrame.make(0x1, hello) + ServerFrame.make(0x1, hello, rsv: 2) + ServerFrame.make(0x9))]
             },
             AutobahnCase("3.3", "as 3.2 with RSV = 3, frame by frame", delivers: [.text(hello)], ending: .fails(1002)) {
                 goodThenBad(3, chop: nil)
@@ -118,12 +120,12 @@ enum AutobahnCases {
                 goodThenBad(4, chop: 1)
             },
             AutobahnCase("3.5", "a binary message with RSV = 5", ending: .fails(1002)) {
-                [.send(Frame.make(0x2, binary, rsv: 5))]
+                [.send(ServerFrame.make(0x2, binary, rsv: 5))]
             },
             AutobahnCase("3.6", "a ping with RSV = 6", ending: .fails(1002)) {
-                [.send(Frame.make(0x9, hello, rsv: 6))]
+                [.send(ServerFrame.make(0x9, hello, rsv: 6))]
             },
-            AutobahnCase("3.7", "a close with RSV = 7", ending: .fails(1002)) { [.send(Frame.make(0x8, rsv: 7))] }
+            AutobahnCase("3.7", "a close with RSV = 7", ending: .fails(1002)) { [.send(ServerFrame.make(0x8, rsv: 7))] }
         ]
     }
 
@@ -137,35 +139,41 @@ enum AutobahnCases {
                 AutobahnCase(
                     "4.\(group).1", "a frame with the reserved \(kind) opcode \(opcodes[0])", ending: .fails(1002)
                 ) {
-                    [.send(Frame.make(opcodes[0]))]
+                    [.send(ServerFrame.make(opcodes[0]))]
                 })
             cases.append(
                 AutobahnCase(
                     "4.\(group).2", "a frame with the reserved opcode \(opcodes[1]) and a payload", ending: .fails(1002)
                 ) {
-                    [.send(Frame.make(opcodes[1], "reserved opcode payload"))]
+                    [.send(ServerFrame.make(opcodes[1], "reserved opcode payload"))]
                 })
             cases.append(
                 AutobahnCase(
                     "4.\(group).3", "a message, a frame with opcode \(opcodes[2]), a ping", delivers: [.text(hello)],
                     ending: .fails(1002)
                 ) {
-                    [.send(Frame.make(0x1, hello)), .send(Frame.make(opcodes[2])), .send(Frame.make(0x9))]
+                    [
+                        .send(ServerFrame.make(0x1, hello)), .send(ServerFrame.make(opcodes[2])),
+                        .send(ServerFrame.make(0x9))
+                    ]
                 })
             cases.append(
                 AutobahnCase(
                     "4.\(group).4", "a message, a frame with opcode \(opcodes[3]) and a payload, a ping",
                     delivers: [.text(hello)], ending: .fails(1002)
                 ) {
-                    [.send(Frame.make(0x1, hello)), .send(Frame.make(opcodes[3], hello)), .send(Frame.make(0x9))]
+                    [
+                        .send(ServerFrame.make(0x1, hello)), .send(ServerFrame.make(opcodes[3], hello)),
+                        .send(ServerFrame.make(0x9))
+                    ]
                 })
             cases.append(
                 AutobahnCase(
                     "4.\(group).5", "as 4.\(group).4 with opcode \(opcodes[4]), one byte at a time",
                     delivers: [.text(hello)], ending: .fails(1002)
                 ) {
-                    [Frame.make(0x1, hello), Frame.make(opcodes[4], hello), Frame.make(0x9)].flatMap {
-                        Frame.chopped($0, 1)
+                    [ServerFrame.make(0x1, hello), ServerFrame.make(opcodes[4], hello), ServerFrame.make(0x9)].flatMap {
+                        ServerFrame.chopped($0, 1)
                     }
                 })
         }
@@ -176,27 +184,28 @@ enum AutobahnCases {
 
     static var fragmentation: [AutobahnCase] {
         let fragments = ["fragment1", "fragment2", "fragment3", "fragment4", "fragment5"]
-        let two = Frame.make(0x1, fragments[0], fin: false) + Frame.make(0x0, fragments[1])
+        let two = ServerFrame.make(0x1, fragments[0], fin: false) + ServerFrame.make(0x0, fragments[1])
         let withPing = [
-            Frame.make(0x1, fragments[0], fin: false), Frame.make(0x9, "ping payload"), Frame.make(0x0, fragments[1])
+            ServerFrame.make(0x1, fragments[0], fin: false), ServerFrame.make(0x9, "ping payload"),
+            ServerFrame.make(0x0, fragments[1])
         ]
         let joined = WebSocketMessage.text(fragments[0] + fragments[1])
         let pong = [Array("ping payload".utf8)]
         let nothingToContinue: @Sendable (Bool) -> [Data] = { fin in
-            [Frame.make(0x0, "non-continuation payload", fin: fin), Frame.make(0x1, hello)]
+            [ServerFrame.make(0x0, "non-continuation payload", fin: fin), ServerFrame.make(0x1, hello)]
         }
         @Sendable func writes(_ frames: [Data], chop: Int?) -> [AutobahnCase.Step] {
             guard let chop else { return frames.map { .send($0) } }
-            return frames.flatMap { Frame.chopped($0, chop) }
+            return frames.flatMap { ServerFrame.chopped($0, chop) }
         }
         @Sendable func fivePieces(frameByFrame: Bool) -> [AutobahnCase.Step] {
             let first = [
-                Frame.make(0x1, fragments[0], fin: false), Frame.make(0x0, fragments[1], fin: false),
-                Frame.make(0x9, "pongme 1!")
+                ServerFrame.make(0x1, fragments[0], fin: false), ServerFrame.make(0x0, fragments[1], fin: false),
+                ServerFrame.make(0x9, "pongme 1!")
             ]
             let second = [
-                Frame.make(0x0, fragments[2], fin: false), Frame.make(0x0, fragments[3], fin: false),
-                Frame.make(0x9, "pongme 2!"), Frame.make(0x0, fragments[4])
+                ServerFrame.make(0x0, fragments[2], fin: false), ServerFrame.make(0x0, fragments[3], fin: false),
+                ServerFrame.make(0x9, "pongme 2!"), ServerFrame.make(0x0, fragments[4])
             ]
             let send = { (frames: [Data]) -> [AutobahnCase.Step] in
                 frameByFrame ? frames.map { AutobahnCase.Step.send($0) } : [.send(frames.reduce(Data(), +))]
@@ -207,16 +216,17 @@ enum AutobahnCases {
         let twoPongs = [Array("pongme 1!".utf8), Array("pongme 2!".utf8)]
         return [
             AutobahnCase("5.1", "a ping in two fragments", ending: .fails(1002)) {
-                [.send(Frame.make(0x9, fragments[0], fin: false) + Frame.make(0x0, fragments[1]))]
+                [.send(ServerFrame.make(0x9, fragments[0], fin: false) + ServerFrame.make(0x0, fragments[1]))]
             },
             AutobahnCase("5.2", "a pong in two fragments", ending: .fails(1002)) {
-                [.send(Frame.make(0xA, fragments[0], fin: false) + Frame.make(0x0, fragments[1]))]
+                [.send(ServerFrame.make(0xA, fragments[0], fin: false) + ServerFrame.make(0x0, fragments[1]))]
             },
             AutobahnCase("5.3", "a text message in two fragments", delivers: [joined]) { [.send(two)] },
             AutobahnCase("5.4", "as 5.3, frame by frame", delivers: [joined]) {
-                writes([Frame.make(0x1, fragments[0], fin: false), Frame.make(0x0, fragments[1])], chop: nil)
+                writes(
+                    [ServerFrame.make(0x1, fragments[0], fin: false), ServerFrame.make(0x0, fragments[1])], chop: nil)
             },
-            AutobahnCase("5.5", "as 5.3, one byte at a time", delivers: [joined]) { Frame.chopped(two, 1) },
+            AutobahnCase("5.5", "as 5.3, one byte at a time", delivers: [joined]) { ServerFrame.chopped(two, 1) },
             AutobahnCase("5.6", "two fragments with a ping between", delivers: [joined], pongs: pong) {
                 [.send(withPing.reduce(Data(), +))]
             },
@@ -252,23 +262,23 @@ enum AutobahnCases {
             ) {
                 [
                     .send(
-                        two + Frame.make(0x0, fragments[2], fin: false) + Frame.make(0x1, fragments[3]))
+                        two + ServerFrame.make(0x0, fragments[2], fin: false) + ServerFrame.make(0x1, fragments[3]))
                 ]
             },
             AutobahnCase("5.16", "continuations of nothing around a fragmented message, twice", ending: .fails(1002)) {
                 let round =
-                    Frame.make(0x0, fragments[0], fin: false) + Frame.make(0x1, fragments[1], fin: false)
-                    + Frame.make(0x0, fragments[2])
+                    ServerFrame.make(0x0, fragments[0], fin: false) + ServerFrame.make(0x1, fragments[1], fin: false)
+                    + ServerFrame.make(0x0, fragments[2])
                 return [.send(round + round)]
             },
             AutobahnCase("5.17", "as 5.16 with final continuations of nothing", ending: .fails(1002)) {
                 let round =
-                    Frame.make(0x0, fragments[0]) + Frame.make(0x1, fragments[1], fin: false)
-                    + Frame.make(0x0, fragments[2])
+                    ServerFrame.make(0x0, fragments[0]) + ServerFrame.make(0x1, fragments[1], fin: false)
+                    + ServerFrame.make(0x0, fragments[2])
                 return [.send(round + round)]
             },
             AutobahnCase("5.18", "a text fragment followed by a new text message", ending: .fails(1002)) {
-                [.send(Frame.make(0x1, fragments[0], fin: false) + Frame.make(0x1, fragments[1]))]
+                [.send(ServerFrame.make(0x1, fragments[0], fin: false) + ServerFrame.make(0x1, fragments[1]))]
             },
             AutobahnCase(
                 "5.19", "five fragments with two pings between, a second apart", delivers: [fiveJoined], pongs: twoPongs
@@ -298,21 +308,22 @@ enum AutobahnCases {
         var cases = [
             AutobahnCase("7.1.1", "a message, then a close", delivers: [.text(helloWorld)], ending: .echoesClose(1000))
             {
-                [.send(Frame.make(0x1, helloWorld)), .send(Frame.close(1000))]
+                [.send(ServerFrame.make(0x1, helloWorld)), .send(ServerFrame.close(1000))]
             },
             AutobahnCase("7.1.2", "two closes", ending: .echoesClose(1000)) {
-                [.send(Frame.close(1000) + Frame.make(0x8))]
+                [.send(ServerFrame.close(1000) + ServerFrame.make(0x8))]
             },
             AutobahnCase("7.1.3", "a ping after the close", ending: .echoesClose(1000)) {
-                [.send(Frame.close(1000) + Frame.make(0x9))]
+                [.send(ServerFrame.close(1000) + ServerFrame.make(0x9))]
             },
             AutobahnCase("7.1.4", "a message after the close", ending: .echoesClose(1000)) {
-                [.send(Frame.close(1000) + Frame.make(0x1, helloWorld))]
+                [.send(ServerFrame.close(1000) + ServerFrame.make(0x1, helloWorld))]
             },
             AutobahnCase("7.1.5", "a fragment, a close, then the last fragment", ending: .echoesClose(1000)) {
                 [
                     .send(
-                        Frame.make(0x1, "fragment1", fin: false) + Frame.close(1000) + Frame.make(0x0, "fragment2"))
+                        ServerFrame.make(0x1, "fragment1", fin: false) + ServerFrame.close(1000)
+                            + ServerFrame.make(0x0, "fragment2"))
                 ]
             },
             AutobahnCase(
@@ -321,45 +332,50 @@ enum AutobahnCases {
             ) {
                 [
                     .send(
-                        Frame.make(0x1, Frame.filled("BAsd7&jh23", 262_144)) + Frame.make(0x1, helloWorld)
-                            + Frame.close(1000) + Frame.make(0x9))
+                        ServerFrame.make(0x1, ServerFrame.filled("BAsd7&jh23", 262_144))
+                            + ServerFrame.make(0x1, helloWorld)
+                            + ServerFrame.close(1000) + ServerFrame.make(0x9))
                 ]
             },
-            AutobahnCase("7.3.1", "a close without payload", ending: .echoesClose(nil)) { [.send(Frame.make(0x8))] },
-            AutobahnCase("7.3.2", "a close with a one-byte payload", ending: .fails(1002)) {
-                [.send(Frame.make(0x8, "a"))]
+            AutobahnCase("7.3.1", "a close without payload", ending: .echoesClose(nil)) {
+                [.send(ServerFrame.make(0x8))]
             },
-            AutobahnCase("7.3.3", "a close with a code", ending: .echoesClose(1000)) { [.send(Frame.close(1000))] },
+            AutobahnCase("7.3.2", "a close with a one-byte payload", ending: .fails(1002)) {
+                [.send(ServerFrame.make(0x8, "a"))]
+            },
+            AutobahnCase("7.3.3", "a close with a code", ending: .echoesClose(1000)) {
+                [.send(ServerFrame.close(1000))]
+            },
             AutobahnCase("7.3.4", "a close with a code and a reason", ending: .echoesClose(1000)) {
-                [.send(Frame.close(1000, reason: Array(helloWorld.utf8)))]
+                [.send(ServerFrame.close(1000, reason: Array(helloWorld.utf8)))]
             },
             AutobahnCase("7.3.5", "a close with a reason of 123 bytes", ending: .echoesClose(1000)) {
-                [.send(Frame.close(1000, reason: Array(repeating: 0x2A, count: 123)))]
+                [.send(ServerFrame.close(1000, reason: Array(repeating: 0x2A, count: 123)))]
             },
             AutobahnCase("7.3.6", "a close with a reason of 124 bytes (a payload of 126)", ending: .fails(1002)) {
-                [.send(Frame.close(1000, reason: Array(repeating: 0x2A, count: 124)))]
+                [.send(ServerFrame.close(1000, reason: Array(repeating: 0x2A, count: 124)))]
             },
             AutobahnCase("7.5.1", "a close whose reason is not UTF-8", ending: .fails(1007)) {
-                [.send(Frame.close(1000, reason: notUTF8))]
+                [.send(ServerFrame.close(1000, reason: notUTF8))]
             }
         ]
         for (index, code) in validCloseCodes.enumerated() {
             cases.append(
                 AutobahnCase("7.7.\(index + 1)", "a close with the valid code \(code)", ending: .echoesClose(code)) {
-                    [.send(Frame.close(code))]
+                    [.send(ServerFrame.close(code))]
                 })
         }
         for (index, code) in invalidCloseCodes.enumerated() {
             cases.append(
                 AutobahnCase("7.9.\(index + 1)", "a close with the invalid code \(code)", ending: .fails(1002)) {
-                    [.send(Frame.close(code))]
+                    [.send(ServerFrame.close(code))]
                 })
         }
         for (index, code) in [UInt16(5000), 65_535].enumerated() {
             // Informational in Autobahn (RFC 6455 leaves it open); Connect fails the connection.
             cases.append(
                 AutobahnCase("7.13.\(index + 1)", "a close with the code \(code)", ending: .fails(1002)) {
-                    [.send(Frame.close(code))]
+                    [.send(ServerFrame.close(code))]
                 })
         }
         return cases
