@@ -22,7 +22,8 @@ public func fuzzSetCookie(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let line = cookie.netscapeLine
     require(!cookie.name.isEmpty, "\(header.debugDescription) kept a cookie without a name")
     require(
-        !line.contains("\n") && !line.contains("\r"), "\(header.debugDescription) wrote a line break: \(line.debugDescription)")
+        !line.contains("\n") && !line.contains("\r"),
+        "\(header.debugDescription) wrote a line break: \(line.debugDescription)")
     let fields = line.split(separator: "\t", omittingEmptySubsequences: false)
     require(fields.count == 7, "\(header.debugDescription) wrote \(fields.count) fields: \(line.debugDescription)")
     require(
