@@ -8,7 +8,8 @@ import PackageDescription
 let harnesses = [
     "FuzzResponseHead", "FuzzChunked", "FuzzContentDecoding", "FuzzServerSentEvents", "FuzzLineSplitter",
     "FuzzJSONReader",
-    "FuzzHTTPDate", "FuzzResume", "FuzzWebSocketFrames", "FuzzSetCookie"
+    "FuzzHTTPDate", "FuzzResume", "FuzzWebSocketFrames", "FuzzSetCookie",
+    "FuzzCacheControl"
 ]
 
 let package = Package(

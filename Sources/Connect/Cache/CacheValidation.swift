@@ -1,0 +1,54 @@
+/// Revalidating a stored response (RFC 9111 §4.3): the conditional request's headers from the
+/// stored validators, and the stored headers a 304 updates. A decision value, tested with tables.
+enum CacheValidation {
+    /// The headers that make a request conditional on the stored response (§4.3.1):
+    /// `If-None-Match` with its `ETag`, `If-Modified-Since` with its `Last-Modified`; none when
+    /// it has neither (the request then fetches the whole response again).
+    static func conditionalHeaders(for stored: [HTTPHeader]) -> [HTTPHeader] {
+        var headers: [HTTPHeader] = []
+        if let etag = stored.value(for: "ETag") { headers.append(HTTPHeader(name: "If-None-Match", value: etag)) }
+        if let lastModified = stored.value(for: "Last-Modified") {
+            headers.append(HTTPHeader(name: "If-Modified-Since", value: lastModified))
+        }
+        return headers
+    }
+
+    /// Fields a 304 never replaces in a stored response (§3.2, §3.1): the connection's own, and
+    /// those that describe the stored content as it is (its length, its coding, the part it is).
+    static let fieldsKept: [String] = [
+        "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Transfer-Encoding", "Upgrade", "Trailer",
+        "Content-Length", "Content-Encoding", "Content-Range"
+    ]
+
+    /// The stored response's headers after a 304 (§4.3.4): every field the 304 carries replaces
+    /// the stored fields of that name, except ``fieldsKept``; the rest stay.
+    static func headers(updating stored: [HTTPHeader], with notModified: [HTTPHeader]) -> [HTTPHeader] {
+        let replacing = notModified.filter { field in !fieldsKept.contains { field.hasName($0) } }
+        let kept = stored.filter { field in !replacing.contains { $0.hasName(field.name) } }
+        return kept + replacing
+    }
+
+    /// Whether a 304 answers for the stored response (§4.3.3): a strong `ETag` in both must be
+    /// the same; with none in the 304, its `Last-Modified` must agree if both have one.
+    static func notModifiedMatches(stored: [HTTPHeader], notModified: [HTTPHeader]) -> Bool {
+        if let etag = notModified.value(for: "ETag") {
+            guard let storedTag = stored.value(for: "ETag") else { return false }
+            return weakComparison(etag, storedTag)
+        }
+        if let lastModified = notModified.value(for: "Last-Modified"),
+            let storedLastModified = stored.value(for: "Last-Modified")
+        {
+            return lastModified == storedLastModified
+        }
+        return true
+    }
+
+    /// RFC 9110 §8.8.3.2's weak comparison: the same opaque tag, `W/` or not.
+    static func weakComparison(_ first: String, _ second: String) -> Bool {
+        func opaque(_ tag: String) -> Substring {
+            let trimmed = tag.trimmingHTTPSpaces
+            return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
+        }
+        return opaque(first) == opaque(second)
+    }
+}
