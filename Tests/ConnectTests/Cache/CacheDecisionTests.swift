@@ -4,14 +4,16 @@ import Testing
 @testable import Connect
 
 /// RFC 9111's decisions as values, from the RFC's rules, with a clock passed in: directives,
-/// freshness and age, what may be stored, what a stored response is good for, revalidation and
-/// invalidation.
+/// freshness and age, what may be stored, which variant answers, what a stored response is good
+/// for, revalidation and invalidation.
 @Suite("HTTP cache decisions")
 struct CacheDecisionTests {
     static let date = 1_704_067_200  // Mon, 01 Jan 2024 00:00:00 GMT
     static let dateText = "Mon, 01 Jan 2024 00:00:00 GMT"
 
-    static func headers(_ pairs: [(String, String)]) -> [HTTPHeader] { pairs.map { HTTPHeader(name: $0.0, value: $0.1) } }
+    static func headers(_ pairs: [(String, String)]) -> [HTTPHeader] {
+        pairs.map { HTTPHeader(name: $0.0, value: $0.1) }
+    }
 
     /// `seconds` since 1970 as an IMF-fixdate.
     static func httpDate(_ seconds: Int) -> String {
@@ -58,7 +60,8 @@ struct CacheDecisionTests {
     // MARK: Freshness and age
 
     static func freshness(
-        _ pairs: [(String, String)], status: Int = 200, requestTime: Int = date, responseTime: Int = date, now: Int = date
+        _ pairs: [(String, String)], status: Int = 200, requestTime: Int = date, responseTime: Int = date,
+        now: Int = date
     ) -> CacheFreshness {
         CacheFreshness(
             status: status, headers: headers(pairs), requestTime: requestTime, responseTime: responseTime, now: now)
@@ -117,7 +120,10 @@ struct CacheDecisionTests {
             ("GET", [], 200, [("Cache-Control", "no-cache")], .storable),
             ("GET", [], 200, [("Cache-Control", "no-store")], .notStorable(.noStore)),
             ("GET", [("Cache-Control", "no-store")], 200, [], .notStorable(.noStore)),
-            ("GET", [("Authorization", "Bearer t")], 200, [("Cache-Control", "max-age=60")], .notStorable(.authorization)),
+            (
+                "GET", [("Authorization", "Bearer t")], 200, [("Cache-Control", "max-age=60")],
+                .notStorable(.authorization)
+            ),
             ("GET", [("Authorization", "Bearer t")], 200, [("Cache-Control", "public, max-age=60")], .storable),
             ("GET", [("Authorization", "Bearer t")], 200, [("Cache-Control", "must-revalidate")], .storable),
             ("GET", [("Authorization", "Bearer t")], 200, [("Cache-Control", "s-maxage=5")], .storable),
@@ -161,7 +167,8 @@ struct CacheDecisionTests {
         let freshness = Self.freshness([("Date", Self.dateText), ("Cache-Control", "max-age=100")], now: Self.date + 10)
         #expect(
             CachedResponseUse.decide(
-                freshness: freshness, response: CacheControl("max-age=100"), request: CacheControl(), pragmaNoCache: true)
+                freshness: freshness, response: CacheControl("max-age=100"), request: CacheControl(),
+                pragmaNoCache: true)
                 == .validate)
         func onError(_ control: String, age: Int, request: String = "", optIn: Bool = false) -> Bool {
             let freshness = Self.freshness([("Date", Self.dateText), ("Cache-Control", control)], now: Self.date + age)
@@ -178,6 +185,34 @@ struct CacheDecisionTests {
         #expect(!onError("max-age=100, must-revalidate", age: 150, optIn: true))
     }
 
+    // MARK: Variants
+
+    @Test(
+        arguments: [
+            // Vary, the stored request's headers, the new request's: whether it answers
+            ("", [], [], true), ("Accept-Encoding", [("Accept-Encoding", "gzip")], [("accept-encoding", "gzip")], true),
+            ("Accept-Encoding", [("Accept-Encoding", "gzip")], [("Accept-Encoding", "br")], false),
+            ("Accept-Encoding", [], [], true), ("Accept-Encoding", [("Accept-Encoding", "gzip")], [], false),
+            (
+                "Accept-Language, Accept", [("Accept", "a/b"), ("Accept-Language", "en")],
+                [
+                    ("Accept-Language", "en"), ("Accept", "a/b")
+                ], true
+            ),
+            ("Accept", [("Accept", "a/b, c/d")], [("Accept", "a/b"), ("Accept", " c/d")], true),
+            ("Accept", [("Accept", "a/b,c/d")], [("Accept", "c/d,a/b")], false),
+            ("*", [], [], false), ("Accept, *", [("Accept", "x")], [("Accept", "x")], false)
+        ] as [(String, [(String, String)], [(String, String)], Bool)])
+    func aVariantAnswersWhenItsVaryingFieldsAgree(
+        vary: String, stored: [(String, String)], request: [(String, String)], matches: Bool
+    ) {
+        let fields = CacheVariant.varyingFields(of: vary.isEmpty ? [] : Self.headers([("Vary", vary)]))
+        #expect(
+            CacheVariant.matches(
+                vary: fields, storedRequestHeaders: Self.headers(stored), requestHeaders: Self.headers(request))
+                == matches)
+    }
+
     // MARK: Revalidating and invalidating
 
     @Test func aStaleResponseIsRevalidatedWithItsValidatorsAndA304UpdatesIt() {
@@ -186,9 +221,10 @@ struct CacheDecisionTests {
             ("Content-Length", "120"), ("Content-Encoding", "gzip"), ("X-Kept", "yes")
         ])
         #expect(
-            CacheValidation.conditionalHeaders(for: stored) == Self.headers([
-                ("If-None-Match", "\"v1\""), ("If-Modified-Since", "Fri, 22 Dec 2023 00:00:00 GMT")
-            ]))
+            CacheValidation.conditionalHeaders(for: stored)
+                == Self.headers([
+                    ("If-None-Match", "\"v1\""), ("If-Modified-Since", "Fri, 22 Dec 2023 00:00:00 GMT")
+                ]))
         #expect(CacheValidation.conditionalHeaders(for: Self.headers([("Date", Self.dateText)])).isEmpty)
         let notModified = Self.headers([
             ("cache-control", "max-age=600"), ("Content-Length", "0"), ("Content-Encoding", "identity"),
@@ -206,10 +242,16 @@ struct CacheDecisionTests {
 
     @Test(
         arguments: [
-            ("POST", 201, [("Location", "/todos/7")], ["https://api.example.com/todos", "https://api.example.com/todos/7"]),
-            ("PUT", 200, [("Content-Location", "https://api.example.com/todos?all")], [
-                "https://api.example.com/todos", "https://api.example.com/todos?all"
-            ]),
+            (
+                "POST", 201, [("Location", "/todos/7")],
+                ["https://api.example.com/todos", "https://api.example.com/todos/7"]
+            ),
+            (
+                "PUT", 200, [("Content-Location", "https://api.example.com/todos?all")],
+                [
+                    "https://api.example.com/todos", "https://api.example.com/todos?all"
+                ]
+            ),
             ("DELETE", 204, [("Location", "https://other.example.com/todos")], ["https://api.example.com/todos"]),
             ("PATCH", 303, [("Location", "http://api.example.com/todos/1")], ["https://api.example.com/todos"]),
             ("POST", 500, [("Location", "/todos/7")], []), ("GET", 200, [], []), ("OPTIONS", 200, [], [])
