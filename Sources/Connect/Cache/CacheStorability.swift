@@ -39,8 +39,7 @@ enum CacheStorability: Equatable, Sendable {
         {
             return .notStorable(.authorization)
         }
-        let vary = headers.filter { $0.hasName("Vary") }.flatMap { $0.value.split(separator: ",") }
-        if vary.contains(where: { $0.trimmingHTTPSpaces == "*" }) { return .notStorable(.varyAll) }
+        if CacheVariant.varyingFields(of: headers).contains("*") { return .notStorable(.varyAll) }
         let explicit =
             response.maxAge != nil || response.sharedMaxAge != nil || headers.contains(name: "Expires")
             || response.isPublic || response.isPrivate || response.hasInvalidFreshness

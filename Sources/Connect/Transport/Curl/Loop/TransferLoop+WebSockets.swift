@@ -64,7 +64,7 @@ extension TransferLoop {
         }
         var random = SystemRandomNumberGenerator()
         let connection = CurlWebSocket(
-            transfer: transfer, handle: handle, socket: socket, opening: opening,
+            transfer: transfer, handle: handle, socket: socket, url: url, opening: opening,
             handshake: WebSocketHandshake(
                 key: WebSocketHandshake.randomKey(using: &random),
                 subprotocols: WebSocketHandshake.offeredSubprotocols(in: transfer.request.headers),
@@ -77,7 +77,7 @@ extension TransferLoop {
         let elapsed = handle.infoDuration(CURLINFO_TOTAL_TIME_T)
         do {
             connection.beginHandshake(
-                headers: try transfer.webSocketHandshakeHeaders(url: url, handle: handle), url: url,
+                headers: try transfer.webSocketHandshakeHeaders(url: url, handle: handle),
                 deadline: .now + max(.zero, timeout - elapsed))
         } catch {
             connection.endOpening(failure: error)

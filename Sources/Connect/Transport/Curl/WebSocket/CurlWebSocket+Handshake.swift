@@ -11,8 +11,8 @@ import Foundation
 /// refusal's body is read and delivered as the transfer's response, for the error handler and
 /// the retriers.
 extension CurlWebSocket {
-    /// Writes the handshake request; its answer must come before `deadline`.
-    func beginHandshake(headers: [HTTPHeader], url: String, deadline: MonotonicInstant) {
+    /// Writes the handshake request to ``url``; its answer must come before `deadline`.
+    func beginHandshake(headers: [HTTPHeader], deadline: MonotonicInstant) {
         guard let head = handshake.requestHead(url: url, headers: headers) else {
             endOpening(failure: ConnectError.invalidRequest("the WebSocket URL \(url.debugDescription) has no host"))
             return
@@ -55,10 +55,7 @@ extension CurlWebSocket {
             // 1xx heads other than 101 (100 Continue, 103 Early Hints) come before the answer.
             guard isBlank, transfer.statusCode == 101 || transfer.statusCode >= 200 else { continue }
             if let received = transfer.received {
-                transfer.storeWebSocketCookies(
-                    from: received.headers.copy().parsed(),
-                    url: handle.infoString(CURLINFO_EFFECTIVE_URL) ?? transfer.request.url.absoluteString,
-                    handle: handle)
+                transfer.storeWebSocketCookies(from: received.headers.copy().parsed(), url: url, handle: handle)
             }
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
             if transfer.statusCode == 101 {

@@ -46,6 +46,8 @@ final class CurlWebSocket: @unchecked Sendable {
     /// Keeps the loop (and its thread) alive while the connection lives.
     let transport: CurlTransport
     let socket: Int32
+    /// Where the handshake goes: libcurl's effective URL (`http` or `https`).
+    let url: String
     let options: WebSocketOptions
     let inbox: WebSocketInbox
     /// Where the open connection is left for the exchange, until the handshake completes: not
@@ -91,12 +93,13 @@ final class CurlWebSocket: @unchecked Sendable {
     var random = SystemRandomNumberGenerator()
 
     init(
-        transfer: CurlTransfer, handle: CurlEasyHandle, socket: Int32, opening: WebSocketOpening,
+        transfer: CurlTransfer, handle: CurlEasyHandle, socket: Int32, url: String, opening: WebSocketOpening,
         handshake: WebSocketHandshake
     ) {
         self.handle = handle
         transport = transfer.transport
         self.socket = socket
+        self.url = url
         self.opening = opening
         options = opening.options
         inbox = WebSocketInbox(limit: opening.options.receiveBufferSize)
