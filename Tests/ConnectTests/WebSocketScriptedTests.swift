@@ -10,20 +10,7 @@ import Testing
 /// that go silent.
 @Suite(.timeLimit(.minutes(2)))
 struct WebSocketScriptedTests {
-    /// A server frame: unmasked, its length in the fewest bytes.
-    static func frame(_ opcode: UInt8, _ payload: [UInt8], fin: Bool = true, masked: Bool = false) -> Data {
-        var bytes: [UInt8] = [(fin ? 0x80 : 0) | opcode]
-        let mask: UInt8 = masked ? 0x80 : 0
-        switch payload.count {
-        case ..<126: bytes.append(mask | UInt8(payload.count))
-        case ..<65_536: bytes += [mask | 126, UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)]
-        default: bytes += [mask | 127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: payload.count >> ($0 * 8)) }
-        }
-        if masked { bytes += [0, 0, 0, 0] }  // a zero key leaves the payload as it is
-        return Data(bytes + payload)
-    }
-
-    static func text(_ text: String) -> Data { frame(0x1, Array(text.utf8)) }
+    static func text(_ text: String) -> Data { ServerFrame.make(0x1, text) }
 
     /// The 101 a correct server sends for `request`, with `extra` header lines.
     static func accepting(_ request: RecordedRequest, extra: [String] = [], accept: String? = nil) -> String {
@@ -88,9 +75,9 @@ struct WebSocketScriptedTests {
             [
                 .send("HTTP/1.1 100 Continue\r\n\r\n"),
                 .send(Data(Self.accepting(request, extra: ["Sec-WebSocket-Protocol: chat"]).utf8) + Self.text("first")),
-                .send(Self.frame(0x1, Array("sec".utf8), fin: false)),
+                .send(ServerFrame.make(0x1, Array("sec".utf8), fin: false)),
                 .pause(.milliseconds(20)),
-                .send(Self.frame(0x0, Array("ond".utf8))), .stall
+                .send(ServerFrame.make(0x0, Array("ond".utf8))), .stall
             ]
         }
         defer { server.shutdown() }
@@ -175,18 +162,24 @@ struct WebSocketScriptedTests {
 
     /// Frames RFC 6455 forbids from a server, and the close code each must close with.
     static let violations: [(String, Data, UInt16)] = [
-        ("a masked frame", frame(0x1, Array("x".utf8), masked: true), 1002),
-        ("a reserved opcode", frame(0x3, []), 1002),
+        ("a masked frame", ServerFrame.make(0x1, Array("x".utf8), masked: true), 1002),
+        ("a reserved opcode", ServerFrame.make(0x3, []), 1002),
         ("RSV1 without permessage-deflate", Data([0xC1, 0x01, 0x78]), 1002),
-        ("a fragmented ping", frame(0x9, [], fin: false), 1002),
-        ("a ping of 126 bytes", frame(0x9, Array(repeating: 0, count: 126)), 1002),
-        ("a continuation with nothing to continue", frame(0x0, Array("x".utf8)), 1002),
-        ("a new message inside another", frame(0x1, [0x61], fin: false) + frame(0x1, [0x62]), 1002),
-        ("text that is not UTF-8", frame(0x1, [0xC3, 0x28]), 1007),
-        ("UTF-8 broken across fragments", frame(0x1, [0xE2, 0x82], fin: false) + frame(0x0, [0x28]), 1007),
-        ("a close code that may not be sent", frame(0x8, [0x03, 0xED]), 1002),
-        ("a close with a one-byte payload", frame(0x8, [0x03]), 1002),
-        ("a message over the maximum", frame(0x2, Array(repeating: 1, count: 2_000)), 1009)
+        ("a fragmented ping", ServerFrame.make(0x9, [], fin: false), 1002),
+        ("a ping of 126 bytes", ServerFrame.make(0x9, Array(repeating: 0, count: 126)), 1002),
+        ("a continuation with nothing to continue", ServerFrame.make(0x0, Array("x".utf8)), 1002),
+        (
+            "a new message inside another", ServerFrame.make(0x1, [0x61], fin: false) + ServerFrame.make(0x1, [0x62]),
+            1002
+        ),
+        ("text that is not UTF-8", ServerFrame.make(0x1, [0xC3, 0x28]), 1007),
+        (
+            "UTF-8 broken across fragments",
+            ServerFrame.make(0x1, [0xE2, 0x82], fin: false) + ServerFrame.make(0x0, [0x28]), 1007
+        ),
+        ("a close code that may not be sent", ServerFrame.make(0x8, [0x03, 0xED]), 1002),
+        ("a close with a one-byte payload", ServerFrame.make(0x8, [0x03]), 1002),
+        ("a message over the maximum", ServerFrame.make(0x2, Array(repeating: 1, count: 2_000)), 1009)
     ]
 
     @Test(arguments: 0..<violations.count)

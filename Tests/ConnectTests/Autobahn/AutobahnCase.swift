@@ -68,52 +68,6 @@ struct AutobahnCase: Sendable, CustomTestStringConvertible {
     }
 }
 
-/// Server frames as bytes (RFC 6455 §5.2), unmasked, with any bits and opcodes a case needs.
-enum ServerFrame {
-    static func make(_ opcode: UInt8, _ payload: [UInt8] = [], fin: Bool = true, rsv: UInt8 = 0) -> Data {
-        var bytes: [UInt8] = [(fin ? 0x80 : 0) | (rsv & 0x7) << 4 | opcode]
-        switch payload.count {
-        case ..<126: bytes.append(UInt8(payload.count))
-        case ..<65_536: bytes += [126, UInt8(payload.count >> 8), UInt8(truncatingIfNeeded: payload.count)]
-        default: bytes += [127] + (0..<8).reversed().map { UInt8(truncatingIfNeeded: payload.count >> ($0 * 8)) }
-        }
-        return Data(bytes + payload)
-    }
-
-    static func make(_ opcode: UInt8, _ text: String, fin: Bool = true, rsv: UInt8 = 0) -> Data {
-        make(opcode, Array(text.utf8), fin: fin, rsv: rsv)
-    }
-
-    static func close(_ code: UInt16?, reason: [UInt8] = []) -> Data {
-        guard let code else { return make(0x8) }
-        return make(0x8, [UInt8(code >> 8), UInt8(truncatingIfNeeded: code)] + reason)
-    }
-
-    /// A message's frames: `fragmentSize` bytes each (all of it in one frame for 0).
-    static func message(_ opcode: UInt8, _ payload: [UInt8], fragmentSize: Int = 0) -> Data {
-        guard fragmentSize > 0, payload.count > fragmentSize else { return make(opcode, payload) }
-        var frames = Data()
-        for start in stride(from: 0, to: payload.count, by: fragmentSize) {
-            let end = min(payload.count, start + fragmentSize)
-            frames += make(start == 0 ? opcode : 0x0, Array(payload[start..<end]), fin: end == payload.count)
-        }
-        return frames
-    }
-
-    /// `bytes` written in pieces of `size`.
-    static func chopped(_ bytes: Data, _ size: Int) -> [ScriptedWebSocketServer.Step] {
-        stride(from: 0, to: bytes.count, by: size).map { start in
-            .send(bytes.subdata(in: start..<min(bytes.count, start + size)))
-        }
-    }
-
-    /// `pattern` repeated to `count` bytes, as Autobahn fills its long payloads.
-    static func filled(_ pattern: String, _ count: Int) -> [UInt8] {
-        let unit = Array(pattern.utf8)
-        return (0..<count).map { unit[$0 % unit.count] }
-    }
-}
-
 extension WebSocketMessage {
     /// A text message of `count` bytes of `pattern`.
     static func filled(_ pattern: String, _ count: Int) -> WebSocketMessage {

@@ -232,23 +232,40 @@ struct ServerFrameScanner {
 
     func containsClose() -> Bool {
         var index = 0
-        while index + 2 <= bytes.count {
+        while let extent = FrameExtent(bytes, at: index) {
             if bytes[index] & 0x0F == 0x8 { return true }
-            var length = Int(bytes[index + 1] & 0x7F)
-            var header = 2
-            if length == 126 {
-                guard index + 4 <= bytes.count else { return false }
-                length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
-                header = 4
-            } else if length == 127 {
-                guard index + 10 <= bytes.count else { return false }
-                length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[index + $1]) }
-                header = 10
-            }
-            if bytes[index + 1] & 0x80 != 0 { header += 4 }
-            index += header + length
+            index += extent.header + extent.length
         }
         return false
+    }
+}
+
+/// Where a frame's parts lie (RFC 6455 §5.2): the header's size (with the masking key, if any)
+/// and the payload's length; `nil` until the whole header is there. The one reading of a
+/// frame's length for the scanner of a script's bytes and the parser of the client's.
+struct FrameExtent {
+    /// The header's bytes, the masking key included.
+    let header: Int
+    let length: Int
+    let isMasked: Bool
+
+    init?(_ bytes: [UInt8], at start: Int) {
+        let available = bytes.count - start
+        guard available >= 2 else { return nil }
+        var length = Int(bytes[start + 1] & 0x7F)
+        var header = 2
+        if length == 126 {
+            guard available >= 4 else { return nil }
+            length = Int(bytes[start + 2]) << 8 | Int(bytes[start + 3])
+            header = 4
+        } else if length == 127 {
+            guard available >= 10 else { return nil }
+            length = (2..<10).reduce(0) { $0 << 8 | Int(bytes[start + $1]) }
+            header = 10
+        }
+        isMasked = bytes[start + 1] & 0x80 != 0
+        self.header = header + (isMasked ? 4 : 0)
+        self.length = length
     }
 }
 
@@ -283,25 +300,11 @@ public struct ClientFrameParser: Sendable {
     /// The next event, or `nil` until more bytes arrive.
     public mutating func next() -> Event? {
         while true {
-            let available = buffer.count - start
-            guard available >= 2 else { return nil }
+            guard let extent = FrameExtent(buffer, at: start) else { return nil }
             let first = buffer[start]
-            let second = buffer[start + 1]
-            var length = Int(second & 0x7F)
-            var header = 2
-            if length == 126 {
-                guard available >= 4 else { return nil }
-                length = Int(buffer[start + 2]) << 8 | Int(buffer[start + 3])
-                header = 4
-            } else if length == 127 {
-                guard available >= 10 else { return nil }
-                length = (2..<10).reduce(0) { $0 << 8 | Int(buffer[start + $1]) }
-                header = 10
-            }
-            let masked = second & 0x80 != 0
-            let keyStart = start + header
-            if masked { header += 4 }
-            guard available >= header + length else { return nil }
+            let (header, length, masked) = (extent.header, extent.length, extent.isMasked)
+            let keyStart = start + header - 4
+            guard buffer.count - start >= header + length else { return nil }
             var payload = Array(buffer[(start + header)..<(start + header + length)])
             if masked {
                 let key = (buffer[keyStart], buffer[keyStart + 1], buffer[keyStart + 2], buffer[keyStart + 3])
