@@ -10,8 +10,8 @@ import Testing
     "Authentication against httpbin", .serialized, .timeLimit(.minutes(3)),
     .enabled(if: HypercornServer.isInstalled || ProcessInfo.processInfo.environment["CI"] != nil))
 struct AuthenticationTests {
-    static func httpbin() throws -> HypercornServer {
-        try HypercornServer(tls: false, app: "httpbin:app")
+    static func httpbin() async throws -> HypercornServer {
+        try await HypercornServer(tls: false, app: "httpbin:app")
     }
 
     struct Authenticated: Decodable {
@@ -32,7 +32,7 @@ struct AuthenticationTests {
 
     @Test(arguments: ["MD5", "SHA-256"])
     func digestAnswersTheChallenge(algorithm: String) async throws {
-        let server = try Self.httpbin()
+        let server = try await Self.httpbin()
         defer { server.shutdown() }
         let path = "/digest-auth/auth/user/passwd/\(algorithm)"
         let response = try await sharedConnect.send(
@@ -53,7 +53,7 @@ struct AuthenticationTests {
     /// challenge. (httpbin's 401 for a missing Basic password fails under hypercorn's WSGI
     /// wrapper, so the challenge comes from a server of the tests'.)
     @Test func basicOnlyWhenAsked() async throws {
-        let server = try Self.httpbin()
+        let server = try await Self.httpbin()
         defer { server.shutdown() }
         let basic = try await sharedConnect.send(
             Self.request(
@@ -99,7 +99,7 @@ struct AuthenticationTests {
     }
 
     @Test func aRedirectKeepsTheCredentialsOnlyOnTheSameOrigin() async throws {
-        let server = try Self.httpbin()
+        let server = try await Self.httpbin()
         defer { server.shutdown() }
         let other = try TestServer { request in .text(request.header("Authorization") ?? "none") }
         defer { other.shutdown() }
@@ -152,7 +152,7 @@ struct AuthenticationTests {
     /// first 401).
     @Test(arguments: [AuthenticationSchemes.ntlm, .challenged])
     func ntlmAnswersTheServersChallenge(schemes: AuthenticationSchemes) async throws {
-        let server = try HypercornServer(tls: false, app: "ntlm_app:server")
+        let server = try await HypercornServer(tls: false, app: "ntlm_app:server")
         defer { server.shutdown() }
         let bytes = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
         let chunks = stride(from: 0, to: bytes.count, by: 10_000).map { bytes[$0..<$0 + 10_000] }
@@ -170,7 +170,7 @@ struct AuthenticationTests {
 
     /// A proxy that asks for NTLM (407, `Proxy-Authenticate: NTLM`), with the proxy's schemes.
     @Test func aProxysNTLMChallengeIsAnswered() async throws {
-        let proxy = try HypercornServer(tls: false, app: "ntlm_app:proxy")
+        let proxy = try await HypercornServer(tls: false, app: "ntlm_app:proxy")
         defer { proxy.shutdown() }
         func connect(password: String) -> Connect {
             var configuration = ConnectConfiguration()
@@ -198,7 +198,7 @@ struct AuthenticationTests {
                 && FileManager.default.fileExists(atPath: "/etc/gss/mech.d/mech.ntlmssp.conf"))
                 || ProcessInfo.processInfo.environment["CI"] != nil))
     func negotiateAnswersTheServersAndTheProxysChallenge() async throws {
-        let server = try HypercornServer(tls: false, app: "ntlm_app:negotiate")
+        let server = try await HypercornServer(tls: false, app: "ntlm_app:negotiate")
         defer { server.shutdown() }
         let bytes = Data("a report".utf8)
         var request = Request(method: .post, url: server.url.appendingPathComponent("report"), body: .data(bytes))
@@ -208,7 +208,7 @@ struct AuthenticationTests {
             String(decoding: response.body, as: UTF8.self)
                 == "user=ops method=POST length=8 crc=\(BodyCompressionPeerTests.crc32(bytes))")
 
-        let proxy = try HypercornServer(tls: false, app: "ntlm_app:negotiate_proxy")
+        let proxy = try await HypercornServer(tls: false, app: "ntlm_app:negotiate_proxy")
         defer { proxy.shutdown() }
         var configuration = ConnectConfiguration()
         configuration.proxy = .http(host: "127.0.0.1", port: proxy.port)

@@ -131,7 +131,7 @@ struct BodyCompressionPeerTests {
     }
 
     @Test func dataAndJSONBodies() async throws {
-        let server = try HypercornServer(tls: false)
+        let server = try await HypercornServer(tls: false)
         defer { server.shutdown() }
         for compression in BodyCompression.allCases {
             let echo = try await Self.send(RequestBody.data(Self.text).compressed(compression), to: server)
@@ -144,7 +144,7 @@ struct BodyCompressionPeerTests {
 
     @Test(arguments: BodyCompression.allCases)
     func streamedAndFileBodies(compression: BodyCompression) async throws {
-        let server = try HypercornServer(tls: false)
+        let server = try await HypercornServer(tls: false)
         defer { server.shutdown() }
         // 200 chunks of 5,000 bytes: the compressor sees many pieces, some producing nothing.
         let chunks = stride(from: 0, to: Self.text.count, by: 5_000).map {
@@ -177,7 +177,7 @@ struct BodyCompressionPeerTests {
     }
 
     @Test func aConnectorCompressesItsBody() async throws {
-        let server = try HypercornServer(tls: false)
+        let server = try await HypercornServer(tls: false)
         defer { server.shutdown() }
         let todo = Todo(userId: 1, id: 1, title: String(repeating: "write the tests ", count: 100), completed: false)
         let connector = CompressedTodo(baseURL: server.url, parameters: Parameter.jsonObject(value: todo))

@@ -59,8 +59,8 @@ struct ConnectToTests {
         return Connect(configuration: configuration)
     }
 
-    static func nginx() throws -> NginxServer {
-        try NginxServer(sites: [
+    static func nginx() async throws -> NginxServer {
+        try await NginxServer(sites: [
             NginxServer.Site(
                 certificate: "server",
                 locations: #"""
@@ -71,7 +71,7 @@ struct ConnectToTests {
     }
 
     @Test func aRequestGoesElsewhereAndStillNamesItsHost() async throws {
-        let nginx = try Self.nginx()
+        let nginx = try await Self.nginx()
         defer { nginx.shutdown() }
         // Nothing listens on port 1: only the connect-to entry reaches nginx.
         let connect = Self.connect(to: nginx, from: "localhost", port: 1, pins: [try NginxServer.pin("server")])
@@ -80,7 +80,7 @@ struct ConnectToTests {
     }
 
     @Test func everyRedirectHopFollowsTheSameEntries() async throws {
-        let nginx = try Self.nginx()
+        let nginx = try await Self.nginx()
         defer { nginx.shutdown() }
         let connect = Self.connect(to: nginx, from: "localhost", port: 1)
         let response = try await connect.response(TestConnector(url: URL(string: "https://localhost:1/hop")!)).value
@@ -91,7 +91,7 @@ struct ConnectToTests {
     /// The certificate names localhost and 127.0.0.1: a request for another host that connects
     /// to the same server is refused, and so is one whose pin the certificate does not match.
     @Test func theCertificateAndPinsAreJudgedByTheURLsHost() async throws {
-        let nginx = try Self.nginx()
+        let nginx = try await Self.nginx()
         defer { nginx.shutdown() }
         let elsewhere = Self.connect(to: nginx, from: "api.example.test", port: 443)
         let wrongName = await connectError(
@@ -110,7 +110,7 @@ struct ConnectToTests {
     }
 
     @Test func anEntryThatCannotWorkFailsTheRequestBeforeItIsSent() async throws {
-        let nginx = try Self.nginx()
+        let nginx = try await Self.nginx()
         defer { nginx.shutdown() }
         var configuration = ConnectConfiguration()
         configuration.connections.connectTo = [ConnectTo(host: "localhost", connectHost: "127.0.0.1", connectPort: 0)]
@@ -137,7 +137,7 @@ struct ConnectToTests {
     /// The client's entry sends localhost:1 to a port where nothing listens; the connector's
     /// comes first and reaches nginx, for the request and its redirect hop.
     @Test func aConnectorsEntriesComeBeforeTheClients() async throws {
-        let nginx = try Self.nginx()
+        let nginx = try await Self.nginx()
         defer { nginx.shutdown() }
         var configuration = ConnectConfiguration()
         configuration.tls.trustedCertificates = NginxServer.file("ca.pem")
@@ -163,7 +163,7 @@ struct ConnectToTests {
     /// Two connectors send the same URL to two servers, one after another and at once: a
     /// connection made for one is never reused for the other.
     @Test func connectionsToOneURLRoutedApartAreNotShared() async throws {
-        let nginx = try NginxServer(sites: [
+        let nginx = try await NginxServer(sites: [
             NginxServer.Site(certificate: "server", locations: #"location / { return 200 "one"; }"#),
             NginxServer.Site(certificate: "server", locations: #"location / { return 200 "two"; }"#)
         ])

@@ -84,8 +84,8 @@ struct ConnectionSettingsTests {
             .map(String.init)
     }
 
-    private static func nginx() throws -> NginxServer {
-        try NginxServer(sites: [
+    private static func nginx() async throws -> NginxServer {
+        try await NginxServer(sites: [
             NginxServer.Site(
                 certificate: "localhost", locations: #"location /ok { return 200 "ok\n"; }"#, cleartext: true)
         ])
@@ -94,7 +94,7 @@ struct ConnectionSettingsTests {
     /// Two requests two seconds apart: on a new connection with a maximum idle time of one
     /// second, on the same one with libcurl's default. (A slow run only lengthens the pause.)
     @Test func aConnectionIdleLongerThanTheMaximumIsNotReused() async throws {
-        let nginx = try Self.nginx()
+        let nginx = try await Self.nginx()
         defer { nginx.shutdown() }
         let connector = TestConnector(url: nginx.url(0, "/ok"))
         var configuration = ConnectConfiguration()
@@ -113,7 +113,7 @@ struct ConnectionSettingsTests {
     /// Requests every 300 ms for three seconds: with a lifetime of one second they move to new
     /// connections though none is ever idle that long; without one, they share one.
     @Test func aConnectionOlderThanItsLifetimeIsNotReusedThoughNeverIdle() async throws {
-        let nginx = try Self.nginx()
+        let nginx = try await Self.nginx()
         defer { nginx.shutdown() }
         var configuration = ConnectConfiguration()
         configuration.connections.maximumLifetime = .seconds(1)
@@ -133,7 +133,7 @@ struct ConnectionSettingsTests {
     }
 
     @Test func onlyTheChosenAddressFamilyIsUsed() async throws {
-        let nginx = try Self.nginx()
+        let nginx = try await Self.nginx()
         defer { nginx.shutdown() }
         let url = URL(string: "http://localhost:\(nginx.ports[0])/ok")!
         var configuration = ConnectConfiguration()
@@ -152,7 +152,7 @@ struct ConnectionSettingsTests {
     }
 
     @Test func connectionsLeaveFromTheChosenLocalAddress() async throws {
-        let nginx = try Self.nginx()
+        let nginx = try await Self.nginx()
         defer { nginx.shutdown() }
         let connector = TestConnector(url: nginx.url(0, "/ok"))
         var configuration = ConnectConfiguration()
@@ -171,18 +171,18 @@ struct ConnectionSettingsTests {
     }
 
     /// nginx serving 3 MB as /file.bin from a scratch directory, and the bytes.
-    private static func fileServer() throws -> (NginxServer, URL, Data) {
+    private static func fileServer() async throws -> (NginxServer, URL, Data) {
         let root = try scratchDirectory()
         let body = pattern(3_000_000)
         try body.write(to: root.appendingPathComponent("file.bin"))
-        let nginx = try NginxServer(sites: [
+        let nginx = try await NginxServer(sites: [
             NginxServer.Site(certificate: "localhost", locations: "location / { root \(root.path); }", cleartext: true)
         ])
         return (nginx, root, body)
     }
 
     @Test func aTransferReceivesNoFasterThanItsRate() async throws {
-        let (nginx, root, body) = try Self.fileServer()
+        let (nginx, root, body) = try await Self.fileServer()
         defer {
             nginx.shutdown()
             try? FileManager.default.removeItem(at: root)
@@ -214,7 +214,7 @@ struct ConnectionSettingsTests {
 
     /// A download's own rate, in place of the client's (here none): 3 MB at 1 MB a second.
     @Test func aDownloadReceivesNoFasterThanItsOwnRate() async throws {
-        let (nginx, root, body) = try Self.fileServer()
+        let (nginx, root, body) = try await Self.fileServer()
         defer {
             nginx.shutdown()
             try? FileManager.default.removeItem(at: root)

@@ -35,7 +35,7 @@ struct HTTPVersionTests {
     }
 
     @Test func http1OnlyWhereTheServerOffersHTTP2() async throws {
-        let server = try NginxServer(sites: [.init(certificate: "server", http2: true)])
+        let server = try await NginxServer(sites: [.init(certificate: "server", http2: true)])
         defer { server.shutdown() }
         let url = server.url(0)
         #expect(try await Self.client().response(VersionedConnector(baseURL: url)).value.httpVersion == "2")
@@ -62,7 +62,7 @@ struct HTTPVersionTests {
     /// 7.88 fails the second with "Error in the HTTP2 framing layer" when it asks for prior
     /// knowledge again.
     @Test func priorKnowledgeReusesItsConnection() async throws {
-        let server = try NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
+        let server = try await NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
         defer { server.shutdown() }
         let client = Self.client(.http2WithPriorKnowledge)
         for index in 0..<6 {
@@ -79,7 +79,7 @@ struct HTTPVersionTests {
     /// 64 requests started together: the first opens the connection, the others wait to share
     /// it as streams.
     @Test func concurrentH2CRequestsShareOneConnection() async throws {
-        let server = try NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
+        let server = try await NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
         defer { server.shutdown() }
         let client = Self.client()
         let bodies = try await Future.whenAll(
@@ -97,7 +97,7 @@ struct HTTPVersionTests {
     /// The server closes each connection after 8 requests (a `GOAWAY`): requests asking to share
     /// a connection that is gone open a new one with prior knowledge instead of an `Upgrade`.
     @Test func h2cOutlivesItsConnections() async throws {
-        let server = try NginxServer(sites: [
+        let server = try await NginxServer(sites: [
             .init(certificate: "server", http2: true, cleartext: true, directives: "keepalive_requests 8;")
         ])
         defer { server.shutdown() }
@@ -123,7 +123,7 @@ struct HTTPVersionTests {
     @Test(arguments: [false, true]) func requestsOnConnectionsTheServerEnds(cleartext: Bool) async throws {
         // The bodies that may be sent again go to a proxy, which reads each whole body before
         // it answers.
-        let server = try NginxServer(sites: [
+        let server = try await NginxServer(sites: [
             .init(
                 certificate: "server",
                 locations:
@@ -171,7 +171,7 @@ struct HTTPVersionTests {
     /// POSTs and a PUT with bodies over one h2c connection, to a server that reads each body
     /// before it answers.
     @Test func h2cRequestsWithBodies() async throws {
-        let server = try NginxServer(sites: [
+        let server = try await NginxServer(sites: [
             .init(
                 certificate: "server",
                 locations:
@@ -220,7 +220,7 @@ struct HTTPVersionTests {
     @Test func anAnswerBeforeTheBodyIsSentEndsTheExchange() async throws {
         let locations =
             #"location = /early { return 200 '{"ok":true}'; } location = /denied { return 401; } location = /empty { return 204; }"#
-        let server = try NginxServer(sites: [
+        let server = try await NginxServer(sites: [
             .init(certificate: "server", locations: locations, http2: true, directives: "client_max_body_size 0;")
         ])
         defer { server.shutdown() }
@@ -264,7 +264,7 @@ struct HTTPVersionTests {
     /// request fails with a typed ``TransportFailure/Kind/streamReset`` that says it reached the
     /// server, and it is never sent again.
     @Test func lostH2CAnswersFailTypedAndAreSentOnce() async throws {
-        let server = try NginxServer(sites: [
+        let server = try await NginxServer(sites: [
             .init(
                 certificate: "server", locations: #"location = /early { return 200 '{"ok":true}'; }"#,
                 http2: true, cleartext: true)
@@ -291,7 +291,7 @@ struct HTTPVersionTests {
 
     /// Prior knowledge against a port that speaks only HTTP/1.1 fails at once, typed.
     @Test func priorKnowledgeAgainstAnHTTP1Server() async throws {
-        let server = try NginxServer(sites: [.init(certificate: "server", cleartext: true)])
+        let server = try await NginxServer(sites: [.init(certificate: "server", cleartext: true)])
         defer { server.shutdown() }
         let started = ContinuousClock.now
         await #expect {

@@ -16,8 +16,8 @@ final class HypercornServer: Sendable {
 
     /// `keepAlive`: seconds an idle connection stays open before hypercorn closes it (over TLS
     /// with close_notify, without a GOAWAY).
-    init(tls: Bool, keepAlive: Int = 5, app: String = "echo_app:app") throws {
-        peer = try PythonPeer(program: "hypercorn") { port in
+    init(tls: Bool, keepAlive: Int = 5, app: String = "echo_app:app") async throws {
+        peer = try await PythonPeer(program: "hypercorn") { port in
             var arguments = [
                 "--bind", "127.0.0.1:\(port)", "--keep-alive", "\(keepAlive)", "--workers", "1", "--log-level",
                 "warning"
@@ -70,7 +70,7 @@ struct HypercornTests {
     /// meanwhile would fail as it should (it is not sent again), which is not what this checks.
     @Test(arguments: [true, false])
     func aPostWithoutABodyEndsItsStreamWithTheHeaders(tls: Bool) async throws {
-        let server = try HypercornServer(tls: tls, keepAlive: 120)
+        let server = try await HypercornServer(tls: tls, keepAlive: 120)
         defer { server.shutdown() }
         let connect = Self.client(tls: tls)
         for index in 0..<3 {
@@ -84,7 +84,7 @@ struct HypercornTests {
 
     @Test(arguments: [true, false])
     func aStreamedHeadCarriesTheVersionItCameIn(tls: Bool) async throws {
-        let server = try HypercornServer(tls: tls, keepAlive: 120)
+        let server = try await HypercornServer(tls: tls, keepAlive: 120)
         defer { server.shutdown() }
         let connect = Self.client(tls: tls)
         let stream = connect.stream(TestConnector(url: server.url, endpoint: "/stream"))
@@ -102,7 +102,7 @@ struct HypercornTests {
     /// do those it left unanswered when they start over, instead of opening one each.
     @Test(arguments: [true, false])
     func afterAGoawayTheWaitingRequestsShareTheNewConnection(tls: Bool) async throws {
-        let server = try HypercornServer(tls: tls, keepAlive: 5)
+        let server = try await HypercornServer(tls: tls, keepAlive: 5)
         defer { server.shutdown() }
         let connect = Self.client(tls: tls)
         let total = 1_100, concurrency = 16
@@ -166,7 +166,7 @@ struct HypercornTests {
     /// written on it before the close arrives meets a dead connection, and goes out again on a
     /// new one, since nothing of an answer came.
     @Test func aGetOnAnIdleConnectionTheServerClosedGoesOutAgain() async throws {
-        let server = try HypercornServer(tls: true, keepAlive: 1)
+        let server = try await HypercornServer(tls: true, keepAlive: 1)
         defer { server.shutdown() }
         let connect = Self.client(tls: true)
         for index in 0..<3 {

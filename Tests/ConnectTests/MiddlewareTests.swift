@@ -56,8 +56,11 @@ final class Recorder: Sendable {
 /// Retries quickly, so tests stay fast.
 let quickPolicy = RetryPolicy(
     maximumAttempts: 3, baseDelay: .milliseconds(10), maximumDelay: .milliseconds(50), jitter: 0)
-/// `quickPolicy` that waits as long as a server's `Retry-After` asks, up to a minute.
-let patientPolicy = RetryPolicy(maximumAttempts: 3, baseDelay: .milliseconds(10), maximumDelay: .seconds(60), jitter: 0)
+/// `quickPolicy` that waits as long as a server's `Retry-After` asks, up to a minute, with no
+/// overall deadline: on a loaded machine the first attempt alone can take seconds, and a deadline
+/// counted from it would turn a test's "wait 30 s" into "no retry".
+let patientPolicy = RetryPolicy(
+    maximumAttempts: 3, baseDelay: .milliseconds(10), maximumDelay: .seconds(60), deadline: nil, jitter: 0)
 
 @Suite("Middleware", .timeLimit(.minutes(3)))
 struct MiddlewareTests {
@@ -284,7 +287,8 @@ struct MiddlewareTests {
         let future = connect.request(TestConnector(server, "/"))
         #expect(await eventually { server.requests.count == 1 })  // now in its 30 s wait
         future.cancel()
-        #expect(await connectError(future) == .cancelled)
+        let error = await connectError(future)
+        #expect(error == .cancelled, "\(String(describing: error))")
         // cancelAllRequests reaches a request in its backoff too.
         let another = connect.request(TestConnector(server, "/"))
         #expect(await eventually { server.requests.count == 2 })

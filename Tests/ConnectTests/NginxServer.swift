@@ -48,7 +48,7 @@ final class NginxServer: @unchecked Sendable {
     /// the port would find that other server. So nginx counts as started once it has written
     /// its pid file, which it does after binding and listening on every port, and a start whose
     /// nginx exited first is tried again on other ports.
-    init(sites: [Site]) throws {
+    init(sites: [Site]) async throws {
         let nginx = ["/usr/sbin/nginx", "/usr/local/sbin/nginx", "/opt/homebrew/bin/nginx", "/usr/local/bin/nginx"]
             .first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let nginx else {
@@ -73,14 +73,13 @@ final class NginxServer: @unchecked Sendable {
             process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path]
             try process.detachOutput(to: directory.appendingPathComponent("output.log"))
             try process.run()
-            if Self.waitUntilBound(process, pidFile: directory.appendingPathComponent("nginx.pid")) {
+            if await Self.waitUntilBound(process, pidFile: directory.appendingPathComponent("nginx.pid")) {
                 self.ports = ports
                 self.directory = directory
                 self.process = process
                 break
             }
-            process.stop()
-            try? FileManager.default.removeItem(at: directory)
+            process.stop { try? FileManager.default.removeItem(at: directory) }
             guard attempts < 3 else { throw POSIXError(.EADDRINUSE) }
         }
     }
@@ -127,14 +126,12 @@ final class NginxServer: @unchecked Sendable {
     }
 
     /// `true` once nginx has written its pid file, which it does after binding every port;
-    /// `false` if it exits first (a port was taken) or takes over 10 seconds.
-    private static func waitUntilBound(_ process: Process, pidFile: URL) -> Bool {
-        for _ in 0..<400 {
-            if FileManager.default.fileExists(atPath: pidFile.path) { return true }
-            if !process.isRunning { return false }
-            usleep(25_000)
-        }
-        return false
+    /// `false` if it exits first (a port was taken) or takes over 20 seconds. Sleeps between
+    /// looks, so that a slow start holds none of the cooperative pool's threads.
+    private static func waitUntilBound(_ process: Process, pidFile: URL) async -> Bool {
+        await eventually(within: .seconds(20)) {
+            FileManager.default.fileExists(atPath: pidFile.path) || !process.isRunning
+        } && FileManager.default.fileExists(atPath: pidFile.path)
     }
 
     /// The access log's lines: "port method uri status length".
@@ -156,8 +153,7 @@ final class NginxServer: @unchecked Sendable {
     }
 
     func shutdown() {
-        process.stop()
-        try? FileManager.default.removeItem(at: directory)
+        process.stop { [directory] in try? FileManager.default.removeItem(at: directory) }
     }
 
     deinit {

@@ -22,7 +22,7 @@ final class PythonPeer: @unchecked Sendable {
     /// Starts `program` (in the venv's `bin`) with the arguments for a port, on a free port: up to
     /// three ports are tried, since another test's server may take one between choosing it and
     /// the program's bind.
-    init(program: String, arguments: (_ port: Int) -> [String]) throws {
+    init(program: String, arguments: (_ port: Int) -> [String]) async throws {
         var lastError: (any Error)?
         for _ in 0..<3 {
             let port = try unusedPort()
@@ -37,21 +37,20 @@ final class PythonPeer: @unchecked Sendable {
                 lastError = error
                 continue
             }
-            if Self.waitUntilListening(port, process) {
+            if await Self.waitUntilListening(port, process) {
                 self.port = port
                 self.process = process
                 return
             }
-            process.stop()
-            try? FileManager.default.removeItem(at: Self.log(port))
+            process.stop { try? FileManager.default.removeItem(at: Self.log(port)) }
             lastError = POSIXError(.EADDRINUSE)
         }
         throw lastError ?? POSIXError(.EADDRINUSE)
     }
 
     /// Starts a Python script of `Tests/PythonPeers` with the venv's interpreter.
-    convenience init(script: String, arguments: @escaping (_ port: Int) -> [String]) throws {
-        try self.init(program: "python3") { [script] + arguments($0) }
+    convenience init(script: String, arguments: @escaping (_ port: Int) -> [String]) async throws {
+        try await self.init(program: "python3") { [script] + arguments($0) }
     }
 
     /// Where the program's output goes: its warnings, for a test that fails.
@@ -60,13 +59,15 @@ final class PythonPeer: @unchecked Sendable {
     }
 
     func shutdown() {
-        process.stop()
-        try? FileManager.default.removeItem(at: Self.log(port))
+        process.stop { [port] in try? FileManager.default.removeItem(at: Self.log(port)) }
     }
 
-    private static func waitUntilListening(_ port: Int, _ process: Process) -> Bool {
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, process.isRunning {
+    /// Whether the program listens on `port` within 20 seconds. Sleeps between probes, so that a
+    /// slow start (Python importing its packages on a loaded machine) holds none of the
+    /// cooperative pool's threads.
+    private static func waitUntilListening(_ port: Int, _ process: Process) async -> Bool {
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline, process.isRunning {
             let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
             defer { close(socket) }
             var address = sockaddr_in()
@@ -81,7 +82,7 @@ final class PythonPeer: @unchecked Sendable {
             // Another test's server may have taken the port between `unusedPort()` and
             // the program's bind: then the program exits, and this tries another port.
             if connected, ownsListeningSocket(process.processIdentifier, port: port) { return true }
-            usleep(50_000)
+            try? await Task.sleep(for: .milliseconds(50))
         }
         return false
     }

@@ -203,7 +203,7 @@ struct ResumeTests {
         // A request without a Range gets its first 64 KiB at once, then 2 KB a second, so that a
         // download can be cancelled halfway however long the test task waits for a thread
         // (under ThreadSanitizer, a minute at times); a request with one is not held back.
-        let nginx = try NginxServer(sites: [
+        let nginx = try await NginxServer(sites: [
             NginxServer.Site(
                 certificate: "localhost",
                 locations: #"location /files/ { root \#(root.path); if ($http_range = "") { set $limit_rate 2k; } }"#,

@@ -203,19 +203,25 @@ extension Process {
         standardError = output
     }
 
-    /// Stops a server: SIGTERM, then SIGKILL if it has not exited within `grace`, and waits for
-    /// its end a bounded time. Never `waitUntilExit()`, which has no limit: a server that ignores
-    /// SIGTERM, or an exit Foundation misses, would hold the test (and its cooperative thread)
-    /// for ever.
-    func stop(grace: Duration = .seconds(10)) {
-        guard isRunning else { return }
+    /// Stops a server, then runs `cleanUp` (removing its log or directory): SIGTERM, and SIGKILL
+    /// if it has not exited within `grace`. The wait runs on a thread of its own, never the
+    /// caller's: tests stop servers in `defer` on one of the cooperative pool's few threads, and
+    /// a server slow to exit on a loaded machine would hold every other test's task meanwhile.
+    /// Never `waitUntilExit()`, which has no limit: a server that ignores SIGTERM, or an exit
+    /// Foundation misses, would hold that thread for ever.
+    func stop(grace: Duration = .seconds(10), then cleanUp: @escaping @Sendable () -> Void = {}) {
+        guard isRunning else { return cleanUp() }
         terminate()
-        if !waitForExit(within: grace) {
-            kill(processIdentifier, SIGKILL)
-            _ = waitForExit(within: .seconds(5))
+        Thread.detachNewThread { [self] in
+            if !waitForExit(within: grace) {
+                kill(processIdentifier, SIGKILL)
+                _ = waitForExit(within: .seconds(5))
+            }
+            cleanUp()
         }
     }
 
+    /// Whether the process ended within `limit`; polls, so call it only on a thread of its own.
     private func waitForExit(within limit: Duration) -> Bool {
         let deadline = ContinuousClock.now + limit
         while isRunning {

@@ -15,7 +15,7 @@ struct TLSTests {
     static let trustingTestCA = connect { $0.trustedCertificates = NginxServer.file("ca.pem") }
 
     @Test func aCustomCABundleIsTrustedAndTheSystemsIsNot() async throws {
-        let server = try NginxServer(sites: [.init(certificate: "server")])
+        let server = try await NginxServer(sites: [.init(certificate: "server")])
         defer { server.shutdown() }
         let body = try await Self.trustingTestCA.request(TestConnector(url: server.url(0))).value
         #expect(String(decoding: body, as: UTF8.self) == "ok\n")
@@ -28,7 +28,7 @@ struct TLSTests {
     }
 
     @Test func expiredAndUntrustedCertificatesFail() async throws {
-        let server = try NginxServer(sites: [.init(certificate: "expired"), .init(certificate: "selfsigned")])
+        let server = try await NginxServer(sites: [.init(certificate: "expired"), .init(certificate: "selfsigned")])
         defer { server.shutdown() }
         let expired = await connectError(Self.trustingTestCA.request(TestConnector(url: server.url(0))))
         guard case .tls(_, let message)? = expired else {
@@ -45,7 +45,7 @@ struct TLSTests {
     }
 
     @Test func publicKeyPinning() async throws {
-        let server = try NginxServer(sites: [.init(certificate: "server")])
+        let server = try await NginxServer(sites: [.init(certificate: "server")])
         defer { server.shutdown() }
         let matching = try Self.connect {
             $0.trustedCertificates = NginxServer.file("ca.pem")
@@ -72,7 +72,7 @@ struct TLSTests {
     }
 
     @Test func certificatePinning() async throws {
-        let server = try NginxServer(sites: [.init(certificate: "server")])
+        let server = try await NginxServer(sites: [.init(certificate: "server")])
         defer { server.shutdown() }
         let pinned = Self.connect { $0.pinnedCertificates = NginxServer.file("server.pem") }
         #expect(try await pinned.request(TestConnector(url: server.url(0))).value == Data("ok\n".utf8))
@@ -84,7 +84,7 @@ struct TLSTests {
     }
 
     @Test func pinsApplyToRedirectTargets() async throws {
-        let server = try NginxServer(sites: [
+        let server = try await NginxServer(sites: [
             .init(certificate: "server", locations: #"location / { return 302 https://127.0.0.1:PORT1/landing; }"#),
             .init(certificate: "server2", locations: #"location / { return 200 "landed\n"; }"#)
         ])
@@ -107,7 +107,9 @@ struct TLSTests {
     }
 
     @Test func http2IsUsedWhenTheServerOffersIt() async throws {
-        let server = try NginxServer(sites: [.init(certificate: "server", http2: true), .init(certificate: "server")])
+        let server = try await NginxServer(sites: [
+            .init(certificate: "server", http2: true), .init(certificate: "server")
+        ])
         defer { server.shutdown() }
         let h2 = try await Self.trustingTestCA.response(TestConnector(url: server.url(0))).value
         #expect(h2.httpVersion == "2")
@@ -131,7 +133,7 @@ struct TLSTests {
     /// on an empty buffer and resumes at the next chunk, in DATA frames instead of chunks.
     @Test func aStreamedBodyGoesOutOverHTTP2() async throws {
         let upload = #"location /upload/ { root .; dav_methods PUT; client_max_body_size 0; }"#
-        let server = try NginxServer(sites: [.init(certificate: "server", locations: upload, http2: true)])
+        let server = try await NginxServer(sites: [.init(certificate: "server", locations: upload, http2: true)])
         defer { server.shutdown() }
         // nginx's workers may run as another user: the folder they write to is open to all.
         try FileManager.default.createDirectory(
@@ -156,7 +158,7 @@ struct TLSTests {
     }
 
     @Test func mutualTLS() async throws {
-        let server = try NginxServer(sites: [
+        let server = try await NginxServer(sites: [
             .init(
                 certificate: "server", locations: #"location / { return 200 "hello $ssl_client_s_dn\n"; }"#,
                 requiresClientCertificate: true)

@@ -35,7 +35,7 @@ struct UnixSocketTests {
     func requestsOneAfterAnotherShareOneConnection(socketNamedBy naming: Naming) async throws {
         let socketPath = Self.socketPath()
         defer { unlink(socketPath) }
-        let nginx = try Self.nginx(named: "a", socketPath: socketPath)
+        let nginx = try await Self.nginx(named: "a", socketPath: socketPath)
         defer { nginx.shutdown() }
         let connect = naming == .configuration ? Self.connect(through: socketPath) : Connect()
         for index in 0..<5 {
@@ -57,7 +57,7 @@ struct UnixSocketTests {
     @Test func manyRequestsAtOnceEachGetTheirOwnAnswer() async throws {
         let socketPath = Self.socketPath()
         defer { unlink(socketPath) }
-        let nginx = try NginxServer(sites: [
+        let nginx = try await NginxServer(sites: [
             NginxServer.Site(
                 certificate: "server", locations: #"location / { return 200 "$uri"; }"#, cleartext: true,
                 unixSocket: socketPath)
@@ -86,7 +86,7 @@ struct UnixSocketTests {
     func httpsGoesOverTheSocketWithTheURLsHost(socketInTheURL: Bool) async throws {
         let socketPath = Self.socketPath()
         defer { unlink(socketPath) }
-        let nginx = try NginxServer(sites: [
+        let nginx = try await NginxServer(sites: [
             NginxServer.Site(
                 certificate: "server", locations: #"location /ok { return 200 "tls $host\n"; }"#, unixSocket: socketPath
             )
@@ -144,8 +144,8 @@ struct UnixSocketTests {
     }
 
     /// nginx on a socket (and on a port), answering with its name, the path and the host.
-    static func nginx(named name: String, socketPath: String, http2: Bool = false) throws -> NginxServer {
-        try NginxServer(sites: [
+    static func nginx(named name: String, socketPath: String, http2: Bool = false) async throws -> NginxServer {
+        try await NginxServer(sites: [
             NginxServer.Site(
                 certificate: "server",
                 locations: #"""
@@ -200,7 +200,7 @@ struct UnixSocketTests {
     @Test func aConnectorsOwnSocketKeepsItsURLsHost() async throws {
         let socketPath = Self.socketPath()
         defer { unlink(socketPath) }
-        let nginx = try Self.nginx(named: "a", socketPath: socketPath)
+        let nginx = try await Self.nginx(named: "a", socketPath: socketPath)
         defer { nginx.shutdown() }
         let connector = SocketConnector(
             baseURL: URL(string: "http://docker.internal")!, endpoint: "/v1/info", unixSocketPath: socketPath)
@@ -217,9 +217,9 @@ struct UnixSocketTests {
             unlink(pathA)
             unlink(pathB)
         }
-        let nginxA = try Self.nginx(named: "a", socketPath: pathA)
+        let nginxA = try await Self.nginx(named: "a", socketPath: pathA)
         defer { nginxA.shutdown() }
-        let nginxB = try Self.nginx(named: "b", socketPath: pathB)
+        let nginxB = try await Self.nginx(named: "b", socketPath: pathB)
         defer { nginxB.shutdown() }
         let connect = Connect()
         let requests: [(any Connector, String)] = (0..<8).flatMap { index -> [(any Connector, String)] in
@@ -248,7 +248,7 @@ struct UnixSocketTests {
     @Test func h2cGoesOverTheSocketOnOneConnection() async throws {
         let socketPath = Self.socketPath()
         defer { unlink(socketPath) }
-        let nginx = try Self.nginx(named: "h2c", socketPath: socketPath, http2: true)
+        let nginx = try await Self.nginx(named: "h2c", socketPath: socketPath, http2: true)
         defer { nginx.shutdown() }
         var configuration = ConnectConfiguration()
         configuration.httpVersion = .http2WithPriorKnowledge
@@ -273,7 +273,7 @@ struct UnixSocketTests {
     @Test func aRedirectOnTheSameSocketStaysOnIt() async throws {
         let socketPath = Self.socketPath()
         defer { unlink(socketPath) }
-        let nginx = try Self.nginx(named: "a", socketPath: socketPath)
+        let nginx = try await Self.nginx(named: "a", socketPath: socketPath)
         defer { nginx.shutdown() }
         let response = try await Connect().response(TestConnector(url: Self.url(socketPath, "/hop"))).value
         #expect(String(decoding: response.body, as: UTF8.self) == "a /after-hop localhost")

@@ -295,8 +295,8 @@ struct WebSocketTests {
     "WebSockets against Python's websockets", .timeLimit(.minutes(2)),
     .enabled(if: PythonPeer.isInstalled("python3") || ProcessInfo.processInfo.environment["CI"] != nil))
 struct PythonWebSocketTests {
-    static func peer(tls: Bool = false) throws -> PythonPeer {
-        try PythonPeer(script: "websocket_peer.py") { port in
+    static func peer(tls: Bool = false) async throws -> PythonPeer {
+        try await PythonPeer(script: "websocket_peer.py") { port in
             ["\(port)"]
                 + (tls ? ["--tls", NginxServer.file("server.pem").path, NginxServer.file("server.key").path] : [])
         }
@@ -310,7 +310,7 @@ struct PythonWebSocketTests {
 
     @Test(arguments: [false, true])
     func echoesAndClosesOverWSAndWSS(tls: Bool) async throws {
-        let peer = try Self.peer(tls: tls)
+        let peer = try await Self.peer(tls: tls)
         defer { peer.shutdown() }
         let url = URL(string: "\(tls ? "wss" : "ws")://localhost:\(peer.port)/")!
         let socket = try await Self.trustingTestCA().webSocket(
@@ -336,7 +336,7 @@ struct PythonWebSocketTests {
     }
 
     @Test func permessageDeflateIsNegotiatedAndUsedBothWays() async throws {
-        let peer = try Self.peer()
+        let peer = try await Self.peer()
         defer { peer.shutdown() }
         var options = WebSocketOptions.default
         options.compression = true
@@ -362,7 +362,7 @@ struct PythonWebSocketTests {
     }
 
     @Test func wssRefusesAServerItDoesNotTrust() async throws {
-        let peer = try Self.peer(tls: true)
+        let peer = try await Self.peer(tls: true)
         defer { peer.shutdown() }
         await #expect(throws: ConnectError.self) {
             _ = try await sharedConnect.webSocket(TestConnector(url: URL(string: "wss://localhost:\(peer.port)/")!))
@@ -371,9 +371,9 @@ struct PythonWebSocketTests {
 
     @Test(arguments: [false, true])
     func theConnectionGoesThroughTheProxy(tls: Bool) async throws {
-        let peer = try Self.peer(tls: tls)
+        let peer = try await Self.peer(tls: tls)
         defer { peer.shutdown() }
-        let proxy = try PythonPeer(script: "connect_proxy.py") { ["\($0)"] }
+        let proxy = try await PythonPeer(script: "connect_proxy.py") { ["\($0)"] }
         defer { proxy.shutdown() }
         var configuration = ConnectConfiguration()
         configuration.tls.trustedCertificates = NginxServer.file("ca.pem")

@@ -76,7 +76,7 @@ struct AutobahnCompressionTests {
 
     @Test(arguments: variants)
     func everyMessageComesBackWhole(_ variant: Variant) async throws {
-        let peer = try PythonPeer(script: "websocket_compression_peer.py") { ["\($0)"] + variant.serverArguments }
+        let peer = try await PythonPeer(script: "websocket_compression_peer.py") { ["\($0)"] + variant.serverArguments }
         defer { peer.shutdown() }
         var options = WebSocketOptions.default
         options.compression = true
