@@ -48,8 +48,8 @@ test-curl8: deps
 
 ## Runs every libFuzzer harness (Fuzz/: the response head, chunked framing, the content decoders,
 ## event streams, lines, JSON, HTTP dates, a resumed download's ranges and records, WebSocket frames,
-## Set-Cookie headers, Cache-Control and a stored response's freshness) for FUZZ_SECONDS each
-## (default 60): `make fuzz FUZZ_SECONDS=3600`.
+## Set-Cookie headers, Cache-Control and a stored response's freshness, the disk cache's entry
+## files) for FUZZ_SECONDS each (default 60): `make fuzz FUZZ_SECONDS=3600`.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	./Fuzz/run $(FUZZ_SECONDS)
@@ -113,6 +113,3 @@ bench-events:
 bench-websockets:
 	@./.ci/dependencies --bench
 	./Benchmarks/websockets
-
-clean:
-	rm -rf .build .build-tsan .build-asan .build-check .build-curl8 .build-fuzz Fuzz/.build Benchmarks/.build Benchmarks/AsyncHTTPClientMemory/.build Examples/.build Tests/Support/.build

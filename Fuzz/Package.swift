@@ -9,7 +9,7 @@ let harnesses = [
     "FuzzResponseHead", "FuzzChunked", "FuzzContentDecoding", "FuzzServerSentEvents", "FuzzLineSplitter",
     "FuzzJSONReader",
     "FuzzHTTPDate", "FuzzResume", "FuzzWebSocketFrames", "FuzzSetCookie",
-    "FuzzCacheControl"
+    "FuzzCacheControl", "FuzzCacheEntry"
 ]
 
 let package = Package(

@@ -186,7 +186,8 @@ public final class Connect: Sendable {
                 transport: transport, maximumRedirects: configuration.maximumRedirects,
                 handler: redirectHandler ?? configuration.redirectHandler,
                 sensitiveHeaders: configuration.sensitiveHeaders, timeout: configuration.timeout,
-                tracing: tracer.map { HopTracing(tracer: $0, parent: ServiceContext.current ?? .topLevel) })
+                tracing: tracer.map { HopTracing(tracer: $0, parent: ServiceContext.current ?? .topLevel) },
+                cache: configuration.cache, cachePolicy: configuration.cachePolicy)
         )
     }
 

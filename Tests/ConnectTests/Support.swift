@@ -37,6 +37,7 @@ struct TestConnector: Connector {
     var headers: [HTTPHeader] = []
     var parameters: (any ParametersRepresentable)?
     var timeout: Duration?
+    var cachePolicy: CachePolicy?
 
     init(
         _ server: LocalServer, _ endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [],

@@ -19,12 +19,14 @@ struct CachedResponse: Equatable, Sendable {
     var varyingRequestHeaders: [HTTPHeader]
     var requestTime: Int
     var responseTime: Int
+    /// The HTTP version it came over, e.g. `"2"`.
+    var httpVersion: String
 
     /// The response for `url` with `status`, `headers` and `body`, to a request with
     /// `requestHeaders`, keeping of those only the fields its `Vary` names.
     init(
         url: String, status: Int, headers: [HTTPHeader], body: Data, requestHeaders: [HTTPHeader], requestTime: Int,
-        responseTime: Int
+        responseTime: Int, httpVersion: String = "1.1"
     ) {
         self.url = url
         self.status = status
@@ -35,6 +37,7 @@ struct CachedResponse: Equatable, Sendable {
         varyingRequestHeaders = requestHeaders.filter { header in vary.contains { header.hasName($0) } }
         self.requestTime = requestTime
         self.responseTime = responseTime
+        self.httpVersion = httpVersion
     }
 
     /// What it takes of a cache's capacity: its body, its fields and the request's, and the

@@ -108,6 +108,12 @@ public struct ConnectConfiguration: Sendable {
     /// <doc:Tracing>. `nil` uses the tracer bootstrapped with `InstrumentationSystem.bootstrap`,
     /// as it is when the ``Connect`` is made. With neither, nothing is traced.
     public var tracer: (any Tracer)?
+    /// Stores responses and answers requests from them, as RFC 9111 allows a private cache; see
+    /// ``ResponseCache`` and <doc:Caching>. `nil`, the default: no cache.
+    public var cache: ResponseCache?
+    /// How requests use ``cache`` unless their connector or the request sets its own policy.
+    /// ``CachePolicy/useProtocolCachePolicy`` by default.
+    public var cachePolicy: CachePolicy = .useProtocolCachePolicy
 
     /// The default configuration.
     public init() {}

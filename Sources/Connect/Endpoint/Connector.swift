@@ -66,6 +66,9 @@ public protocol Connector {
     /// configuration's ``ConnectionSettings/connectTo`` entries; empty by default. See
     /// ``ConnectTo``.
     var connectTo: [ConnectTo] { get }
+    /// How this endpoint's requests use the client's ``ResponseCache``; `nil` (the default)
+    /// uses the configuration's ``ConnectConfiguration/cachePolicy``.
+    var cachePolicy: CachePolicy? { get }
 }
 
 extension Connector {
@@ -93,4 +96,6 @@ extension Connector {
     public var unixSocketPath: String? { nil }
     /// The configuration's entries only.
     public var connectTo: [ConnectTo] { [] }
+    /// The configuration's cache policy.
+    public var cachePolicy: CachePolicy? { nil }
 }

@@ -65,6 +65,9 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
         /// no `Upgrade: websocket`, the wrong `Sec-WebSocket-Accept`, a subprotocol or an
         /// extension that was not offered (RFC 6455 section 4.1).
         public static let webSocketHandshake = Kind("webSocketHandshake")
+        /// The request may be answered only from the cache (``CachePolicy/returnCacheDataDontLoad``,
+        /// or `Cache-Control: only-if-cached`) and no stored response answers it; nothing was sent.
+        public static let notCached = Kind("notCached")
         /// A ``MockTransport`` has no response registered for the request.
         public static let noMockResponse = Kind("noMockResponse")
         /// Anything else; ``TransportFailure/curlCode`` and the message tell more.

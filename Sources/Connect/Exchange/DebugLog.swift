@@ -83,8 +83,9 @@ final class DebugLog: Sendable {
     }
 
     static func describe(_ response: Response, elapsed: Duration, redacting secrets: SensitiveHeaders?) -> String {
+        let source = response.cacheStatus.map { " (cache: \($0))" } ?? ""
         var lines = [
-            "HTTP/\(response.httpVersion) \(response.statusCode) \(response.reasonPhrase) in \(elapsed.millisecondsToOneDecimal) ms, \(response.body.count) bytes"
+            "HTTP/\(response.httpVersion) \(response.statusCode) \(response.reasonPhrase) in \(elapsed.millisecondsToOneDecimal) ms, \(response.body.count) bytes\(source)"
         ]
         for header in response.headers {
             let value = secrets?.contains(header.name) == true ? "<redacted>" : header.value

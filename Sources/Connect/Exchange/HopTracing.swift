@@ -45,6 +45,7 @@ final class HopTracing: Sendable {
             span.updateAttributes { attributes in
                 attributes["http.response.status_code"] = response.statusCode
                 attributes["network.protocol.version"] = response.httpVersion
+                if let cacheStatus = response.cacheStatus { attributes["connect.cache.status"] = cacheStatus.rawValue }
                 if response.statusCode >= 400 { attributes["error.type"] = String(response.statusCode) }
             }
             // A client span fails on 4xx and 5xx alike: the request did not do what it asked.

@@ -24,10 +24,15 @@ final class RedirectFollower: Sendable {
     let timeout: Duration
     /// Traces every hop, when a tracer is set.
     let tracing: HopTracing?
+    /// Answers and stores each hop's response, when the configuration has a cache.
+    let cache: ResponseCache?
+    /// How a request without a cache policy of its own uses `cache`.
+    let cachePolicy: CachePolicy
 
     init(
         transport: any Transport, maximumRedirects: Int, handler: (any RedirectHandler)?,
-        sensitiveHeaders: SensitiveHeaders, timeout: Duration, tracing: HopTracing?
+        sensitiveHeaders: SensitiveHeaders, timeout: Duration, tracing: HopTracing?, cache: ResponseCache? = nil,
+        cachePolicy: CachePolicy = .useProtocolCachePolicy
     ) {
         self.transport = transport
         carrier = transport as? any TransferCarrier
@@ -37,6 +42,8 @@ final class RedirectFollower: Sendable {
         self.sensitiveHeaders = sensitiveHeaders
         self.timeout = timeout
         self.tracing = tracing
+        self.cache = cache
+        self.cachePolicy = cachePolicy
     }
 
     /// Sends `request` and follows its redirects; the final response carries the number of hops.
@@ -92,7 +99,9 @@ final class RedirectFollower: Sendable {
     /// are the final one: their output is handed back as a value, with no completed future to
     /// allocate; only a redirect to follow returns a future.
     private func send<Finish: ResponseFinish>(_ hop: consuming RedirectHop<Finish>) -> Future<Finish.Output> {
-        if let stepCompleting, tracing == nil, hop.context == nil || hop.context === stepCompleting.context {
+        if let stepCompleting, tracing == nil, cache == nil,
+            hop.context == nil || hop.context === stepCompleting.context
+        {
             let request = hop.request
             let options = hop.options
             let (step, future) = PendingStep.making(context: stepCompleting.context, transform: hop)
@@ -103,7 +112,7 @@ final class RedirectFollower: Sendable {
         if let tracing {
             sent = send(hop.request, options: hop.options, tracedBy: tracing, resendCount: hop.resends + hop.hops)
         } else {
-            sent = carry(hop.request, options: hop.options)
+            sent = carryThroughCache(hop.request, options: hop.options)
         }
         if let context = hop.context { sent = sent.following(context) }
         return sent.then(hop)
@@ -116,7 +125,16 @@ final class RedirectFollower: Sendable {
     ) -> Future<Response> {
         var traced = request
         let span = tracing.start(&traced, resendCount: resendCount)
-        return carry(traced, options: options).always { HopTracing.end(span, with: $0) }
+        return carryThroughCache(traced, options: options).always { HopTracing.end(span, with: $0) }
+    }
+
+    /// `request` answered through the cache when there is one (see
+    /// ``ResponseCache/respond(to:options:policy:send:)``), else sent.
+    private func carryThroughCache(_ request: Request, options: TransferOptions?) -> Future<Response> {
+        guard let cache else { return carry(request, options: options) }
+        return cache.respond(to: request, options: options, policy: cachePolicy) { [self] in
+            carry($0, options: options)
+        }
     }
 
     /// `request` sent once with its `options`; a transport that carries plain requests only

@@ -69,6 +69,12 @@ public struct Request: Sendable, CustomStringConvertible {
         get { storage.connectTo }
         _modify { yield &uniqueStorage().connectTo }
     }
+    /// How this request uses the client's ``ResponseCache``; `nil`, the default, uses the
+    /// configuration's ``ConnectConfiguration/cachePolicy``.
+    public var cachePolicy: CachePolicy? {
+        get { storage.cachePolicy }
+        _modify { yield &uniqueStorage().cachePolicy }
+    }
     /// Whether the request names its own socket or connect-to entries: its transfer then sets
     /// options a plain one does not.
     var hasOwnRoute: Bool { storage.unixSocketPath != nil || !storage.connectTo.isEmpty }
@@ -88,11 +94,12 @@ public struct Request: Sendable, CustomStringConvertible {
     init(
         method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?,
         httpVersion: HTTPVersionPolicy?, credentials: Credentials? = nil, unixSocketPath: String? = nil,
-        connectTo: [ConnectTo] = []
+        connectTo: [ConnectTo] = [], cachePolicy: CachePolicy? = nil
     ) {
         storage = Storage(
             method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry,
-            httpVersion: httpVersion, credentials: credentials, unixSocketPath: unixSocketPath, connectTo: connectTo)
+            httpVersion: httpVersion, credentials: credentials, unixSocketPath: unixSocketPath, connectTo: connectTo,
+            cachePolicy: cachePolicy)
     }
 
     /// The storage, copied first if another request shares it.
@@ -117,11 +124,12 @@ public struct Request: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var credentials: Credentials?
         @exclusivity(unchecked) var unixSocketPath: String?
         @exclusivity(unchecked) var connectTo: [ConnectTo]
+        @exclusivity(unchecked) var cachePolicy: CachePolicy?
 
         init(
             method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?,
             allowsRetry: Bool?, httpVersion: HTTPVersionPolicy?, credentials: Credentials?, unixSocketPath: String?,
-            connectTo: [ConnectTo]
+            connectTo: [ConnectTo], cachePolicy: CachePolicy?
         ) {
             self.method = method
             self.url = url
@@ -133,6 +141,7 @@ public struct Request: Sendable, CustomStringConvertible {
             self.credentials = credentials
             self.unixSocketPath = unixSocketPath
             self.connectTo = connectTo
+            self.cachePolicy = cachePolicy
         }
 
         init(copying other: Storage) {
@@ -146,6 +155,7 @@ public struct Request: Sendable, CustomStringConvertible {
             credentials = other.credentials
             unixSocketPath = other.unixSocketPath
             connectTo = other.connectTo
+            cachePolicy = other.cachePolicy
         }
     }
 

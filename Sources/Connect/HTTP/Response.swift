@@ -28,6 +28,11 @@ public struct Response: Sendable, CustomStringConvertible {
     public var fileURL: URL? { storage.fileURL }
     /// Whether the body continued a partial file (a 206 to a resumed download).
     public var resumed: Bool { storage.resumed }
+    /// Where the response came from when the client has a ``ResponseCache``: a stored response
+    /// (``CacheStatus/hit``, ``CacheStatus/stale``), one the server confirmed
+    /// (``CacheStatus/revalidated``), or the network (``CacheStatus/miss``); `nil` when no cache
+    /// took part (none configured, or a request it does not answer, such as a `POST`).
+    public var cacheStatus: CacheStatus? { storage.cacheStatus }
 
     /// Creates a response; transports and mocks build these. `reasonPhrase` is the server's
     /// reason phrase when it is not the standard one for the status (see ``reasonPhrase``).
@@ -58,7 +63,26 @@ public struct Response: Sendable, CustomStringConvertible {
             storage: Storage(
                 statusCode: statusCode, headers: storage.headerSource, body: body, url: url,
                 httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed,
-                reasonPhrase: storage.reasonPhrase))
+                reasonPhrase: storage.reasonPhrase, cacheStatus: storage.cacheStatus))
+    }
+
+    /// This response as the cache hands it on, with where it came from.
+    func with(cacheStatus: CacheStatus) -> Response {
+        Response(
+            storage: Storage(
+                statusCode: statusCode, headers: storage.headerSource, body: body, url: url,
+                httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed,
+                reasonPhrase: storage.reasonPhrase, cacheStatus: cacheStatus))
+    }
+
+    /// A response the cache makes from what it stored.
+    init(
+        statusCode: Int, headers: [HTTPHeader], body: Data, url: URL, httpVersion: String, metrics: TransferMetrics,
+        cacheStatus: CacheStatus
+    ) {
+        storage = Storage(
+            statusCode: statusCode, headers: .parsed(headers), body: body, url: url, httpVersion: httpVersion,
+            metrics: metrics, fileURL: nil, resumed: false, reasonPhrase: nil, cacheStatus: cacheStatus)
     }
 
     private init(storage: Storage) {
@@ -81,15 +105,17 @@ public struct Response: Sendable, CustomStringConvertible {
         let resumed: Bool
         /// The server's reason phrase when it differs from the standard one; `nil` otherwise.
         let reasonPhrase: String?
+        let cacheStatus: CacheStatus?
         /// The headers parsed from `.raw`, on first read.
         private let parsedHeaders = Locked<[HTTPHeader]?>(nil)
 
         init(
             statusCode: Int, headers: HeaderSource, body: Data, url: URL, httpVersion: String, metrics: TransferMetrics,
-            fileURL: URL?, resumed: Bool, reasonPhrase: String?
+            fileURL: URL?, resumed: Bool, reasonPhrase: String?, cacheStatus: CacheStatus? = nil
         ) {
             self.statusCode = statusCode
             self.reasonPhrase = reasonPhrase
+            self.cacheStatus = cacheStatus
             self.headerSource = headers
             self.body = body
             self.url = url

@@ -43,11 +43,12 @@ public struct TestResponse: Sendable {
         TestResponse(status: status, headers: [("Content-Type", "application/json")] + headers, body: Data(text.utf8))
     }
 
-    /// A plain-text body.
+    /// A plain-text body, with `headers` after its `Content-Type`.
     public static func text(
-        _ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8"
+        _ text: String, status: Int = 200, contentType: String = "text/plain; charset=utf-8",
+        headers: [(String, String)] = []
     ) -> TestResponse {
-        TestResponse(status: status, headers: [("Content-Type", contentType)], body: Data(text.utf8))
+        TestResponse(status: status, headers: [("Content-Type", contentType)] + headers, body: Data(text.utf8))
     }
 
     /// A redirect to `location`.
