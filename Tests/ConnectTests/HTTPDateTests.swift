@@ -37,7 +37,10 @@ struct HTTPDateTests {
         "Sun, 06 Nov 1994 8:49:37 GMT", "Sun, 06 Nov 1994 08:49 GMT", "Sun, 06 Nov 1994 08:49:37:00 GMT",
         "Sun, +6 Nov 1994 08:49:37 GMT", "Sun, 06 Nov -994 08:49:37 GMT",
         "Sun, 06-Nov-94 08:49:37 GMT", "Sunday, 06-Nov-1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 UTC",
-        "Sun Nov 6 08:49:37 94", "Sun Nov 123 08:49:37 1994", "Sunday Nov  6 08:49:37 1994"
+        "Sun Nov 6 08:49:37 94", "Sun Nov 123 08:49:37 1994", "Sunday Nov  6 08:49:37 1994",
+        // One space between fields, but asctime's padding before a one-digit day.
+        "Thu, 18  Aug  2050 02:01:18 GMT", " Sun, 06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 GMT ",
+        "Sunday,  06-Nov-94 08:49:37 GMT", "Sun Nov  16 08:49:37 1994", "Sun  Nov 6 08:49:37 1994"
     ])
     func refusesWhatIsNotAnHTTPDate(text: String) {
         #expect(HTTPDate.date(from: text, now: Self.now) == nil, "\(text.debugDescription) was read")

@@ -69,8 +69,12 @@ struct CacheFreshness: Equatable, Sendable {
     /// §4.2.3: the age the response had when it arrived (the larger of what its `Date` shows
     /// and what its `Age` says plus the time it took), plus the time it has been stored.
     static func age(headers: [HTTPHeader], date: Int, requestTime: Int, responseTime: Int, now: Int) -> Int {
+        // §5.1: a list's first member; a value that is not a number is ignored.
         let ageValue =
-            headers.value(for: "Age").flatMap { CacheControl.seconds($0.trimmingHTTPSpaces.description) } ?? 0
+            headers.value(for: "Age").flatMap { value in
+                CacheControl.seconds(
+                    value.split(separator: ",", omittingEmptySubsequences: false)[0].trimmingHTTPSpaces.description)
+            } ?? 0
         let apparentAge = max(0, responseTime - date)
         let responseDelay = max(0, responseTime - requestTime)
         let correctedAgeValue = ageValue + responseDelay

@@ -48,4 +48,20 @@ enum CacheStorability: Equatable, Sendable {
         }
         return .storable
     }
+
+    /// The fields of a hop, not of the response (RFC 9111 §3.1): the connection's own and
+    /// those for the proxy in between.
+    static let hopFields: [String] = [
+        "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Transfer-Encoding", "Upgrade", "Proxy-Authenticate",
+        "Proxy-Authentication-Info", "Proxy-Authorization"
+    ]
+
+    /// The fields a stored response keeps of `headers`: every one but ``hopFields`` and the
+    /// fields `Connection` names (§3.1), which describe the hop it came over.
+    static func storedFields(of headers: [HTTPHeader]) -> [HTTPHeader] {
+        let named = headers.filter { $0.hasName("Connection") }
+            .flatMap { $0.value.split(separator: ",").map { String($0.trimmingHTTPSpaces) } }
+        let dropped = hopFields + named
+        return headers.filter { field in !dropped.contains { field.hasName($0) } }
+    }
 }

@@ -49,7 +49,9 @@ enum CacheUpdate: Equatable, Sendable {
                 guard CacheValidation.notModifiedMatches(stored: validated.headers, notModified: headers) else {
                     return .refetch
                 }
-                return .refreshStored(CacheValidation.headers(updating: validated.headers, with: headers))
+                return .refreshStored(
+                    CacheValidation.headers(
+                        updating: validated.headers, with: CacheStorability.storedFields(of: headers)))
             }
             if serverFailures.contains(status), mayAnswerStale { return .answerStored }
         }

@@ -133,7 +133,8 @@ extension ResponseCache {
         case .store:
             store.store(
                 CachedResponse(
-                    url: key, status: response.statusCode, headers: response.headers, body: response.body,
+                    url: key, status: response.statusCode, headers: CacheStorability.storedFields(of: response.headers),
+                    body: response.body,
                     requestHeaders: request.headers, requestTime: requestTime, responseTime: clock(),
                     httpVersion: response.httpVersion))
             return response.with(cacheStatus: .miss)

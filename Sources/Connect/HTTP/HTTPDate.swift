@@ -10,6 +10,8 @@ import Foundation
 /// - RFC 850: `Sunday, 06-Nov-94 08:49:37 GMT`;
 /// - C's asctime: `Sun Nov  6 08:49:37 1994`.
 ///
+/// Fields are separated by one space (asctime's one-digit day may be padded with a second): a
+/// date spaced otherwise is not one, and a cache takes such an `Expires` as already past.
 /// The weekday is checked to be a day's name but not against the date, as the RFC allows.
 /// A field out of range (the 31st of April, hour 24) makes the whole date invalid.
 struct HTTPDate {
@@ -22,7 +24,10 @@ struct HTTPDate {
     /// `now` places an RFC 850 two-digit year: one that would be more than 50 years after
     /// `now` is taken to be in the century before.
     static func date(from text: some StringProtocol, now: Date = Date()) -> Date? {
-        let fields = String(text).split(separator: " ").map(String.init)
+        // One space between fields (RFC 9110's SP), but the one asctime pads a day with.
+        var fields = String(text).split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        if fields.count == 6, fields[2].isEmpty, fields[3].utf8.count == 1 { fields.remove(at: 2) }
+        guard !fields.contains(where: \.isEmpty) else { return nil }
         let day: Int, month: Int, year: Int, clock: String
         switch fields.count {
         case 6:  // IMF-fixdate: "Sun," "06" "Nov" "1994" "08:49:37" "GMT"

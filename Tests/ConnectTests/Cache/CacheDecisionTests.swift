@@ -92,7 +92,9 @@ struct CacheDecisionTests {
             // Age header, Date offset from the response time, request→response delay, resident time: age
             (nil, 0, 0, 0, 0), (nil, 0, 0, 100, 100), ("30", 0, 0, 0, 30), ("30", 0, 5, 10, 45),
             (nil, -50, 0, 0, 50), ("10", -50, 2, 0, 50), (nil, 50, 0, 0, 0), ("abc", 0, 0, 7, 7),
-            ("99999999999", 0, 0, 0, 2_147_483_648)
+            ("99999999999", 0, 0, 0, 2_147_483_648),
+            // §5.1: a list's first member; a value that is not a number is ignored.
+            ("7200, 0", 0, 0, 0, 7200), ("7200;foo=bar", 0, 0, 3, 3), (" 40 ", 0, 0, 0, 40)
         ] as [(String?, Int, Int, Int, Int)])
     func theAgeIsReckonedAsSection423Says(age: String?, dateOffset: Int, delay: Int, resident: Int, expected: Int) {
         let responseTime = Self.date

@@ -212,4 +212,19 @@ struct CacheLookupTests {
             headers: update.response.isEmpty ? [] : Self.headers(update.response))
         #expect(decided == update.expected)
     }
+
+    @Test func aStoredResponseKeepsNoFieldOfTheHopItCameOver() {
+        let received = Self.headers(
+            "Connection: close, X-Hop|Keep-Alive: timeout=5|X-Hop: 1|TE: trailers|Upgrade: h2c|"
+                + "Proxy-Authenticate: Basic|Proxy-Authentication-Info: a|Proxy-Authorization: b|"
+                + "Proxy-Connection: keep-alive|Transfer-Encoding: chunked|ETag: \"a\"|Cache-Control: max-age=60")
+        #expect(CacheStorability.storedFields(of: received) == Self.headers("ETag: \"a\"|Cache-Control: max-age=60"))
+        // A 304's hop fields do not reach the stored response either.
+        let refreshed = CacheUpdate.decide(
+            method: "GET", url: Self.url, requestHeaders: [], cacheable: true, validated: Self.stored(Self.etag),
+            mayAnswerStale: false, status: 304,
+            headers: Self.headers("\(Self.etag)|Connection: X-A|X-A: 1|Keep-Alive: 5"))
+        #expect(
+            refreshed == .refreshStored(Self.headers("Date: \(CacheDecisionTests.httpDate(Self.now))|\(Self.etag)")))
+    }
 }
