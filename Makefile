@@ -15,7 +15,7 @@ SANITIZER_TRAITS := --traits Client,OpenAPI
 export NTLM_USER_FILE := $(CURDIR)/Tests/PythonPeers/ntlm_users.txt
 export NTLMUSER := ops
 
-.PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events bench-websockets clean
+.PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events bench-websockets bench-cache clean
 
 all: test
 
@@ -113,3 +113,12 @@ bench-events:
 bench-websockets:
 	@./.ci/dependencies --bench
 	./Benchmarks/websockets
+
+## The HTTP cache: a fresh hit's client CPU (and the network it does not use), a revalidation beside
+## the same request without a cache and raw libcurl, the memory within the capacity.
+bench-cache:
+	@./.ci/dependencies --bench
+	./Benchmarks/cache
+
+clean:
+	rm -rf .build .build-tsan .build-asan .build-check .build-curl8 .build-fuzz Fuzz/.build Benchmarks/.build Benchmarks/AsyncHTTPClientMemory/.build Examples/.build Tests/Support/.build

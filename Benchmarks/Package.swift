@@ -54,6 +54,14 @@ let package = Package(
             path: "WebSocketBenchmark"
         ),
         .executableTarget(
+            name: "CacheBenchmark",
+            dependencies: [
+                "BenchmarkReport", "CCurlFloor", .product(name: "Connect", package: "Connect"),
+                .product(name: "ConnectTestServer", package: "Support")
+            ],
+            path: "CacheBenchmark"
+        ),
+        .executableTarget(
             name: "TransferBenchmark",
             dependencies: [.product(name: "Connect", package: "Connect")],
             path: "TransferBenchmark"

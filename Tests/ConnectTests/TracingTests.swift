@@ -20,6 +20,7 @@ struct TracingTests {
             case "/busy-once":
                 return busy.exchange(false, ordering: .relaxed) ? .text("busy", status: 503) : .text("ok")
             case "/missing": return .text("no", status: 404)
+            case "/cached": return .json(#"{"ok":true}"#, headers: [("Cache-Control", "max-age=60")])
             default: return .json(#"{"ok":true}"#)
             }
         }
@@ -31,6 +32,19 @@ struct TracingTests {
         return Connect(
             middleware: retrying ? ConnectMiddleware(retrier: quickPolicy) : ConnectMiddleware(),
             configuration: configuration)
+    }
+
+    @Test func aSpanSaysWhetherTheCacheAnswered() async throws {
+        let tracer = InMemoryTracer()
+        var configuration = ConnectConfiguration()
+        configuration.tracer = tracer
+        configuration.cache = ResponseCache(memoryCapacity: 1 << 20)
+        let connect = Connect(configuration: configuration)
+        let url = server.baseURL.appendingPathComponent("cached")
+        for _ in 0..<2 { _ = try await connect.send(Request(url: url)).value }
+        let statuses = tracer.finishedSpans.map { $0.attributes["connect.cache.status"]?.toSpanAttribute() }
+        #expect(statuses == ["miss", "hit"])
+        #expect(server.requests.count == 1)
     }
 
     @Test func aRequestIsAClientSpanWithTheHTTPAttributes() async throws {

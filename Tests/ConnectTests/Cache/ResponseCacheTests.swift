@@ -356,7 +356,12 @@ struct ResponseCacheTests {
         let file = directory.appendingPathComponent("a.txt")
         _ = try await connect.download(TestConnector(server, "/a"), to: file).value
         #expect(try Data(contentsOf: file) == Data("whole".utf8))
-        #expect(server.requests.count == 4)
+        var streamed = Data()
+        for try await chunk in connect.stream(TestConnector(server, "/a")) { streamed += chunk }
+        #expect(streamed == Data("whole".utf8))
+        #expect(server.requests.count == 5)
+        // And the GET the cache answers is still stored.
+        #expect(try await connect.send(Request(url: url)).value.cacheStatus == .hit)
     }
 
     @Test func theStoreStaysWithinItsCapacity() async throws {

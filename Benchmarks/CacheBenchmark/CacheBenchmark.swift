@@ -1,0 +1,207 @@
+import BenchmarkReport
+import CCurlFloor
+import Connect
+import ConnectTestServer
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `make bench-cache`: what the HTTP cache costs and saves, against an in-process server.
+///
+/// - A fresh hit: `await connect.send(request).value` answered from a ``ResponseCache`` in
+///   memory, in CPU microseconds per request (the process's user and system time), with the TCP
+///   segments the machine sent meanwhile (Linux's `/proc/net/snmp`; 0 when no request touched
+///   the network) and the requests the server saw.
+/// - One request at a time over the network, in microseconds each (wall time, the server
+///   included): a revalidation that ends in a 304 (`Cache-Control: no-cache` and an `ETag`), the
+///   same request without a cache, and raw libcurl's easy interface on one handle.
+/// - The memory: 20,000 responses of 10 KiB through a cache of 4 MiB.
+///
+/// Rounds alternate the three network clients; each cell is the range over the rounds.
+@main
+struct CacheBenchmark {
+    static let body = Data(String(repeating: #"{"id":1,"title":"a to-do"},"#, count: 38).utf8)
+
+    static func main() async throws {
+        // Off the main actor, as a server's tasks run: a task on the main actor would be handed
+        // back to the main thread after every await.
+        try await measure()
+    }
+
+    static func measure() async throws {
+        let rounds = Int(ProcessInfo.processInfo.environment["ROUNDS"] ?? "") ?? 5
+        let server = try TestServer { request in
+            switch request.path {
+            case "/fresh":
+                return TestResponse(headers: [("Cache-Control", "max-age=86400")], body: body)
+            case "/validated":
+                if request.header("If-None-Match") == "\"v1\"" {
+                    return TestResponse(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache")])
+                }
+                return TestResponse(headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache")], body: body)
+            default:
+                return TestResponse(headers: [("Content-Type", "application/json")], body: body)
+            }
+        }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.cache = ResponseCache(memoryCapacity: 64 << 20)
+        let cached = Connect(configuration: configuration)
+        let plain = Connect()
+        let fresh = Request(url: server.baseURL.appendingPathComponent("fresh"))
+        let validated = Request(url: server.baseURL.appendingPathComponent("validated"))
+        let uncached = Request(url: server.baseURL.appendingPathComponent("plain"))
+        // Stored, and the connections open.
+        _ = try await cached.send(fresh).value
+        _ = try await cached.send(validated).value
+        _ = try await plain.send(uncached).value
+        let raw = RawClient(url: uncached.url.absoluteString)
+        _ = raw.run(10)
+        // `CacheBenchmark hits N`: only N fresh hits, for a profiler.
+        if CommandLine.arguments.count > 2, CommandLine.arguments[1] == "hits",
+            let count = Int(CommandLine.arguments[2])
+        {
+            for _ in 0..<count { _ = try await cached.send(fresh).value }
+            return
+        }
+
+        // The same hits from a task that prefers the client's serial callback queue (see
+        // CallbackQueueExecutor): the hand-over from the queue to Swift's pool is gone.
+        var serial = configuration
+        serial.callbackQueue = DispatchQueue(label: "cache-benchmark")
+        let onQueue = Connect(configuration: serial)
+        _ = try await onQueue.send(fresh).value
+
+        var hitCPU: [Double] = [], queueHitCPU: [Double] = [], segments: [Int] = [], serverSaw: [Int] = []
+        var revalidation: [Double] = [], request: [Double] = [], rawRequest: [Double] = []
+        let hits = 100_000, sequential = 2_000
+        for _ in 0..<rounds {
+            let seen = server.requests.count
+            let sent = tcpSegmentsSent()
+            let cpu = BenchmarkReport.cpuSeconds()
+            for _ in 0..<hits {
+                let response = try await cached.send(fresh).value
+                precondition(response.cacheStatus == .hit)
+            }
+            hitCPU.append((BenchmarkReport.cpuSeconds() - cpu) / Double(hits) * 1e6)
+            let queueCPU = BenchmarkReport.cpuSeconds()
+            try await withTaskExecutorPreference(onQueue.callbackExecutor) {
+                for _ in 0..<hits { _ = try await onQueue.send(fresh).value }
+            }
+            queueHitCPU.append((BenchmarkReport.cpuSeconds() - queueCPU) / Double(hits) * 1e6)
+            segments.append(tcpSegmentsSent().map { $0 - (sent ?? 0) } ?? -1)
+            serverSaw.append(server.requests.count - seen)
+
+            revalidation.append(
+                try await perRequest(sequential) {
+                    let response = try await cached.send(validated).value
+                    precondition(response.cacheStatus == .revalidated)
+                })
+            request.append(try await perRequest(sequential) { _ = try await plain.send(uncached).value })
+            let started = ContinuousClock.now
+            precondition(raw.run(sequential) == sequential)
+            rawRequest.append(microseconds(ContinuousClock.now - started) / Double(sequential))
+        }
+        print("| measure | value (range over \(rounds) rounds) |")
+        print("| --- | --- |")
+        print("| fresh hit, client CPU per request (`await connect.send(request).value`) | \(range(hitCPU, "µs")) |")
+        print("| the same from a task that prefers the callback queue (serial) | \(range(queueHitCPU, "µs")) |")
+        print("| TCP segments sent during \(hits) hits | \(range(segments.map(Double.init), "", decimals: 0)) |")
+        print("| requests the server saw during them | \(range(serverSaw.map(Double.init), "", decimals: 0)) |")
+        print("| revalidation (304), one at a time | \(range(revalidation, "µs")) |")
+        print("| the same request without a cache | \(range(request, "µs")) |")
+        print("| raw libcurl (easy interface), the same request | \(range(rawRequest, "µs")) |")
+        let ratios = zip(revalidation, request).map { $0 / $1 }
+        print("| revalidation ÷ request | \(range(ratios, "x", decimals: 2)) |")
+        let toRaw = zip(request, rawRequest).map { $0 / $1 }
+        print("| request ÷ raw libcurl | \(range(toRaw, "x", decimals: 2)) |")
+
+        // The memory: many more responses than the capacity holds.
+        let capacity = 4 << 20
+        var small = ConnectConfiguration()
+        let cache = ResponseCache(memoryCapacity: capacity)
+        small.cache = cache
+        let bounded = Connect(configuration: small)
+        let before = residentBytes()
+        var largest = 0
+        for index in 0..<20_000 {
+            _ = try await bounded.send(Request(url: server.baseURL.appendingPathComponent("fresh/\(index)"))).value
+            largest = max(largest, cache.byteCount)
+        }
+        let grown = residentBytes().map { ($0 - (before ?? 0)) >> 20 }
+        print(
+            "| 20,000 responses of \(body.count >> 10) KiB through a 4 MiB cache: most it held | \(largest >> 10) KiB |"
+        )
+        print("| resident memory grown meanwhile | \(grown.map { "\($0) MiB" } ?? "n/a") |")
+    }
+
+    static func perRequest(_ count: Int, _ body: @Sendable () async throws -> Void) async throws -> Double {
+        let started = ContinuousClock.now
+        for _ in 0..<count { try await body() }
+        return microseconds(ContinuousClock.now - started) / Double(count)
+    }
+
+    static func microseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+    }
+
+    static func range(_ values: [Double], _ unit: String, decimals: Int = 1) -> String {
+        let low = String(format: "%.\(decimals)f", values.min() ?? 0)
+        let high = String(format: "%.\(decimals)f", values.max() ?? 0)
+        let space = unit.isEmpty || unit == "x" ? "" : " "
+        return (low == high ? low : "\(low)–\(high)") + space + unit
+    }
+
+    /// TCP segments the machine has sent (Linux); `nil` elsewhere.
+    static func tcpSegmentsSent() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/net/snmp", encoding: .utf8) else { return nil }
+        let rows = text.split(separator: "\n").filter { $0.hasPrefix("Tcp:") }.map { $0.split(separator: " ") }
+        guard rows.count == 2, let column = rows[0].firstIndex(of: "OutSegs") else { return nil }
+        return Int(rows[1][column])
+    }
+
+    /// The process's resident memory (Linux); `nil` elsewhere.
+    static func residentBytes() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+/// libcurl's easy interface on one handle, one request after another: the least a request costs.
+final class RawClient {
+    let handle: UnsafeMutableRawPointer
+
+    init(url: String) {
+        curl_global_init(Int(CURL_GLOBAL_ALL))
+        handle = curl_easy_init()
+        ccurl_easy_setopt_string(handle, CURLOPT_URL, url)
+        ccurl_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        ccurl_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, discardBody)
+    }
+
+    /// Sends `count` requests; returns how many were answered with 200.
+    func run(_ count: Int) -> Int {
+        var answered = 0
+        for _ in 0..<count {
+            var status = 0
+            if curl_easy_perform(handle) == CURLE_OK,
+                ccurl_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK,
+                status == 200
+            {
+                answered += 1
+            }
+        }
+        return answered
+    }
+}
+
+private func discardBody(
+    _ bytes: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ context: UnsafeMutableRawPointer?
+) -> Int {
+    size * count
+}
