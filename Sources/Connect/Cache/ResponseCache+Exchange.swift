@@ -6,14 +6,45 @@ import Foundation
 #endif
 
 extension ResponseCache {
-    /// One hop's request answered through the cache: runs what ``CacheLookup`` decides before
-    /// it goes out, sending it with `send` (the transport, and the hop's span) when the network
-    /// is needed, and what ``CacheUpdate`` decides with the response. A fresh hit is a completed
-    /// future: no transfer, no network.
-    func respond(
-        to request: Request, options: TransferOptions?, policy: CachePolicy,
-        send: @escaping @Sendable (Request) -> Future<Response>
-    ) -> Future<Response> {
+    /// What the cache does with one hop's request, from ``CacheLookup``: answer it at once, fail
+    /// it, or send a request and settle its response (``settle(_:of:)``).
+    enum Plan {
+        /// A stored response answers; no network.
+        case answer(Response)
+        /// Failed without the network.
+        case fail(any Error)
+        /// `request` goes out (the caller's, or a conditional one); its response is settled with
+        /// `pending`.
+        case send(Request, PendingResponse)
+        /// A stored response answers now, and `request` revalidates it in the background.
+        case answerAndRevalidate(Response, Request, PendingResponse)
+    }
+
+    /// What settling a response takes: the request as the caller made it, the key its response
+    /// is stored under, whether the cache stores it, the stored response it validates (if any)
+    /// and when it went out.
+    struct PendingResponse: Sendable {
+        let request: Request
+        let key: String
+        let cacheable: Bool
+        let validated: CachedResponse?
+        let requestTime: Int
+        /// Whether `validated` may answer if the server cannot be reached (RFC 5861 §4, or
+        /// ``servesStaleOnError``): the failure must then be caught, which the plain step does
+        /// not do.
+        let standsInForFailures: Bool
+    }
+
+    /// A response as the caller gets it, or the word that the request must go out again
+    /// without validators (a 304 for another representation).
+    enum Settled {
+        case response(Response)
+        case refetch
+    }
+
+    /// Decides what to do with `request` (`options`: a download, a stream…; `policy`: the
+    /// client's, unless the request has its own).
+    func plan(_ request: Request, options: TransferOptions?, policy: CachePolicy) -> Plan {
         let method = request.method.rawValue
         let cacheable = CacheLookup.isCacheable(
             method: method, headers: request.headers, hasTransferOptions: options != nil)
@@ -23,30 +54,29 @@ extension ResponseCache {
         let lookup = CacheLookup.decide(
             method: method, headers: request.headers, hasTransferOptions: options != nil,
             policy: request.cachePolicy ?? policy, stored: stored, now: now)
+        func pending(validating validated: CachedResponse?) -> PendingResponse {
+            PendingResponse(
+                request: request, key: key, cacheable: cacheable, validated: validated, requestTime: now,
+                standsInForFailures: validated.map { ageIfMayStandIn($0, for: request, now: now) != nil } ?? false)
+        }
         switch lookup {
-        case .bypass:
-            return send(request).map { [self] response in
-                update(after: response, to: request, key: key, cacheable: false, validated: nil, requestTime: now)
-            }
-        case .fetch:
-            return fetch(request, key: key, send: send)
+        case .bypass, .fetch:
+            return .send(request, pending(validating: nil))
         case .answer(let status, let age):
             guard let stored else { preconditionFailure("the lookup answers only with a stored response") }
-            return Future(value: Self.response(from: stored, age: age, for: request, status: status))
+            return .answer(Self.response(from: stored, age: age, for: request, status: status))
         case .answerAndRevalidate(let age):
             guard let stored else { preconditionFailure("the lookup answers only with a stored response") }
-            // Its outcome only updates the store, for the next request.
-            validate(
-                request, stored: stored, validators: CacheValidation.conditionalHeaders(for: stored.headers),
-                key: key, send: send
-            ).observe { _ in }
-            return Future(value: Self.response(from: stored, age: age, for: request, status: .stale))
+            return .answerAndRevalidate(
+                Self.response(from: stored, age: age, for: request, status: .stale),
+                Self.request(request, adding: CacheValidation.conditionalHeaders(for: stored.headers)),
+                pending(validating: stored))
         case .validate(let validators):
             guard let stored else { preconditionFailure("the lookup validates only a stored response") }
-            return validate(request, stored: stored, validators: validators, key: key, send: send)
+            return .send(Self.request(request, adding: validators), pending(validating: stored))
         case .failNotCached:
-            return Future(
-                error: ConnectError.transport(
+            return .fail(
+                ConnectError.transport(
                     TransportFailure(
                         kind: .notCached,
                         message:
@@ -55,112 +85,126 @@ extension ResponseCache {
         }
     }
 
-    /// `request` sent without validators; its response stored as it may be.
-    private func fetch(
-        _ request: Request, key: String, send: @escaping @Sendable (Request) -> Future<Response>
-    ) -> Future<Response> {
-        let requestTime = clock()
-        return send(request).map { [self] response in
-            update(after: response, to: request, key: key, cacheable: true, validated: nil, requestTime: requestTime)
+    /// The response to a request the cache let go out, as the caller gets it, the store updated
+    /// as ``CacheUpdate`` decides.
+    func settle(_ response: Response, of pending: PendingResponse) -> Settled {
+        let request = pending.request
+        var standInAge: Int?
+        if let validated = pending.validated, CacheUpdate.serverFailures.contains(response.statusCode) {
+            standInAge = ageIfMayStandIn(validated, for: request, now: clock())
         }
-    }
-
-    /// `request` sent with `validators` from `stored`: a 304 answers with `stored`, refreshed; a
-    /// server failure or no answer at all with `stored` where it may stand in.
-    private func validate(
-        _ request: Request, stored: CachedResponse, validators: [HTTPHeader], key: String,
-        send: @escaping @Sendable (Request) -> Future<Response>
-    ) -> Future<Response> {
-        var conditional = request
-        if !validators.isEmpty { conditional.headers += validators }
-        let requestTime = clock()
-        return send(conditional).flatMap { [self] response -> Future<Response> in
-            guard let answer = validated(response, to: request, stored: stored, key: key, requestTime: requestTime)
-            else { return fetch(request, key: key, send: send) }
-            return Future(value: answer)
-        }.recover { [self] error -> Response in
-            guard !Exchange.isCancellation(error), let age = ageIfMayStandIn(stored, for: request) else { throw error }
-            return Self.response(from: stored, age: age, for: request, status: .stale)
-        }
-    }
-
-    /// The response to a validating request as the caller gets it, the store updated; `nil`
-    /// when the request must go out again without validators.
-    private func validated(
-        _ response: Response, to request: Request, stored: CachedResponse, key: String, requestTime: Int
-    ) -> Response? {
-        let age = CacheUpdate.serverFailures.contains(response.statusCode) ? ageIfMayStandIn(stored, for: request) : nil
-        let update = CacheUpdate.decide(
-            method: request.method.rawValue, url: request.url, requestHeaders: request.headers, cacheable: true,
-            validated: stored, mayAnswerStale: age != nil, status: response.statusCode, headers: response.headers)
-        switch update {
-        case .refetch:
-            return nil
-        case .refreshStored(let headers):
-            var refreshed = stored
-            refreshed.headers = headers
-            refreshed.requestTime = requestTime
-            refreshed.responseTime = clock()
-            store.store(refreshed)
-            let answer = Self.response(from: refreshed, age: nil, for: request, status: .revalidated)
-            return answer.with(metrics: response.metrics)
-        case .answerStored:
-            return Self.response(from: stored, age: age ?? 0, for: request, status: .stale)
-        case .none, .store, .removeStored, .invalidate:
-            return apply(update, to: response, of: request, key: key, cacheable: true, requestTime: requestTime)
-        }
-    }
-
-    /// `response` handed on, the store updated as ``CacheUpdate`` decides.
-    private func update(
-        after response: Response, to request: Request, key: String, cacheable: Bool, validated: CachedResponse?,
-        requestTime: Int
-    ) -> Response {
         let update = CacheUpdate.decide(
             method: request.method.rawValue, url: request.url, requestHeaders: request.headers,
-            cacheable: cacheable, validated: validated, mayAnswerStale: false, status: response.statusCode,
-            headers: response.headers)
-        return apply(update, to: response, of: request, key: key, cacheable: cacheable, requestTime: requestTime)
-    }
-
-    /// `response` handed on after `update`: a response to a request the cache answers says it
-    /// came from the network, others say nothing.
-    private func apply(
-        _ update: CacheUpdate, to response: Response, of request: Request, key: String, cacheable: Bool,
-        requestTime: Int
-    ) -> Response {
+            cacheable: pending.cacheable, validated: pending.validated, mayAnswerStale: standInAge != nil,
+            status: response.statusCode, headers: response.headers)
         switch update {
+        case .refetch:
+            return .refetch
+        case .refreshStored(let headers):
+            guard var refreshed = pending.validated else { preconditionFailure("only a validation is refreshed") }
+            refreshed.headers = headers
+            refreshed.requestTime = pending.requestTime
+            refreshed.responseTime = clock()
+            store.store(refreshed)
+            return .response(
+                Self.response(from: refreshed, age: nil, for: request, status: .revalidated).with(
+                    metrics: response.metrics))
+        case .answerStored:
+            guard let validated = pending.validated else { preconditionFailure("only a validation stands in") }
+            return .response(Self.response(from: validated, age: standInAge ?? 0, for: request, status: .stale))
         case .store:
             store.store(
                 CachedResponse(
-                    url: key, status: response.statusCode, headers: CacheStorability.storedFields(of: response.headers),
-                    body: response.body,
-                    requestHeaders: request.headers, requestTime: requestTime, responseTime: clock(),
+                    url: pending.key, status: response.statusCode,
+                    headers: CacheStorability.storedFields(of: response.headers), body: response.body,
+                    requestHeaders: request.headers, requestTime: pending.requestTime, responseTime: clock(),
                     httpVersion: response.httpVersion))
-            return response.with(cacheStatus: .miss)
+            return .response(response.with(cacheStatus: .miss))
         case .removeStored:
-            store.remove(key)
-            return response.with(cacheStatus: .miss)
+            store.remove(pending.key)
+            return .response(response.with(cacheStatus: .miss))
         case .invalidate(let urls):
             for url in urls { store.remove(Self.key(for: url)) }
-            return response
+            return .response(response)
         case .none:
-            return cacheable ? response.with(cacheStatus: .miss) : response
-        case .refreshStored, .refetch, .answerStored:
-            preconditionFailure("only a validating request's response is \(update)")
+            return .response(pending.cacheable ? response.with(cacheStatus: .miss) : response)
         }
     }
 
-    /// The age of `stored` now, if it may answer `request` in place of a failure (RFC 5861 §4,
-    /// or ``servesStaleOnError``); `nil` if it may not.
-    private func ageIfMayStandIn(_ stored: CachedResponse, for request: Request) -> Int? {
+    /// The stored response that answers in place of `error`, if one may (RFC 5861 §4, or
+    /// ``servesStaleOnError``); never for a cancellation.
+    func standIn(for error: any Error, of pending: PendingResponse) -> Response? {
+        guard !Exchange.isCancellation(error), let validated = pending.validated,
+            let age = ageIfMayStandIn(validated, for: pending.request, now: clock())
+        else { return nil }
+        return Self.response(from: validated, age: age, for: pending.request, status: .stale)
+    }
+
+    /// `request` answered through the cache, sending with `send` (the transport, and the hop's
+    /// span) when the network is needed: the path for transports that complete futures rather
+    /// than steps, and for traced hops. A fresh hit is a completed future: no transfer.
+    func respond(
+        to request: Request, options: TransferOptions?, policy: CachePolicy,
+        send: @escaping @Sendable (Request) -> Future<Response>
+    ) -> Future<Response> {
+        switch plan(request, options: options, policy: policy) {
+        case .answer(let response):
+            return Future(value: response)
+        case .fail(let error):
+            return Future(error: error)
+        case .answerAndRevalidate(let response, let conditional, let pending):
+            // Its outcome only updates the store, for the next request.
+            exchange(conditional, settledWith: pending, send: send).observe { _ in }
+            return Future(value: response)
+        case .send(let outgoing, let pending):
+            return exchange(outgoing, settledWith: pending, send: send)
+        }
+    }
+
+    /// `request` sent and its response settled, sent again without validators when the
+    /// settling asks; a failure answered by the stored response where it may be.
+    func exchange(
+        _ request: Request, settledWith pending: PendingResponse,
+        send: @escaping @Sendable (Request) -> Future<Response>
+    ) -> Future<Response> {
+        let settled = send(request).flatMap { [self] response -> Future<Response> in
+            switch settle(response, of: pending) {
+            case .response(let answer): return Future(value: answer)
+            case .refetch: return exchange(pending.request, settledWith: refetching(pending), send: send)
+            }
+        }
+        guard pending.standsInForFailures else { return settled }
+        return settled.recover { [self] error -> Response in
+            guard let answer = standIn(for: error, of: pending) else { throw error }
+            return answer
+        }
+    }
+
+    /// `pending` for its request sent again, without validators, its response stored.
+    func refetching(_ pending: PendingResponse) -> PendingResponse {
+        PendingResponse(
+            request: pending.request, key: pending.key, cacheable: pending.cacheable, validated: nil,
+            requestTime: clock(), standsInForFailures: false)
+    }
+
+    /// The age of `stored` at `now`, if it may answer `request` in place of a failure (RFC 5861
+    /// §4, or ``servesStaleOnError``); `nil` if it may not.
+    private func ageIfMayStandIn(_ stored: CachedResponse, for request: Request, now: Int) -> Int? {
         let freshness = CacheFreshness(
             status: stored.status, headers: stored.headers, requestTime: stored.requestTime,
-            responseTime: stored.responseTime, now: clock())
+            responseTime: stored.responseTime, now: now)
         let mayAnswer = CachedResponseUse.mayAnswerOnError(
             freshness: freshness, response: CacheControl(headers: stored.headers),
             request: CacheControl(headers: request.headers), servesStaleOnError: servesStaleOnError)
         return mayAnswer ? freshness.age : nil
+    }
+
+    /// `request` with `validators` added.
+    private static func request(_ request: Request, adding validators: [HTTPHeader]) -> Request {
+        guard !validators.isEmpty else { return request }
+        var conditional = request
+        conditional.headers += validators
+        return conditional
     }
 
     /// The response a stored one makes for `request`: its status, headers and body, with an

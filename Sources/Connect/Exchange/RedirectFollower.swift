@@ -99,9 +99,8 @@ final class RedirectFollower: Sendable {
     /// are the final one: their output is handed back as a value, with no completed future to
     /// allocate; only a redirect to follow returns a future.
     private func send<Finish: ResponseFinish>(_ hop: consuming RedirectHop<Finish>) -> Future<Finish.Output> {
-        if let stepCompleting, tracing == nil, cache == nil,
-            hop.context == nil || hop.context === stepCompleting.context
-        {
+        if let stepCompleting, tracing == nil, hop.context == nil || hop.context === stepCompleting.context {
+            if let cache { return send(hop, through: cache, completingOn: stepCompleting) }
             let request = hop.request
             let options = hop.options
             let (step, future) = PendingStep.making(context: stepCompleting.context, transform: hop)
@@ -113,6 +112,41 @@ final class RedirectFollower: Sendable {
             sent = send(hop.request, options: hop.options, tracedBy: tracing, resendCount: hop.resends + hop.hops)
         } else {
             sent = carryThroughCache(hop.request, options: hop.options)
+        }
+        if let context = hop.context { sent = sent.following(context) }
+        return sent.then(hop)
+    }
+
+    /// `hop` through the cache, on a transport that completes steps: a request the cache sends
+    /// (one it does not answer, or a validation no failure is caught for) goes out in the step
+    /// that settles its response and runs the hop, as a plain request's does; the rest go the
+    /// general way. Out of line: most clients have no cache.
+    @inline(never)
+    private func send<Finish: ResponseFinish>(
+        _ hop: consuming RedirectHop<Finish>, through cache: ResponseCache,
+        completingOn stepCompleting: any StepCompletingCarrier
+    ) -> Future<Finish.Output> {
+        let hop = copy hop
+        let plan = cache.plan(hop.request, options: hop.options, policy: cachePolicy)
+        if case .send(let request, let pending) = plan, !pending.standsInForFailures {
+            let (step, future) = PendingStep.making(
+                context: stepCompleting.context, transform: CachedHop(hop: hop, cache: cache, pending: pending))
+            stepCompleting.send(request, options: hop.options, completing: step)
+            return future
+        }
+        var sent: Future<Response>
+        switch plan {
+        case .answer(let response):
+            sent = Future(value: response)
+        case .fail(let error):
+            sent = Future(error: error)
+        case .answerAndRevalidate(let response, let conditional, let pending):
+            // Its outcome only updates the store, for the next request.
+            cache.exchange(conditional, settledWith: pending) { [self] in carry($0, options: hop.options) }
+                .observe { _ in }
+            sent = Future(value: response)
+        case .send(let request, let pending):
+            sent = cache.exchange(request, settledWith: pending) { [self] in carry($0, options: hop.options) }
         }
         if let context = hop.context { sent = sent.following(context) }
         return sent.then(hop)
@@ -139,7 +173,7 @@ final class RedirectFollower: Sendable {
 
     /// `request` sent once with its `options`; a transport that carries plain requests only
     /// (one of the app's own) fails a request with options rather than lose its file or stream.
-    private func carry(_ request: Request, options: TransferOptions?) -> Future<Response> {
+    func carry(_ request: Request, options: TransferOptions?) -> Future<Response> {
         if let carrier { return carrier.send(request, options: options) }
         guard options == nil else {
             return Future(

@@ -126,6 +126,28 @@ struct ResponseCacheTests {
         #expect(hit.cacheStatus == .hit && hit.body == Data("v2".utf8))
     }
 
+    @Test func a304ForAnotherRepresentationFetchesTheWholeResponseAgain() async throws {
+        let version = Mutex(1)
+        let server = try TestServer { request in
+            let current = version.withLock { $0 }
+            if request.header("If-None-Match") != nil {
+                return TestResponse(status: 304, headers: [("ETag", "\"v\(current)\"")])
+            }
+            return TestResponse(
+                headers: [("ETag", "\"v\(current)\""), ("Cache-Control", "max-age=1")], body: Data("v\(current)".utf8))
+        }
+        defer { server.shutdown() }
+        let clock = TestClock()
+        let (connect, _) = Self.client(clock)
+        _ = try await Self.get(connect, server)
+        version.withLock { $0 = 2 }
+        clock.advance(by: 5)
+        let refetched = try await Self.get(connect, server)
+        #expect(refetched.cacheStatus == .miss && refetched.body == Data("v2".utf8))
+        #expect(server.requests.map { $0.header("If-None-Match") } == [nil, "\"v1\"", nil])
+        #expect(try await Self.get(connect, server).cacheStatus == .hit)
+    }
+
     @Test func eachVariantIsStoredByTheFieldsVaryNames() async throws {
         let server = try TestServer { request in
             .text(
