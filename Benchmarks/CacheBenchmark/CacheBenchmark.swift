@@ -9,16 +9,17 @@ import Glibc
 import Darwin
 #endif
 
-/// `make bench-cache`: what the HTTP cache costs and saves, against an in-process server.
+/// `make bench-cache`: what the HTTP cache costs and saves, against a server in a process of its
+/// own (`CacheBenchmark serve` prints its port; `CacheBenchmark PORT` measures), so that the
+/// client's CPU is counted apart from the server's.
 ///
 /// - A fresh hit: `await connect.send(request).value` answered from a ``ResponseCache`` in
-///   memory, in CPU microseconds per request (the process's user and system time), with the TCP
-///   segments the machine sent meanwhile (Linux's `/proc/net/snmp`; 0 when no request touched
-///   the network) and the requests the server saw.
-/// - One request at a time over the network, in microseconds each (wall time, the server
-///   included): a revalidation that ends in a 304 (`Cache-Control: no-cache` and an `ETag`), the
-///   same request without a cache, and raw libcurl's easy interface on one handle.
-/// - The memory: 20,000 responses of 10 KiB through a cache of 4 MiB.
+///   memory, in CPU microseconds per request, with the TCP segments the machine sent meanwhile
+///   (Linux's `/proc/net/snmp`; none of them the client's when no request touched the network).
+/// - One request at a time over the network, in microseconds each, wall time and the client's
+///   CPU: a revalidation that ends in a 304 (`Cache-Control: no-cache` and an `ETag`), the same
+///   request without a cache, and raw libcurl's easy interface on one handle.
+/// - The memory: 20,000 responses of 1 KiB through a cache of 4 MiB.
 ///
 /// Rounds alternate the three network clients; each cell is the range over the rounds.
 @main
@@ -28,46 +29,53 @@ struct CacheBenchmark {
     static func main() async throws {
         // Off the main actor, as a server's tasks run: a task on the main actor would be handed
         // back to the main thread after every await.
-        try await measure()
+        try await run(Array(CommandLine.arguments.dropFirst()))
     }
 
-    static func measure() async throws {
-        let rounds = Int(ProcessInfo.processInfo.environment["ROUNDS"] ?? "") ?? 5
-        let server = try TestServer { request in
-            switch request.path {
-            case "/fresh":
-                return TestResponse(headers: [("Cache-Control", "max-age=86400")], body: body)
-            case "/validated":
-                if request.header("If-None-Match") == "\"v1\"" {
-                    return TestResponse(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache")])
+    static func run(_ arguments: [String]) async throws {
+        if arguments.first == "serve" {
+            let server = try TestServer { request in
+                switch request.path {
+                case "/validated":
+                    if request.header("If-None-Match") == "\"v1\"" {
+                        return TestResponse(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache")])
+                    }
+                    return TestResponse(headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache")], body: body)
+                case "/plain":
+                    return TestResponse(headers: [("Content-Type", "application/json")], body: body)
+                default:
+                    return TestResponse(headers: [("Cache-Control", "max-age=86400")], body: body)
                 }
-                return TestResponse(headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache")], body: body)
-            default:
-                return TestResponse(headers: [("Content-Type", "application/json")], body: body)
             }
+            // Written at once, not buffered: the script reads it from a pipe.
+            FileHandle.standardOutput.write(Data("\(server.baseURL.port!)\n".utf8))
+            while true { try await Task.sleep(for: .seconds(3600)) }
         }
-        defer { server.shutdown() }
+        guard let port = arguments.first.flatMap(Int.init) else {
+            print("usage: CacheBenchmark serve | CacheBenchmark PORT [hits|revalidations N]")
+            exit(2)
+        }
+        let base = URL(string: "http://127.0.0.1:\(port)")!
+        let rounds = Int(ProcessInfo.processInfo.environment["ROUNDS"] ?? "") ?? 5
         var configuration = ConnectConfiguration()
         configuration.cache = ResponseCache(memoryCapacity: 64 << 20)
         let cached = Connect(configuration: configuration)
         let plain = Connect()
-        let fresh = Request(url: server.baseURL.appendingPathComponent("fresh"))
-        let validated = Request(url: server.baseURL.appendingPathComponent("validated"))
-        let uncached = Request(url: server.baseURL.appendingPathComponent("plain"))
+        let fresh = Request(url: base.appendingPathComponent("fresh"))
+        let validated = Request(url: base.appendingPathComponent("validated"))
+        let uncached = Request(url: base.appendingPathComponent("plain"))
         // Stored, and the connections open.
         _ = try await cached.send(fresh).value
         _ = try await cached.send(validated).value
         _ = try await plain.send(uncached).value
         let raw = RawClient(url: uncached.url.absoluteString)
         _ = raw.run(10)
-        // `CacheBenchmark hits N`: only N fresh hits, for a profiler.
-        if CommandLine.arguments.count > 2, CommandLine.arguments[1] == "hits",
-            let count = Int(CommandLine.arguments[2])
-        {
-            for _ in 0..<count { _ = try await cached.send(fresh).value }
+        // `CacheBenchmark PORT hits|revalidations N`: only those, for a profiler.
+        if arguments.count > 2, let count = Int(arguments[2]) {
+            let request = arguments[1] == "hits" ? fresh : validated
+            for _ in 0..<count { _ = try await cached.send(request).value }
             return
         }
-
         // The same hits from a task that prefers the client's serial callback queue (see
         // CallbackQueueExecutor): the hand-over from the queue to Swift's pool is gone.
         var serial = configuration
@@ -75,49 +83,52 @@ struct CacheBenchmark {
         let onQueue = Connect(configuration: serial)
         _ = try await onQueue.send(fresh).value
 
-        var hitCPU: [Double] = [], queueHitCPU: [Double] = [], segments: [Int] = [], serverSaw: [Int] = []
+        var hitCPU: [Double] = [], queueHitCPU: [Double] = [], segments: [Double] = []
         var revalidation: [Double] = [], request: [Double] = [], rawRequest: [Double] = []
+        var revalidationCPU: [Double] = [], requestCPU: [Double] = [], rawCPU: [Double] = []
         let hits = 100_000, sequential = 2_000
         for _ in 0..<rounds {
-            let seen = server.requests.count
             let sent = tcpSegmentsSent()
-            let cpu = BenchmarkReport.cpuSeconds()
+            var cpu = BenchmarkReport.cpuSeconds()
             for _ in 0..<hits {
                 let response = try await cached.send(fresh).value
                 precondition(response.cacheStatus == .hit)
             }
             hitCPU.append((BenchmarkReport.cpuSeconds() - cpu) / Double(hits) * 1e6)
-            let queueCPU = BenchmarkReport.cpuSeconds()
+            segments.append(Double(tcpSegmentsSent().map { $0 - (sent ?? 0) } ?? -1))
+            cpu = BenchmarkReport.cpuSeconds()
             try await withTaskExecutorPreference(onQueue.callbackExecutor) {
                 for _ in 0..<hits { _ = try await onQueue.send(fresh).value }
             }
-            queueHitCPU.append((BenchmarkReport.cpuSeconds() - queueCPU) / Double(hits) * 1e6)
-            segments.append(tcpSegmentsSent().map { $0 - (sent ?? 0) } ?? -1)
-            serverSaw.append(server.requests.count - seen)
+            queueHitCPU.append((BenchmarkReport.cpuSeconds() - cpu) / Double(hits) * 1e6)
 
-            revalidation.append(
-                try await perRequest(sequential) {
-                    let response = try await cached.send(validated).value
-                    precondition(response.cacheStatus == .revalidated)
-                })
-            request.append(try await perRequest(sequential) { _ = try await plain.send(uncached).value })
+            var (wall, perCPU) = try await perRequest(sequential) {
+                let response = try await cached.send(validated).value
+                precondition(response.cacheStatus == .revalidated)
+            }
+            revalidation.append(wall)
+            revalidationCPU.append(perCPU)
+            (wall, perCPU) = try await perRequest(sequential) { _ = try await plain.send(uncached).value }
+            request.append(wall)
+            requestCPU.append(perCPU)
             let started = ContinuousClock.now
+            cpu = BenchmarkReport.cpuSeconds()
             precondition(raw.run(sequential) == sequential)
             rawRequest.append(microseconds(ContinuousClock.now - started) / Double(sequential))
+            rawCPU.append((BenchmarkReport.cpuSeconds() - cpu) / Double(sequential) * 1e6)
         }
-        print("| measure | value (range over \(rounds) rounds) |")
-        print("| --- | --- |")
-        print("| fresh hit, client CPU per request (`await connect.send(request).value`) | \(range(hitCPU, "µs")) |")
-        print("| the same from a task that prefers the callback queue (serial) | \(range(queueHitCPU, "µs")) |")
-        print("| TCP segments sent during \(hits) hits | \(range(segments.map(Double.init), "", decimals: 0)) |")
-        print("| requests the server saw during them | \(range(serverSaw.map(Double.init), "", decimals: 0)) |")
-        print("| revalidation (304), one at a time | \(range(revalidation, "µs")) |")
-        print("| the same request without a cache | \(range(request, "µs")) |")
-        print("| raw libcurl (easy interface), the same request | \(range(rawRequest, "µs")) |")
-        let ratios = zip(revalidation, request).map { $0 / $1 }
-        print("| revalidation ÷ request | \(range(ratios, "x", decimals: 2)) |")
-        let toRaw = zip(request, rawRequest).map { $0 / $1 }
-        print("| request ÷ raw libcurl | \(range(toRaw, "x", decimals: 2)) |")
+        func ratios(_ a: [Double], _ b: [Double]) -> String { range(zip(a, b).map { $0 / $1 }, "x", decimals: 2) }
+        print("| measure | wall | client CPU |")
+        print("| --- | ---: | ---: |")
+        print("| fresh hit (`try await connect.send(request).value`) | | \(range(hitCPU, "µs")) |")
+        print("| the same from a task that prefers the serial callback queue | | \(range(queueHitCPU, "µs")) |")
+        print("| TCP segments the machine sent during \(hits) hits | \(range(segments, "", decimals: 0)) | |")
+        print("| revalidation (304), one at a time | \(range(revalidation, "µs")) | \(range(revalidationCPU, "µs")) |")
+        print("| the same request without a cache | \(range(request, "µs")) | \(range(requestCPU, "µs")) |")
+        print(
+            "| raw libcurl (easy interface), the same request | \(range(rawRequest, "µs")) | \(range(rawCPU, "µs")) |")
+        print("| revalidation ÷ request | \(ratios(revalidation, request)) | \(ratios(revalidationCPU, requestCPU)) |")
+        print("| request ÷ raw libcurl | \(ratios(request, rawRequest)) | \(ratios(requestCPU, rawCPU)) |")
 
         // The memory: many more responses than the capacity holds.
         let capacity = 4 << 20
@@ -128,20 +139,23 @@ struct CacheBenchmark {
         let before = residentBytes()
         var largest = 0
         for index in 0..<20_000 {
-            _ = try await bounded.send(Request(url: server.baseURL.appendingPathComponent("fresh/\(index)"))).value
+            _ = try await bounded.send(Request(url: base.appendingPathComponent("fresh/\(index)"))).value
             largest = max(largest, cache.byteCount)
         }
         let grown = residentBytes().map { ($0 - (before ?? 0)) >> 20 }
-        print(
-            "| 20,000 responses of \(body.count >> 10) KiB through a 4 MiB cache: most it held | \(largest >> 10) KiB |"
-        )
-        print("| resident memory grown meanwhile | \(grown.map { "\($0) MiB" } ?? "n/a") |")
+        print("| 20,000 responses of 1 KiB through a 4 MiB cache: the most it held | \(largest >> 10) KiB | |")
+        print("| the client's resident memory grown meanwhile | \(grown.map { "\($0) MiB" } ?? "n/a") | |")
     }
 
-    static func perRequest(_ count: Int, _ body: @Sendable () async throws -> Void) async throws -> Double {
+    /// Microseconds per call of `body`: wall time, and the process's CPU.
+    static func perRequest(_ count: Int, _ body: @Sendable () async throws -> Void) async throws -> (Double, Double) {
         let started = ContinuousClock.now
+        let cpu = BenchmarkReport.cpuSeconds()
         for _ in 0..<count { try await body() }
-        return microseconds(ContinuousClock.now - started) / Double(count)
+        return (
+            microseconds(ContinuousClock.now - started) / Double(count),
+            (BenchmarkReport.cpuSeconds() - cpu) / Double(count) * 1e6
+        )
     }
 
     static func microseconds(_ duration: Duration) -> Double {
