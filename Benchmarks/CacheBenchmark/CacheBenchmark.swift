@@ -3,6 +3,7 @@ import CCurlFloor
 import Connect
 import ConnectTestServer
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -34,8 +35,13 @@ struct CacheBenchmark {
 
     static func run(_ arguments: [String]) async throws {
         if arguments.first == "serve" {
+            let seen = Atomic<Int>(0)
             let server = try TestServer { request in
+                // How many requests came before this one: the client reads it around its hits.
+                let count = seen.add(1, ordering: .relaxed).oldValue
                 switch request.path {
+                case "/count":
+                    return TestResponse(body: Data(String(count).utf8))
                 case "/validated":
                     if request.header("If-None-Match") == "\"v1\"" {
                         return TestResponse(status: 304, headers: [("ETag", "\"v1\""), ("Cache-Control", "no-cache")])
@@ -83,11 +89,19 @@ struct CacheBenchmark {
         let onQueue = Connect(configuration: serial)
         _ = try await onQueue.send(fresh).value
 
-        var hitCPU: [Double] = [], queueHitCPU: [Double] = [], segments: [Double] = []
+        var hitCPU: [Double] = [], queueHitCPU: [Double] = [], segments: [Double] = [], serverSaw: [Double] = []
         var revalidation: [Double] = [], request: [Double] = [], rawRequest: [Double] = []
         var revalidationCPU: [Double] = [], requestCPU: [Double] = [], rawCPU: [Double] = []
         let hits = 100_000, sequential = 2_000
+        /// The requests the server has seen so far, not counting this one.
+        func requestsSeen() async throws -> Int {
+            Int(
+                String(
+                    decoding: try await plain.send(Request(url: base.appendingPathComponent("count"))).value.body,
+                    as: UTF8.self))!
+        }
         for _ in 0..<rounds {
+            let seenBefore = try await requestsSeen()
             let sent = tcpSegmentsSent()
             var cpu = BenchmarkReport.cpuSeconds()
             for _ in 0..<hits {
@@ -96,6 +110,8 @@ struct CacheBenchmark {
             }
             hitCPU.append((BenchmarkReport.cpuSeconds() - cpu) / Double(hits) * 1e6)
             segments.append(Double(tcpSegmentsSent().map { $0 - (sent ?? 0) } ?? -1))
+            // The count request itself is one.
+            serverSaw.append(Double(try await requestsSeen() - seenBefore - 1))
             cpu = BenchmarkReport.cpuSeconds()
             try await withTaskExecutorPreference(onQueue.callbackExecutor) {
                 for _ in 0..<hits { _ = try await onQueue.send(fresh).value }
@@ -122,7 +138,8 @@ struct CacheBenchmark {
         print("| --- | ---: | ---: |")
         print("| fresh hit (`try await connect.send(request).value`) | | \(range(hitCPU, "µs")) |")
         print("| the same from a task that prefers the serial callback queue | | \(range(queueHitCPU, "µs")) |")
-        print("| TCP segments the machine sent during \(hits) hits | \(range(segments, "", decimals: 0)) | |")
+        print("| requests the server saw during \(hits) hits | \(range(serverSaw, "", decimals: 0)) | |")
+        print("| TCP segments the machine sent during them | \(range(segments, "", decimals: 0)) | |")
         print("| revalidation (304), one at a time | \(range(revalidation, "µs")) | \(range(revalidationCPU, "µs")) |")
         print("| the same request without a cache | \(range(request, "µs")) | \(range(requestCPU, "µs")) |")
         print(

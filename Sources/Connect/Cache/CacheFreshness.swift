@@ -37,15 +37,45 @@ struct CacheFreshness: Equatable, Sendable {
     /// lifetime when they carry no explicit one.
     static let heuristicallyCacheable: Set<Int> = [200, 203, 204, 206, 300, 301, 308, 404, 405, 410, 414, 501]
 
+    /// What a stored response's freshness is reckoned from at any later time, worked out once
+    /// from its fields: its lifetime, and the age it had when it arrived.
+    struct Basis: Equatable, Sendable {
+        let lifetime: Int
+        let source: Source
+        /// §4.2.3's `corrected_initial_age`.
+        let initialAge: Int
+        let responseTime: Int
+
+        /// The basis of a response with `status`, `headers` and `control` (its `Cache-Control`),
+        /// requested at `requestTime`, received at `responseTime`.
+        init(status: Int, headers: [HTTPHeader], control: CacheControl, requestTime: Int, responseTime: Int) {
+            let date = CacheFreshness.date(headers, "Date") ?? .valid(responseTime)
+            let dateValue: Int = if case .valid(let seconds) = date { seconds } else { responseTime }
+            (lifetime, source) = CacheFreshness.lifetime(
+                status: status, headers: headers, control: control, date: dateValue)
+            initialAge = CacheFreshness.age(
+                headers: headers, date: dateValue, requestTime: requestTime, responseTime: responseTime,
+                now: responseTime)
+            self.responseTime = responseTime
+        }
+    }
+
+    /// The freshness at `now` of a response whose basis is `basis`: its age grows by the time
+    /// it has been stored (§4.2.3's `resident_time`).
+    init(basis: Basis, now: Int) {
+        lifetime = basis.lifetime
+        source = basis.source
+        age = basis.initialAge + max(0, now - basis.responseTime)
+    }
+
     /// The freshness of a response with `status` and `headers`, requested at `requestTime`,
     /// received at `responseTime`, reckoned at `now`.
     init(status: Int, headers: [HTTPHeader], requestTime: Int, responseTime: Int, now: Int) {
-        let control = CacheControl(headers: headers)
-        let date = Self.date(headers, "Date") ?? .valid(responseTime)
-        let dateValue: Int = if case .valid(let seconds) = date { seconds } else { responseTime }
-        (lifetime, source) = Self.lifetime(status: status, headers: headers, control: control, date: dateValue)
-        age = Self.age(
-            headers: headers, date: dateValue, requestTime: requestTime, responseTime: responseTime, now: now)
+        self.init(
+            basis: Basis(
+                status: status, headers: headers, control: CacheControl(headers: headers), requestTime: requestTime,
+                responseTime: responseTime),
+            now: now)
     }
 
     /// §4.2.1, for a private cache: `max-age`, else `Expires` minus `Date`, else a heuristic

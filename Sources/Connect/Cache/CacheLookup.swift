@@ -47,9 +47,7 @@ enum CacheLookup: Equatable, Sendable {
         }
         if policy == .reloadIgnoringLocalCacheData { return .fetch }
         guard let stored else { return onlyFromCache ? .failNotCached : .fetch }
-        let freshness = CacheFreshness(
-            status: stored.status, headers: stored.headers, requestTime: stored.requestTime,
-            responseTime: stored.responseTime, now: now)
+        let freshness = stored.freshness(at: now)
         switch policy {
         case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
             return .answer(freshness.isFresh ? .hit : .stale, age: freshness.age)
@@ -62,7 +60,7 @@ enum CacheLookup: Equatable, Sendable {
             !headers.contains(name: "Cache-Control")
             && headers.contains { $0.hasName("Pragma") && $0.value.lowercased().contains("no-cache") }
         switch CachedResponseUse.decide(
-            freshness: freshness, response: CacheControl(headers: stored.headers), request: request,
+            freshness: freshness, response: stored.control, request: request,
             pragmaNoCache: pragmaNoCache)
         {
         case .fresh: return .answer(.hit, age: freshness.age)

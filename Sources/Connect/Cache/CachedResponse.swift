@@ -9,18 +9,22 @@ import Foundation
 /// times its request went out and it arrived (whole seconds since 1970).
 struct CachedResponse: Equatable, Sendable {
     /// The URL it answers, as the cache keys it.
-    var url: String
-    var status: Int
-    var headers: [HTTPHeader]
-    var body: Data
+    let url: String
+    let status: Int
+    let headers: [HTTPHeader]
+    let body: Data
     /// The fields `Vary` names, lowercased (see ``CacheVariant/varyingFields(of:)``).
-    var vary: [String]
+    let vary: [String]
     /// The request's fields `vary` names, as that request sent them.
-    var varyingRequestHeaders: [HTTPHeader]
-    var requestTime: Int
-    var responseTime: Int
+    let varyingRequestHeaders: [HTTPHeader]
+    let requestTime: Int
+    let responseTime: Int
     /// The HTTP version it came over, e.g. `"2"`.
-    var httpVersion: String
+    let httpVersion: String
+    /// Its `Cache-Control`, read once.
+    let control: CacheControl
+    /// What its freshness is reckoned from, worked out once.
+    let freshnessBasis: CacheFreshness.Basis
 
     /// The response for `url` with `status`, `headers` and `body`, to a request with
     /// `requestHeaders`, keeping of those only the fields its `Vary` names.
@@ -38,6 +42,22 @@ struct CachedResponse: Equatable, Sendable {
         self.requestTime = requestTime
         self.responseTime = responseTime
         self.httpVersion = httpVersion
+        control = CacheControl(headers: headers)
+        freshnessBasis = CacheFreshness.Basis(
+            status: status, headers: headers, control: control, requestTime: requestTime, responseTime: responseTime)
+    }
+
+    /// How fresh it is at `now` (§4.2).
+    func freshness(at now: Int) -> CacheFreshness {
+        CacheFreshness(basis: freshnessBasis, now: now)
+    }
+
+    /// This response after a 304 (§4.3.4): `headers` in place of its own, and the times of the
+    /// request that revalidated it.
+    func refreshed(headers: [HTTPHeader], requestTime: Int, responseTime: Int) -> CachedResponse {
+        CachedResponse(
+            url: url, status: status, headers: headers, body: body, requestHeaders: varyingRequestHeaders,
+            requestTime: requestTime, responseTime: responseTime, httpVersion: httpVersion)
     }
 
     /// What it takes of a cache's capacity: its body, its fields and the request's, and the

@@ -57,7 +57,7 @@ extension ResponseCache {
         func pending(validating validated: CachedResponse?) -> PendingResponse {
             PendingResponse(
                 request: request, key: key, cacheable: cacheable, validated: validated, requestTime: now,
-                standsInForFailures: validated.map { ageIfMayStandIn($0, for: request, now: now) != nil } ?? false)
+                standsInForFailures: validated.map { mayStandIn($0, for: request, now: now) } ?? false)
         }
         switch lookup {
         case .bypass, .fetch:
@@ -101,10 +101,9 @@ extension ResponseCache {
         case .refetch:
             return .refetch
         case .refreshStored(let headers):
-            guard var refreshed = pending.validated else { preconditionFailure("only a validation is refreshed") }
-            refreshed.headers = headers
-            refreshed.requestTime = pending.requestTime
-            refreshed.responseTime = clock()
+            guard let validated = pending.validated else { preconditionFailure("only a validation is refreshed") }
+            let refreshed = validated.refreshed(
+                headers: headers, requestTime: pending.requestTime, responseTime: clock())
             store.store(refreshed)
             return .response(
                 Self.response(from: refreshed, age: nil, for: request, status: .revalidated).with(
@@ -187,14 +186,25 @@ extension ResponseCache {
             requestTime: clock(), standsInForFailures: false)
     }
 
+    /// Whether `stored` may answer `request` in place of a failure at `now`: only with the app's
+    /// opt-in or a `stale-if-error` on either side, which the stored response's parsed fields and
+    /// a look at the request's say before anything is reckoned.
+    private func mayStandIn(_ stored: CachedResponse, for request: Request, now: Int) -> Bool {
+        guard
+            servesStaleOnError || stored.control.staleIfError != nil
+                || request.headers.contains(where: {
+                    $0.hasName("Cache-Control") && $0.value.contains("stale-if-error")
+                })
+        else { return false }
+        return ageIfMayStandIn(stored, for: request, now: now) != nil
+    }
+
     /// The age of `stored` at `now`, if it may answer `request` in place of a failure (RFC 5861
     /// §4, or ``servesStaleOnError``); `nil` if it may not.
     private func ageIfMayStandIn(_ stored: CachedResponse, for request: Request, now: Int) -> Int? {
-        let freshness = CacheFreshness(
-            status: stored.status, headers: stored.headers, requestTime: stored.requestTime,
-            responseTime: stored.responseTime, now: now)
+        let freshness = stored.freshness(at: now)
         let mayAnswer = CachedResponseUse.mayAnswerOnError(
-            freshness: freshness, response: CacheControl(headers: stored.headers),
+            freshness: freshness, response: stored.control,
             request: CacheControl(headers: request.headers), servesStaleOnError: servesStaleOnError)
         return mayAnswer ? freshness.age : nil
     }
