@@ -32,17 +32,17 @@ enum CacheLookup: Equatable, Sendable {
         method == "GET" && !hasTransferOptions && !bypassingFields.contains { headers.contains(name: $0) }
     }
 
-    /// Decides for a request with `method` and `headers` under `policy`, `stored` being the
-    /// stored response that answers it (nil when none does) and `now` the time in whole seconds
-    /// since 1970.
+    /// Decides for a request with `headers` under `policy`: `cacheable`, whether the cache
+    /// answers such a request (``isCacheable(method:headers:hasTransferOptions:)``, which the
+    /// caller has worked out to look for `stored`); `stored`, the stored response that answers
+    /// it (nil when none does); `now`, the time in whole seconds since 1970.
     static func decide(
-        method: String, headers: [HTTPHeader], hasTransferOptions: Bool, policy: CachePolicy,
-        stored: CachedResponse?, now: Int
+        headers: [HTTPHeader], cacheable: Bool, policy: CachePolicy, stored: CachedResponse?, now: Int
     ) -> CacheLookup {
         let request = CacheControl(headers: headers)
         // §5.2.1.7: only-if-cached asks for a stored response or none; so does the policy.
         let onlyFromCache = policy == .returnCacheDataDontLoad || request.onlyIfCached
-        guard isCacheable(method: method, headers: headers, hasTransferOptions: hasTransferOptions) else {
+        guard cacheable else {
             return onlyFromCache ? .failNotCached : .bypass
         }
         if policy == .reloadIgnoringLocalCacheData { return .fetch }

@@ -52,8 +52,8 @@ extension ResponseCache {
         let stored = cacheable ? store.response(for: key, requestHeaders: request.headers) : nil
         let now = clock()
         let lookup = CacheLookup.decide(
-            method: method, headers: request.headers, hasTransferOptions: options != nil,
-            policy: request.cachePolicy ?? policy, stored: stored, now: now)
+            headers: request.headers, cacheable: cacheable, policy: request.cachePolicy ?? policy, stored: stored,
+            now: now)
         func pending(validating validated: CachedResponse?) -> PendingResponse {
             PendingResponse(
                 request: request, key: key, cacheable: cacheable, validated: validated, requestTime: now,
@@ -146,7 +146,13 @@ extension ResponseCache {
         to request: Request, options: TransferOptions?, policy: CachePolicy,
         send: @escaping @Sendable (Request) -> Future<Response>
     ) -> Future<Response> {
-        switch plan(request, options: options, policy: policy) {
+        carryOut(plan(request, options: options, policy: policy), send: send)
+    }
+
+    /// What `plan` says, as a future: its answer or failure, or its request sent (with `send`)
+    /// and the response settled.
+    func carryOut(_ plan: Plan, send: @escaping @Sendable (Request) -> Future<Response>) -> Future<Response> {
+        switch plan {
         case .answer(let response):
             return Future(value: response)
         case .fail(let error):

@@ -134,20 +134,7 @@ final class RedirectFollower: Sendable {
             stepCompleting.send(request, options: hop.options, completing: step)
             return future
         }
-        var sent: Future<Response>
-        switch plan {
-        case .answer(let response):
-            sent = Future(value: response)
-        case .fail(let error):
-            sent = Future(error: error)
-        case .answerAndRevalidate(let response, let conditional, let pending):
-            // Its outcome only updates the store, for the next request.
-            cache.exchange(conditional, settledWith: pending) { [self] in carry($0, options: hop.options) }
-                .observe { _ in }
-            sent = Future(value: response)
-        case .send(let request, let pending):
-            sent = cache.exchange(request, settledWith: pending) { [self] in carry($0, options: hop.options) }
-        }
+        var sent = cache.carryOut(plan) { [self] in carry($0, options: hop.options) }
         if let context = hop.context { sent = sent.following(context) }
         return sent.then(hop)
     }

@@ -128,9 +128,11 @@ struct CacheLookupTests {
 
     @Test(arguments: lookups)
     func beforeTheRequestGoesOut(_ lookup: Lookup) {
+        let headers = lookup.request.isEmpty ? [] : Self.headers(lookup.request)
+        let cacheable = CacheLookup.isCacheable(
+            method: lookup.method, headers: headers, hasTransferOptions: lookup.options)
         let decided = CacheLookup.decide(
-            method: lookup.method, headers: lookup.request.isEmpty ? [] : Self.headers(lookup.request),
-            hasTransferOptions: lookup.options, policy: lookup.policy, stored: lookup.stored, now: Self.now)
+            headers: headers, cacheable: cacheable, policy: lookup.policy, stored: lookup.stored, now: Self.now)
         #expect(decided == lookup.expected)
     }
 
