@@ -49,9 +49,7 @@ enum CacheUpdate: Equatable, Sendable {
                 guard CacheValidation.notModifiedMatches(stored: validated.headers, notModified: headers) else {
                     return .refetch
                 }
-                return .refreshStored(
-                    CacheValidation.headers(
-                        updating: validated.headers, with: CacheStorability.storedFields(of: headers)))
+                return .refreshStored(CacheValidation.headers(updating: validated.headers, with: headers))
             }
             if serverFailures.contains(status), mayAnswerStale { return .answerStored }
         }

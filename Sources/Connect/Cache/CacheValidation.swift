@@ -13,17 +13,17 @@ enum CacheValidation {
         return headers
     }
 
-    /// Fields a 304 never replaces in a stored response (§3.2, §3.1): the connection's own, and
-    /// those that describe the stored content as it is (its length, its coding, the part it is).
-    static let fieldsKept: [String] = [
-        "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Transfer-Encoding", "Upgrade", "Trailer",
-        "Content-Length", "Content-Encoding", "Content-Range"
-    ]
+    /// Fields a 304 never replaces in a stored response (§3.2): those that describe the stored
+    /// content as it is (its length, its coding, the part it is, its trailers).
+    static let fieldsKept: [String] = ["Trailer", "Content-Length", "Content-Encoding", "Content-Range"]
 
     /// The stored response's headers after a 304 (§4.3.4): every field the 304 carries replaces
-    /// the stored fields of that name, except ``fieldsKept``; the rest stay.
+    /// the stored fields of that name, except ``fieldsKept`` and the fields of the hop the 304
+    /// came over, which are never stored (``CacheStorability/storedFields(of:)``); the rest stay.
     static func headers(updating stored: [HTTPHeader], with notModified: [HTTPHeader]) -> [HTTPHeader] {
-        let replacing = notModified.filter { field in !fieldsKept.contains { field.hasName($0) } }
+        let replacing = CacheStorability.storedFields(of: notModified).filter { field in
+            !fieldsKept.contains { field.hasName($0) }
+        }
         let kept = stored.filter { field in !replacing.contains { $0.hasName(field.name) } }
         return kept + replacing
     }
