@@ -59,15 +59,16 @@ public struct Response: Sendable, CustomStringConvertible {
 
     /// This response with other metrics (the redirect follower's totals).
     func with(metrics: TransferMetrics) -> Response {
-        Response(
-            storage: Storage(
-                statusCode: statusCode, headers: storage.headerSource, body: body, url: url,
-                httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed,
-                reasonPhrase: storage.reasonPhrase, cacheStatus: storage.cacheStatus))
+        copy(metrics: metrics, cacheStatus: storage.cacheStatus)
     }
 
     /// This response as the cache hands it on, with where it came from.
     func with(cacheStatus: CacheStatus) -> Response {
+        copy(metrics: metrics, cacheStatus: cacheStatus)
+    }
+
+    /// This response with `metrics` and `cacheStatus`, its other fields shared.
+    private func copy(metrics: TransferMetrics, cacheStatus: CacheStatus?) -> Response {
         Response(
             storage: Storage(
                 statusCode: statusCode, headers: storage.headerSource, body: body, url: url,
