@@ -15,12 +15,12 @@ struct CacheDecisionTests {
         pairs.map { HTTPHeader(name: $0.0, value: $0.1) }
     }
 
-    /// `seconds` since 1970 as an IMF-fixdate.
-    static func httpDate(_ seconds: Int) -> String {
+    /// `seconds` since 1970 as an IMF-fixdate, or in RFC 850's form.
+    static func httpDate(_ seconds: Int, rfc850: Bool = false) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        formatter.dateFormat = rfc850 ? "EEEE, dd-MMM-yy HH:mm:ss 'GMT'" : "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
         return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 

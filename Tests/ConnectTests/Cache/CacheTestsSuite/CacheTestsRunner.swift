@@ -116,7 +116,7 @@ final class CacheTestsRunner: Sendable {
             if step["magic_ims"]?.bool == true, name.lowercased() == "if-modified-since", let delta = value.int,
                 let now = previous?.header("Server-Now").flatMap(Int.init)
             {
-                value = .string(CacheTestsOrigin.httpDate(now + delta))
+                value = .string(CacheDecisionTests.httpDate(now + delta))
             }
             request.headers.append(HTTPHeader(name: name, value: value.string ?? value.int.map(String.init) ?? ""))
         }
@@ -450,20 +450,12 @@ final class CacheTestsOrigin: Sendable {
         let lowercased = name.lowercased()
         if dateFields.contains(lowercased), let delta = value.int, let serverNow {
             let rfc850 = (step["rfc850date"]?.array ?? []).contains(.string(lowercased))
-            return httpDate(serverNow + delta, rfc850: rfc850)
+            return CacheDecisionTests.httpDate(serverNow + delta, rfc850: rfc850)
         }
         let text = value.string ?? value.int.map(String.init) ?? ""
         if locationFields.contains(lowercased), step["magic_locations"]?.bool == true, let baseURL {
             return text.isEmpty ? baseURL : "\(baseURL)/\(text)"
         }
         return text
-    }
-
-    static func httpDate(_ seconds: Int, rfc850: Bool = false) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = rfc850 ? "EEEE, dd-MMM-yy HH:mm:ss 'GMT'" : "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
     }
 }
