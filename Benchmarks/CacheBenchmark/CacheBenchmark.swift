@@ -19,10 +19,13 @@ import Darwin
 ///   (Linux's `/proc/net/snmp`; none of them the client's when no request touched the network).
 /// - One request at a time over the network, in microseconds each, wall time and the client's
 ///   CPU: a revalidation that ends in a 304 (`Cache-Control: no-cache` and an `ETag`), the same
-///   request without a cache, and raw libcurl's easy interface on one handle.
+///   request without a cache, the conditional request the revalidation sends (and its 304)
+///   without a cache, which parts the protocol's cost from the cache's, and raw libcurl's easy
+///   interface on one handle.
 /// - The memory: 20,000 responses of 1 KiB through a cache of 4 MiB.
 ///
-/// Rounds alternate the three network clients; each cell is the range over the rounds.
+/// In each round the four network clients take turns in blocks of 200 requests; each cell is the
+/// range over the rounds.
 @main
 struct CacheBenchmark {
     static let body = Data(String(repeating: #"{"id":1,"title":"a to-do"},"#, count: 38).utf8)
@@ -58,7 +61,7 @@ struct CacheBenchmark {
             while true { try await Task.sleep(for: .seconds(3600)) }
         }
         guard let port = arguments.first.flatMap(Int.init) else {
-            print("usage: CacheBenchmark serve | CacheBenchmark PORT [hits|revalidations N]")
+            print("usage: CacheBenchmark serve | CacheBenchmark PORT [hits|revalidations|conditional|requests N]")
             exit(2)
         }
         let base = URL(string: "http://127.0.0.1:\(port)")!
@@ -66,20 +69,34 @@ struct CacheBenchmark {
         var configuration = ConnectConfiguration()
         configuration.cache = ResponseCache(memoryCapacity: 64 << 20)
         let cached = Connect(configuration: configuration)
-        let plain = Connect()
+        // Without a cache; a 304 (to the conditional request below) is an answer, not a failure.
+        var uncachedConfiguration = ConnectConfiguration()
+        uncachedConfiguration.acceptedStatusCodes = .successful + [304]
+        let plain = Connect(configuration: uncachedConfiguration)
         let fresh = Request(url: base.appendingPathComponent("fresh"))
         let validated = Request(url: base.appendingPathComponent("validated"))
         let uncached = Request(url: base.appendingPathComponent("plain"))
+        // What a revalidation sends, sent without a cache: the protocol's share of its cost.
+        let conditional = Request(
+            url: validated.url, headers: [HTTPHeader(name: "If-None-Match", value: "\"v1\"")])
         // Stored, and the connections open.
         _ = try await cached.send(fresh).value
         _ = try await cached.send(validated).value
         _ = try await plain.send(uncached).value
+        let notModified = try await plain.send(conditional).value
+        precondition(notModified.statusCode == 304)
         let raw = RawClient(url: uncached.url.absoluteString)
         _ = raw.run(10)
-        // `CacheBenchmark PORT hits|revalidations N`: only those, for a profiler.
+        // `CacheBenchmark PORT hits|revalidations|conditional|requests N`: only those, for a profiler.
         if arguments.count > 2, let count = Int(arguments[2]) {
-            let request = arguments[1] == "hits" ? fresh : validated
-            for _ in 0..<count { _ = try await cached.send(request).value }
+            let (client, request) =
+                switch arguments[1] {
+                case "hits": (cached, fresh)
+                case "revalidations": (cached, validated)
+                case "conditional": (plain, conditional)
+                default: (plain, uncached)
+                }
+            for _ in 0..<count { _ = try await client.send(request).value }
             return
         }
         // The same hits from a task that prefers the client's serial callback queue (see
@@ -92,7 +109,15 @@ struct CacheBenchmark {
         var hitCPU: [Double] = [], queueHitCPU: [Double] = [], segments: [Double] = [], serverSaw: [Double] = []
         var revalidation: [Double] = [], request: [Double] = [], rawRequest: [Double] = []
         var revalidationCPU: [Double] = [], requestCPU: [Double] = [], rawCPU: [Double] = []
-        let hits = 100_000, sequential = 2_000
+        var conditionalRequest: [Double] = [], conditionalCPU: [Double] = []
+        let hits = 100_000, sequential = 2_000, blocks = 10
+        let revalidate: @Sendable () async throws -> Void = {
+            let response = try await cached.send(validated).value
+            precondition(response.cacheStatus == .revalidated)
+        }
+        let fetch: @Sendable () async throws -> Void = { _ = try await plain.send(uncached).value }
+        let fetchConditionally: @Sendable () async throws -> Void = { _ = try await plain.send(conditional).value }
+        let fetchRaw: @Sendable () async throws -> Void = { precondition(raw.run(1) == 1) }
         /// The requests the server has seen so far, not counting this one.
         func requestsSeen() async throws -> Int {
             Int(
@@ -118,20 +143,24 @@ struct CacheBenchmark {
             }
             queueHitCPU.append((BenchmarkReport.cpuSeconds() - cpu) / Double(hits) * 1e6)
 
-            var (wall, perCPU) = try await perRequest(sequential) {
-                let response = try await cached.send(validated).value
-                precondition(response.cacheStatus == .revalidated)
+            // The four clients take turns in blocks, so that the machine's drift within a round
+            // falls on each alike; a round's figure is the mean over its blocks.
+            var sums = [(wall: Double, cpu: Double)](repeating: (0, 0), count: 4)
+            for _ in 0..<blocks {
+                for (slot, block) in [revalidate, fetch, fetchConditionally, fetchRaw].enumerated() {
+                    let (wall, perCPU) = try await perRequest(sequential / blocks, block)
+                    sums[slot].wall += wall / Double(blocks)
+                    sums[slot].cpu += perCPU / Double(blocks)
+                }
             }
-            revalidation.append(wall)
-            revalidationCPU.append(perCPU)
-            (wall, perCPU) = try await perRequest(sequential) { _ = try await plain.send(uncached).value }
-            request.append(wall)
-            requestCPU.append(perCPU)
-            let started = ContinuousClock.now
-            cpu = BenchmarkReport.cpuSeconds()
-            precondition(raw.run(sequential) == sequential)
-            rawRequest.append(microseconds(ContinuousClock.now - started) / Double(sequential))
-            rawCPU.append((BenchmarkReport.cpuSeconds() - cpu) / Double(sequential) * 1e6)
+            revalidation.append(sums[0].wall)
+            revalidationCPU.append(sums[0].cpu)
+            request.append(sums[1].wall)
+            requestCPU.append(sums[1].cpu)
+            conditionalRequest.append(sums[2].wall)
+            conditionalCPU.append(sums[2].cpu)
+            rawRequest.append(sums[3].wall)
+            rawCPU.append(sums[3].cpu)
         }
         func ratios(_ a: [Double], _ b: [Double]) -> String { range(zip(a, b).map { $0 / $1 }, "x", decimals: 2) }
         print("| measure | wall | client CPU |")
@@ -143,8 +172,14 @@ struct CacheBenchmark {
         print("| revalidation (304), one at a time | \(range(revalidation, "µs")) | \(range(revalidationCPU, "µs")) |")
         print("| the same request without a cache | \(range(request, "µs")) | \(range(requestCPU, "µs")) |")
         print(
+            "| the revalidation's request (`If-None-Match`, a 304) without a cache | \(range(conditionalRequest, "µs")) | \(range(conditionalCPU, "µs")) |"
+        )
+        print(
             "| raw libcurl (easy interface), the same request | \(range(rawRequest, "µs")) | \(range(rawCPU, "µs")) |")
         print("| revalidation ÷ request | \(ratios(revalidation, request)) | \(ratios(revalidationCPU, requestCPU)) |")
+        print(
+            "| revalidation ÷ its request without a cache | \(ratios(revalidation, conditionalRequest)) | \(ratios(revalidationCPU, conditionalCPU)) |"
+        )
         print("| request ÷ raw libcurl | \(ratios(request, rawRequest)) | \(ratios(requestCPU, rawCPU)) |")
 
         // The memory: many more responses than the capacity holds.
@@ -204,7 +239,8 @@ struct CacheBenchmark {
 }
 
 /// libcurl's easy interface on one handle, one request after another: the least a request costs.
-final class RawClient {
+/// `@unchecked Sendable`: the benchmark uses it from one task, one request at a time.
+final class RawClient: @unchecked Sendable {
     let handle: UnsafeMutableRawPointer
 
     init(url: String) {

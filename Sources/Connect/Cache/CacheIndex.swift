@@ -32,10 +32,13 @@ struct CacheIndex<Item> {
     /// The item stored for `url` that answers a request with `requestHeaders`, if any; it
     /// counts as used.
     mutating func use(_ url: String, requestHeaders: [HTTPHeader]) -> Item? {
-        guard let index = entries[url]?.firstIndex(where: { $0.answers(requestHeaders) }) else { return nil }
+        // One hash of the URL: the entry is found and touched through its slot.
+        guard let slot = entries.index(forKey: url),
+            let index = entries.values[slot].firstIndex(where: { $0.answers(requestHeaders) })
+        else { return nil }
         uses += 1
-        entries[url]?[index].lastUse = uses
-        return entries[url]?[index].item
+        entries.values[slot][index].lastUse = uses
+        return entries.values[slot][index].item
     }
 
     /// Adds `item` for `url`, the most recently used, in place of the variant that answers the
@@ -47,22 +50,32 @@ struct CacheIndex<Item> {
         _ item: Item, for url: String, vary: [String], varyingRequestHeaders: [HTTPHeader], size: Int
     ) -> [Item] {
         var left: [Item] = []
-        var variants = entries[url] ?? []
-        if let index = variants.firstIndex(where: { $0.answers(varyingRequestHeaders) }) {
-            byteCount -= variants[index].size
-            left.append(variants.remove(at: index).item)
-        }
-        guard size <= capacity else {
-            entries[url] = variants.isEmpty ? nil : variants
-            return left
-        }
-        uses += 1
+        let fits = size <= capacity
+        if fits { uses += 1 }
         let entry = Entry(
             item: item, vary: vary, varyingRequestHeaders: varyingRequestHeaders, size: size, lastUse: uses)
-        variants.insert(entry, at: 0)
-        entries[url] = variants
+        if let slot = entries.index(forKey: url) {
+            // The variants are changed in place, through the slot: no second hash, no copy.
+            var placed = false
+            if let index = entries.values[slot].firstIndex(where: { $0.answers(varyingRequestHeaders) }) {
+                byteCount -= entries.values[slot][index].size
+                left.append(entries.values[slot][index].item)
+                if fits, index == 0 {
+                    entries.values[slot][0] = entry
+                    placed = true
+                } else {
+                    entries.values[slot].remove(at: index)
+                }
+            }
+            if fits, !placed { entries.values[slot].insert(entry, at: 0) }
+            if entries.values[slot].isEmpty { entries.remove(at: slot) }
+        } else if fits {
+            entries[url] = [entry]
+        }
+        guard fits else { return left }
         byteCount += size
-        return left + evictToFit()
+        if byteCount > capacity { left += evictToFit() }
+        return left
     }
 
     /// Changes the item of `url` that `matches` finds; `false` when none does.

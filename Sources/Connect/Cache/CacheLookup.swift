@@ -52,7 +52,7 @@ enum CacheLookup: Equatable, Sendable {
         case .returnCacheDataElseLoad, .returnCacheDataDontLoad:
             return .answer(freshness.isFresh ? .hit : .stale, age: freshness.age)
         case .reloadRevalidatingCacheData:
-            return .validate(CacheValidation.conditionalHeaders(for: stored.headers))
+            return .validate(stored.conditionalHeaders)
         case .useProtocolCachePolicy, .reloadIgnoringLocalCacheData:
             break
         }
@@ -68,7 +68,7 @@ enum CacheLookup: Equatable, Sendable {
         case .staleWhileRevalidating:
             return onlyFromCache ? .answer(.stale, age: freshness.age) : .answerAndRevalidate(age: freshness.age)
         case .validate:
-            return onlyFromCache ? .failNotCached : .validate(CacheValidation.conditionalHeaders(for: stored.headers))
+            return onlyFromCache ? .failNotCached : .validate(stored.conditionalHeaders)
         }
     }
 }

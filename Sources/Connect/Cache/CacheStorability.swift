@@ -61,7 +61,9 @@ enum CacheStorability: Equatable, Sendable {
     static func storedFields(of headers: [HTTPHeader]) -> [HTTPHeader] {
         let named = headers.filter { $0.hasName("Connection") }
             .flatMap { $0.value.split(separator: ",").map { String($0.trimmingHTTPSpaces) } }
-        let dropped = hopFields + named
+        let dropped = named.isEmpty ? hopFields : hopFields + named
+        // Most responses carry none of them: kept as they are, not copied.
+        guard headers.contains(where: { field in dropped.contains { field.hasName($0) } }) else { return headers }
         return headers.filter { field in !dropped.contains { field.hasName($0) } }
     }
 }

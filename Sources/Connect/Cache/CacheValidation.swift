@@ -21,11 +21,29 @@ enum CacheValidation {
     /// the stored fields of that name, except ``fieldsKept`` and the fields of the hop the 304
     /// came over, which are never stored (``CacheStorability/storedFields(of:)``); the rest stay.
     static func headers(updating stored: [HTTPHeader], with notModified: [HTTPHeader]) -> [HTTPHeader] {
-        let replacing = CacheStorability.storedFields(of: notModified).filter { field in
-            !fieldsKept.contains { field.hasName($0) }
-        }
+        let storable = CacheStorability.storedFields(of: notModified)
+        func isKept(_ field: HTTPHeader) -> Bool { fieldsKept.contains { field.hasName($0) } }
+        let replacing = storable.contains(where: isKept) ? storable.filter { !isKept($0) } : storable
+        // The usual 304 repeats the stored values: then the stored fields stand as they are.
+        if repeatsValues(of: replacing, in: stored) { return stored }
         let kept = stored.filter { field in !replacing.contains { $0.hasName(field.name) } }
         return kept + replacing
+    }
+
+    /// Whether `stored` has, for each name in `fields`, the values `fields` gives it and no
+    /// others, in the same order.
+    private static func repeatsValues(of fields: [HTTPHeader], in stored: [HTTPHeader]) -> Bool {
+        for field in fields {
+            var next = stored.startIndex
+            for same in fields where same.hasName(field.name) {
+                guard let found = stored[next...].firstIndex(where: { $0.hasName(field.name) }),
+                    stored[found].value == same.value
+                else { return false }
+                next = found + 1
+            }
+            if stored[next...].contains(where: { $0.hasName(field.name) }) { return false }
+        }
+        return true
     }
 
     /// Whether a 304 answers for the stored response (§4.3.3): a strong `ETag` in both must be
@@ -45,6 +63,8 @@ enum CacheValidation {
 
     /// RFC 9110 §8.8.3.2's weak comparison: the same opaque tag, `W/` or not.
     static func weakComparison(_ first: String, _ second: String) -> Bool {
+        // The usual case, a server repeating the tag it gave, needs no trimming.
+        if first == second { return true }
         func opaque(_ tag: String) -> Substring {
             let trimmed = tag.trimmingHTTPSpaces
             return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed

@@ -69,7 +69,7 @@ extension ResponseCache {
             guard let stored else { preconditionFailure("the lookup answers only with a stored response") }
             return .answerAndRevalidate(
                 Self.response(from: stored, age: age, for: request, status: .stale),
-                Self.request(request, adding: CacheValidation.conditionalHeaders(for: stored.headers)),
+                Self.request(request, adding: stored.conditionalHeaders),
                 pending(validating: stored))
         case .validate(let validators):
             guard let stored else { preconditionFailure("the lookup validates only a stored response") }
@@ -106,8 +106,7 @@ extension ResponseCache {
                 headers: headers, requestTime: pending.requestTime, responseTime: clock())
             store.store(refreshed)
             return .response(
-                Self.response(from: refreshed, age: nil, for: request, status: .revalidated).with(
-                    metrics: response.metrics))
+                Self.response(from: refreshed, age: nil, for: request, status: .revalidated, metrics: response.metrics))
         case .answerStored:
             guard let validated = pending.validated else { preconditionFailure("only a validation stands in") }
             return .response(Self.response(from: validated, age: standInAge ?? 0, for: request, status: .stale))
@@ -225,9 +224,11 @@ extension ResponseCache {
 
     /// The response a stored one makes for `request`: its status, headers and body, with an
     /// `Age` field of `age` seconds when given (RFC 9111 §5.1: a cache says how old what it
-    /// serves is).
-    static func response(from stored: CachedResponse, age: Int?, for request: Request, status: CacheStatus) -> Response
-    {
+    /// serves is); `metrics`: those of the exchange that revalidated it, if one did.
+    static func response(
+        from stored: CachedResponse, age: Int?, for request: Request, status: CacheStatus,
+        metrics: TransferMetrics = TransferMetrics()
+    ) -> Response {
         var headers = stored.headers
         if let age {
             headers.removeAll { $0.hasName("Age") }
@@ -235,6 +236,6 @@ extension ResponseCache {
         }
         return Response(
             statusCode: stored.status, headers: headers, body: stored.body, url: request.url,
-            httpVersion: stored.httpVersion, metrics: TransferMetrics(), cacheStatus: status)
+            httpVersion: stored.httpVersion, metrics: metrics, cacheStatus: status)
     }
 }

@@ -75,7 +75,7 @@ public final class ResponseCache: Sendable {
     /// reaches the server.
     static func key(for url: URL) -> String {
         let string = url.absoluteString
-        guard let hash = string.firstIndex(of: "#") else { return string }
+        guard let hash = string.utf8.firstIndex(of: UInt8(ascii: "#")) else { return string }
         return String(string[..<hash])
     }
 }

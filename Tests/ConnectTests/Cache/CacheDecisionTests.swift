@@ -242,6 +242,42 @@ struct CacheDecisionTests {
         #expect(CacheValidation.notModifiedMatches(stored: stored, notModified: []))
     }
 
+    /// A 304 that repeats the stored values leaves the stored fields as they are; one that
+    /// changes a value, drops one of two lines of a field, or adds a field replaces them.
+    @Test func aNotModifiedThatRepeatsTheStoredValuesChangesNoField() {
+        let stored = Self.headers([
+            ("ETag", "\"v1\""), ("Cache-Control", "no-cache"), ("Cache-Control", "private"), ("X-Kept", "yes")
+        ])
+        let repeating = Self.headers([
+            ("Cache-Control", "no-cache"), ("etag", "\"v1\""), ("Cache-Control", "private"), ("Content-Length", "0"),
+            ("Connection", "keep-alive")
+        ])
+        #expect(CacheValidation.headers(updating: stored, with: repeating) == stored)
+        let changes: [[HTTPHeader]] = [
+            Self.headers([("ETag", "\"v2\"")]),
+            Self.headers([("Cache-Control", "no-cache")]),
+            Self.headers([("Cache-Control", "private"), ("Cache-Control", "no-cache")]),
+            Self.headers([("Date", Self.dateText)])
+        ]
+        for notModified in changes {
+            let updated = CacheValidation.headers(updating: stored, with: notModified)
+            #expect(updated != stored)
+            for field in notModified {
+                #expect(
+                    updated.filter { $0.hasName(field.name) }.map(\.value)
+                        == notModified.filter { $0.hasName(field.name) }.map(\.value))
+            }
+            #expect(updated.value(for: "X-Kept") == "yes")
+        }
+        // Refreshed with the same fields: the new times, the parsed fields kept.
+        let response = CachedResponse(
+            url: "https://a.example/x", status: 200, headers: Self.headers([("Cache-Control", "max-age=60")]),
+            body: Data(), requestHeaders: [], requestTime: 100, responseTime: 101)
+        let refreshed = response.refreshed(headers: response.headers, requestTime: 200, responseTime: 201)
+        #expect(refreshed.control == response.control && refreshed.control.maxAge == 60)
+        #expect(refreshed.freshness(at: 230).age == 30 && response.freshness(at: 230).age == 130)
+    }
+
     @Test(
         arguments: [
             (
