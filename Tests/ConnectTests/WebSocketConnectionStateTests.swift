@@ -19,7 +19,7 @@ struct WebSocketConnectionStateTests {
         #expect(state.received(.ping([1, 2])) == [.send(WebSocketFrame(opcode: .pong, payload: [1, 2]))])
         #expect(state.received(.pong([3])) == [.pongArrived([3])])
         #expect(state.received(.message(.text("hi"))) == [.deliver(.text("hi"))])
-        #expect(state.phase == .open)
+        #expect(state.phase == .open && state.deliversMessages)
     }
 
     @Test func theServersCloseIsEchoedAndEndsTheConnection() {
@@ -32,6 +32,7 @@ struct WebSocketConnectionStateTests {
         // Nothing more is sent, delivered or answered.
         #expect(state.received(.ping([])) == [])
         #expect(state.received(.message(.binary(Data([1])))) == [])
+        #expect(!state.deliversMessages)
         #expect(throws: State.Refusal.self) { try state.send(.text("late")) }
         #expect(state.socketEnded() == [])
     }
@@ -51,6 +52,7 @@ struct WebSocketConnectionStateTests {
         #expect(state.phase == .closing)
         // Messages already on their way still arrive; pings are no longer answered; nothing is sent.
         #expect(state.received(.message(.text("last"))) == [.deliver(.text("last"))])
+        #expect(state.deliversMessages)
         #expect(state.received(.ping([9])) == [])
         #expect(throws: State.Refusal.self) { try state.send(.text("x")) }
         #expect(throws: State.Refusal.self) { try state.ping([]) }

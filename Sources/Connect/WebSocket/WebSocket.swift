@@ -109,10 +109,15 @@ public final class WebSocket: Sendable {
     /// The next message for ``messages``; cancelling the reading task closes the connection.
     func nextMessage() async throws -> WebSocketMessage? {
         let connection = connection
+        // A local function, not a closure value: passed down without a context to allocate.
+        func resumeReading() { connection.transport.loop.enqueue(.webSocket(connection, .resumeReading)) }
+        // A message already held needs no cancellation handler: the task does not wait. A
+        // cancelled task takes the other path, whose handler closes the connection.
+        if !Task.isCancelled, let message = connection.inbox.takeIfHeld(resuming: resumeReading) {
+            return message
+        }
         return try await withTaskCancellationHandler {
-            try await connection.inbox.take {
-                connection.transport.loop.enqueue(.webSocket(connection, .resumeReading))
-            }
+            try await connection.inbox.take(resuming: resumeReading)
         } onCancel: {
             connection.inbox.abandonWaitingReader(with: CancellationError())
             connection.transport.loop.enqueue(.webSocket(connection, .release))

@@ -106,13 +106,21 @@ struct WebSocketConnectionState {
         return [.send(WebSocketFrame(opcode: .close, payload: payload))]
     }
 
+    /// Whether a message from the server goes to the reader: until the connection is closed
+    /// (while this side's close waits for the server's too). What ``received(_:)`` decides for a
+    /// message, for a transport that skips the list of actions.
+    var deliversMessages: Bool {
+        if case .closed = phase { return false }
+        return true
+    }
+
     /// Something arrived from the server.
     mutating func received(_ event: WebSocketMessageAssembler.Event) -> [Action] {
         switch (event, phase) {
         case (_, .closed):
             return []
         case (.message(let message), _):
-            return [.deliver(message)]
+            return deliversMessages ? [.deliver(message)] : []
         case (.ping(let payload), .open):
             return [.send(WebSocketFrame(opcode: .pong, payload: payload))]
         case (.ping, _):

@@ -6,11 +6,18 @@ import Foundation
 import ConnectFutures
 
 /// The messages a WebSocket received and its reader has not taken, shared by the transfer thread
-/// (which adds them) and the reading task (which takes them), behind one lock.
+/// (which adds them) and the reading task (which takes them).
 ///
-/// Bounded: once the bytes held pass the limit, ``deliver(_:)`` says so and the transfer thread
-/// stops reading the socket; the reader that takes them below half the limit is told to ask for
-/// reading to resume. The end of the connection is recorded once, after the last message.
+/// Two lists behind two locks: the transfer thread adds a read's messages to the inbox's list
+/// under one lock, and the reader takes that whole list at once into its own, from which it
+/// takes one message at a time under a lock of its own that nobody else wants. The two sides
+/// meet once per batch, not once per message, where they contended for one lock.
+///
+/// Bounded: once the bytes held (both lists, the messages the reader took from its list
+/// included until it comes back for more) pass the limit, ``deliver(_:)`` says so and the
+/// transfer thread stops reading the socket; the reader that comes back for more with the bytes
+/// held at or below half the limit is told to ask for reading to resume. The end of the
+/// connection is recorded once, after the last message.
 final class WebSocketInbox: Sendable {
     /// How the messages end, once the connection has.
     enum Ending: Equatable, Sendable {
@@ -20,17 +27,26 @@ final class WebSocketInbox: Sendable {
         case failed(WebSocketError)
     }
 
+    /// What the transfer thread and the reader share.
     private struct State {
         var messages: [WebSocketMessage] = []
-        /// The next message to take from `messages`.
-        var next = 0
         var heldBytes = 0
         var readingPaused = false
         var reader: CheckedContinuation<WebSocketMessage?, any Error>?
         var ending: Ending?
     }
 
+    /// The reader's list: the inbox's list as it last took it.
+    private struct Taken {
+        var messages: [WebSocketMessage] = []
+        /// The next message to take from `messages`.
+        var next = 0
+        /// The bytes of the messages taken from `messages`, still counted as held.
+        var bytes = 0
+    }
+
     private let state = Locked(State())
+    private let taken = Locked(Taken())
     /// Bytes held past which reading pauses.
     let limit: Int
 
@@ -47,22 +63,31 @@ final class WebSocketInbox: Sendable {
 
     // MARK: The transfer thread
 
-    /// Adds a message, or hands it to a reader waiting for one. `true` when the bytes held are
-    /// now over the limit: stop reading until ``take(resuming:)`` asks again.
-    func deliver(_ message: WebSocketMessage) -> Bool {
+    /// Adds the messages of `batch` in order (the first to a reader waiting for one), under one
+    /// lock however many there are, and empties `batch`, its capacity kept for the next. `true`
+    /// when the bytes held are now over the limit: stop reading until ``take(resuming:)`` asks
+    /// again.
+    func deliver(_ batch: inout [WebSocketMessage]) -> Bool {
+        guard !batch.isEmpty else { return false }
+        let bytes = batch.reduce(0) { $0 + Self.size(of: $1) }
         let (reader, full) = state.withLock { state -> (CheckedContinuation<WebSocketMessage?, any Error>?, Bool) in
-            if let reader = state.reader {
-                state.reader = nil
-                return (reader, false)
+            let reader = state.reader
+            state.reader = nil
+            if reader == nil, state.messages.isEmpty {
+                // The batch becomes the inbox's list, and the inbox's emptied list the batch.
+                swap(&state.messages, &batch)
+            } else {
+                state.messages.append(contentsOf: reader == nil ? batch[...] : batch.dropFirst())
             }
-            state.messages.append(message)
-            state.heldBytes += Self.size(of: message)
-            // Set here, cleared only by the reader that asks for reading to resume: a message
-            // delivered while reading is paused (from bytes already read) leaves it paused.
+            state.heldBytes += reader == nil ? bytes : bytes - Self.size(of: batch[0])
+            // Set here, cleared only by the reader that asks for reading to resume: messages
+            // delivered while reading is paused (from bytes already read) leave it paused.
             if state.heldBytes > limit { state.readingPaused = true }
-            return (nil, state.readingPaused)
+            return (reader, state.readingPaused)
         }
-        reader?.resume(returning: message)
+        // Not swapped when a reader waited: its message is still the batch's first.
+        reader?.resume(returning: batch[0])
+        batch.removeAll(keepingCapacity: true)
         return full
     }
 
@@ -82,6 +107,11 @@ final class WebSocketInbox: Sendable {
         }
     }
 
+    /// Whether a reader waits for the next message.
+    var hasWaitingReader: Bool {
+        state.withLock { $0.reader != nil }
+    }
+
     /// How the connection ended, once it has.
     var ending: Ending? {
         state.withLock { $0.ending }
@@ -90,8 +120,8 @@ final class WebSocketInbox: Sendable {
     // MARK: The reader
 
     /// What the reader gets now: a message, the end (`nil` message), or nothing yet (it waits).
-    private enum Taken {
-        case message(WebSocketMessage, resumesReading: Bool)
+    private enum Outcome {
+        case message(WebSocketMessage)
         case ended(Ending)
         case waits
         /// The reading task was cancelled before it waited.
@@ -102,24 +132,14 @@ final class WebSocketInbox: Sendable {
     /// error after any other end. `resuming` runs when reading was paused and the reader has
     /// taken enough for it to go on.
     func take(resuming: () -> Void) async throws -> WebSocketMessage? {
-        if case .message(let message, let resumesReading) = takeNow() {
-            if resumesReading { resuming() }
-            return message
-        }
+        let (outcome, resumes) = takeNow(orWait: nil)
+        if resumes { resuming() }
+        if case .message(let message) = outcome { return message }
         return try await withCheckedThrowingContinuation { continuation in
-            let taken = state.withLock { state -> Taken in
-                let taken = Self.takeNow(&state, limit: limit)
-                if case .waits = taken {
-                    // A task cancelled before it waits: its cancellation handler found no reader.
-                    if Task.isCancelled { return .cancelled }
-                    state.reader = continuation
-                }
-                return taken
-            }
-            switch taken {
-            case .message(let message, let resumesReading):
-                if resumesReading { resuming() }
-                continuation.resume(returning: message)
+            let (outcome, resumes) = takeNow(orWait: continuation)
+            if resumes { resuming() }
+            switch outcome {
+            case .message(let message): continuation.resume(returning: message)
             case .ended(.closed): continuation.resume(returning: nil)
             case .ended(.failed(let error)): continuation.resume(throwing: error)
             case .cancelled: continuation.resume(throwing: CancellationError())
@@ -128,24 +148,54 @@ final class WebSocketInbox: Sendable {
         }
     }
 
-    private func takeNow() -> Taken {
-        state.withLock { Self.takeNow(&$0, limit: limit) }
+    /// The next message without waiting, if one is held and the connection has not ended:
+    /// the reader's quick path, which needs no cancellation handler. `resuming` as in
+    /// ``take(resuming:)``.
+    func takeIfHeld(resuming: () -> Void) -> WebSocketMessage? {
+        let (outcome, resumes) = takeNow(orWait: nil)
+        if resumes { resuming() }
+        guard case .message(let message) = outcome else { return nil }
+        return message
     }
 
-    private static func takeNow(_ state: inout State, limit: Int) -> Taken {
-        guard state.next < state.messages.count else {
-            return state.ending.map(Taken.ended) ?? .waits
+    /// A message from the reader's list; when it is used up, the inbox's list in its place
+    /// (the bytes the reader took no longer held, and reading resumed if it may be). Nothing
+    /// there: the end, or with `continuation` the reader waits (unless its task was cancelled).
+    /// Whether reading is to resume comes beside.
+    private func takeNow(orWait continuation: CheckedContinuation<WebSocketMessage?, any Error>?) -> (Outcome, Bool) {
+        taken.withLock { taken -> (Outcome, Bool) in
+            if taken.next < taken.messages.count {
+                return (.message(Self.next(of: &taken)), false)
+            }
+            return state.withLock { state -> (Outcome, Bool) in
+                state.heldBytes -= taken.bytes
+                taken.bytes = 0
+                taken.next = 0
+                taken.messages.removeAll(keepingCapacity: true)
+                let resumes = state.readingPaused && state.heldBytes <= limit / 2
+                if resumes { state.readingPaused = false }
+                if !state.messages.isEmpty {
+                    swap(&taken.messages, &state.messages)
+                    return (.message(Self.next(of: &taken)), resumes)
+                }
+                if let ending = state.ending { return (.ended(ending), resumes) }
+                guard let continuation else { return (.waits, resumes) }
+                // A task cancelled before it waits: its cancellation handler found no reader.
+                if Task.isCancelled { return (.cancelled, resumes) }
+                state.reader = continuation
+                return (.waits, resumes)
+            }
         }
-        let message = state.messages[state.next]
-        state.next += 1
-        if state.next == state.messages.count {
-            state.messages.removeAll(keepingCapacity: state.messages.capacity <= 64)
-            state.next = 0
-        }
-        state.heldBytes -= size(of: message)
-        let resumes = state.readingPaused && state.heldBytes <= limit / 2
-        if resumes { state.readingPaused = false }
-        return .message(message, resumesReading: resumes)
+    }
+
+    /// The reader's next message, its place in the list emptied so that the list holds no
+    /// message the reader has.
+    private static func next(of taken: inout Taken) -> WebSocketMessage {
+        var message = WebSocketMessage.text("")
+        swap(&message, &taken.messages[taken.next])
+        taken.next += 1
+        taken.bytes += size(of: message)
+        return message
     }
 
     /// A reader waiting now gives up (its task was cancelled): it gets `error`.

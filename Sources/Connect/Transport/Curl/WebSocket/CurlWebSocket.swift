@@ -66,15 +66,21 @@ final class CurlWebSocket: @unchecked Sendable {
     var readsRefusalBody = false
     var refusalBodyLeft: Int?
 
-    // The open connection.
-    var reader: WebSocketFrameReader
-    var assembler: WebSocketMessageAssembler
-    var state = WebSocketConnectionState()
+    // The open connection. `@exclusivity(unchecked)` on what every frame touches: the transfer
+    // thread alone uses it, one access at a time, so the runtime's dynamic exclusivity checks (a
+    // thread-local lookup per access) only cost time.
+    @exclusivity(unchecked) var reader: WebSocketFrameReader
+    @exclusivity(unchecked) var assembler: WebSocketMessageAssembler
+    @exclusivity(unchecked) var state = WebSocketConnectionState()
     /// permessage-deflate, when the server accepted it.
     var compression: PermessageDeflate?
-    var output: [Outgoing] = []
+    @exclusivity(unchecked) var output: [Outgoing] = []
+    /// Messages read and not yet handed to the inbox, handed over together (see
+    /// ``handOverSize``), and their bytes.
+    @exclusivity(unchecked) var arrived: [WebSocketMessage] = []
+    @exclusivity(unchecked) var arrivedBytes = 0
     /// Bytes of `output[0]` already handed to the socket.
-    var outputOffset = 0
+    @exclusivity(unchecked) var outputOffset = 0
     var pongWaiters: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>)] = []
     var closeWaiters: [CheckedContinuation<Void, any Error>] = []
     /// When the handshake or the closing handshake gives up.
@@ -135,10 +141,17 @@ final class CurlWebSocket: @unchecked Sendable {
 
     // MARK: Reading
 
+    /// The bytes of messages read that are handed to the reader together while the socket
+    /// still has more: a reader that keeps up waits for each batch, and fewer, larger batches
+    /// wake it less often. The socket running dry hands over what was read at once.
+    static let handOverSize = 64 << 10
+
     /// Reads until the socket has nothing more, reading pauses, or 1 MiB went by (the other
-    /// transfers get their turn; `mayHaveInput` brings this one back at once).
+    /// transfers get their turn; `mayHaveInput` brings this one back at once); the messages read
+    /// go to the reader in batches (``handOverSize``), the last when it stops.
     func receive(into buffer: UnsafeMutableRawBufferPointer) {
         mayHaveInput = false
+        defer { handOverArrived() }
         var reads = 16
         while !isEnded, !readingPaused {
             guard reads > 0 else {
@@ -163,6 +176,7 @@ final class CurlWebSocket: @unchecked Sendable {
             } else {
                 takeFrames(bytes)
             }
+            if arrivedBytes >= Self.handOverSize { handOverArrived() }
         }
     }
 
@@ -172,11 +186,28 @@ final class CurlWebSocket: @unchecked Sendable {
         do throws(WebSocketProtocolViolation) {
             while !isEnded, !closesWhenFlushed, let frame = try reader.nextFrame() {
                 guard let event = try assembler.take(frame) else { continue }
-                run(state.received(event))
+                // A message, the usual event, is delivered without a list of actions to run.
+                if case .message(let message) = event, state.deliversMessages {
+                    arrive(message)
+                } else {
+                    run(state.received(event))
+                }
             }
         } catch {
             run(state.failed(error))
         }
+    }
+
+    /// A message read, for the next batch.
+    func arrive(_ message: WebSocketMessage) {
+        arrived.append(message)
+        arrivedBytes += WebSocketInbox.size(of: message)
+    }
+
+    /// Hands the messages read to the inbox, and pauses reading when it is full.
+    func handOverArrived() {
+        arrivedBytes = 0
+        if inbox.deliver(&arrived) { readingPaused = true }
     }
 
     /// The socket ended (or broke) while reading or writing.
@@ -203,7 +234,7 @@ final class CurlWebSocket: @unchecked Sendable {
             case .send(let frame):
                 output.append(Outgoing(bytes: frame.encoded(maskingKey: random.next()), completion: nil))
             case .deliver(let message):
-                if inbox.deliver(message) { readingPaused = true }
+                arrive(message)
             case .pongArrived(let payload):
                 pongArrived(payload)
             case .closeSocket:
@@ -334,6 +365,8 @@ final class CurlWebSocket: @unchecked Sendable {
     func end() {
         guard !isEnded else { return }
         isEnded = true
+        // The messages read before the end come before it.
+        handOverArrived()
         deadline = nil
         nextKeepAlivePing = nil
         let failure: WebSocketError
