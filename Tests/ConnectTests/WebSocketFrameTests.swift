@@ -17,9 +17,8 @@ struct WebSocketFrameTests {
         var offset = 0
         repeat {
             let end = min(bytes.count, offset + (pieceSize ?? bytes.count))
-            bytes[offset..<end].withUnsafeBytes { reader.receive($0) }
+            try reader.read(bytes: bytes[offset..<end]) { frames.append($0) }
             offset = end
-            while let frame = try reader.nextFrame() { frames.append(frame) }
         } while offset < bytes.count
         #expect(reader.pendingByteCount == 0)
         return frames
@@ -58,6 +57,27 @@ struct WebSocketFrameTests {
         rows.append(([0x88, 0x04, 0x03, 0xE8, 0x6F, 0x6B, 0x82, 0x00], [close, empty]))
         return rows
     }()
+
+    /// Frames that stop the reading (`body` returning `false`) leave the rest unread; a frame
+    /// cut between two reads is kept, the frames after it read from the kept bytes.
+    @Test func readingStopsWhenAskedAndKeepsWhatIsCut() throws {
+        var reader = WebSocketFrameReader(maximumPayload: 1 << 20)
+        let bytes: [UInt8] = [0x82, 0x01, 0x01, 0x82, 0x01, 0x02, 0x82, 0x01, 0x03]
+        var seen: [[UInt8]] = []
+        try bytes.withUnsafeBytes { all in
+            try reader.read(all) { _, payload in
+                seen.append(Array(payload))
+                return seen.count < 2
+            }
+        }
+        #expect(seen == [[1], [2]])
+        var later = WebSocketFrameReader(maximumPayload: 1 << 20)
+        var payloads: [[UInt8]] = []
+        try later.read(bytes: bytes[0..<4]) { payloads.append($0.payload) }
+        #expect(payloads == [[1]] && later.pendingByteCount == 1)
+        try later.read(bytes: bytes[4...]) { payloads.append($0.payload) }
+        #expect(payloads == [[1], [2], [3]] && later.pendingByteCount == 0)
+    }
 
     @Test(arguments: servedFrames)
     func framesAreReadHoweverTheBytesAreCut(bytes: [UInt8], frames: [WebSocketFrame]) throws {
@@ -109,9 +129,8 @@ struct WebSocketFrameTests {
 
     @Test func aFrameOverTheMaximumIsRefusedBeforeItsPayloadArrives() throws {
         var reader = WebSocketFrameReader(maximumPayload: 1000)
-        [UInt8]([0x82, 0x7E, 0x03, 0xE9]).withUnsafeBytes { reader.receive($0) }
         do {
-            _ = try reader.nextFrame()
+            try reader.read(bytes: [0x82, 0x7E, 0x03, 0xE9]) { _ in }
             Issue.record("a frame of 1001 bytes was accepted")
         } catch {
             #expect(error == .tooBig("a frame carries 1001 bytes, more than the 1000 accepted"))
@@ -221,5 +240,23 @@ struct WebSocketFrameTests {
         let acceptsLastByte = validator.accepts([0xAC])
         #expect(acceptsLastByte)
         #expect(validator.isComplete)
+    }
+}
+
+extension WebSocketFrameReader {
+    /// Reads `bytes` as ``read(_:_:)`` does, each whole frame given to `body` as a value.
+    mutating func read(
+        bytes: some Collection<UInt8>, _ body: (WebSocketFrame) -> Void
+    ) throws(WebSocketProtocolViolation) {
+        var outcome: Result<Void, WebSocketProtocolViolation> = .success(())
+        Array(bytes).withUnsafeBytes { all in
+            outcome = Result { () throws(WebSocketProtocolViolation) in
+                try read(all) { header, payload in
+                    body(WebSocketFrame(header, payload: payload))
+                    return true
+                }
+            }
+        }
+        try outcome.get()
     }
 }

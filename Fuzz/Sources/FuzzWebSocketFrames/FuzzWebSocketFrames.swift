@@ -100,12 +100,19 @@ private func readFrames(
     var reader = WebSocketFrameReader(maximumPayload: maximumPayload, allowsCompression: allowsCompression)
     var frames: [WebSocketFrame] = []
     for piece in pieces {
-        piece.withUnsafeBytes { reader.receive($0) }
-        do {
-            while let frame = try reader.nextFrame() { frames.append(frame) }
-        } catch {
-            return (frames, error)
+        var violation: WebSocketProtocolViolation?
+        piece.withUnsafeBytes { bytes in
+            do throws(WebSocketProtocolViolation) {
+                try reader.read(bytes) { header, payload in
+                    require(payload.count == header.payloadLength, "a payload of the wrong length was lent")
+                    frames.append(WebSocketFrame(header, payload: payload))
+                    return true
+                }
+            } catch {
+                violation = error
+            }
         }
+        if let violation { return (frames, violation) }
     }
     return (frames, nil)
 }

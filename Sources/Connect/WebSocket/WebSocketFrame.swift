@@ -32,6 +32,34 @@ struct WebSocketFrame: Equatable, Sendable {
         self.isCompressed = isCompressed
     }
 
+    /// What a frame's header says, its payload aside: as ``WebSocketFrameReader`` reads it from
+    /// a server, where the payload follows in the bytes received.
+    struct Header: Equatable, Sendable {
+        var opcode: Opcode
+        var isFinal: Bool
+        var isCompressed: Bool
+        /// The header's own bytes: 2 to 10 (a server's frames carry no masking key).
+        var byteCount: Int
+        var payloadLength: Int
+
+        /// The header's bytes and the payload's.
+        var frameByteCount: Int { byteCount + payloadLength }
+    }
+
+    /// The frame's header as it would be read (the length field in the fewest bytes, unmasked).
+    var header: Header {
+        let lengthBytes = payload.count < 126 ? 0 : payload.count < 65536 ? 2 : 8
+        return Header(
+            opcode: opcode, isFinal: isFinal, isCompressed: isCompressed, byteCount: 2 + lengthBytes,
+            payloadLength: payload.count)
+    }
+
+    /// The frame a reader read: `header`'s, with `payload` copied.
+    init(_ header: Header, payload: UnsafeRawBufferPointer) {
+        self.init(
+            opcode: header.opcode, payload: Array(payload), isFinal: header.isFinal, isCompressed: header.isCompressed)
+    }
+
     /// The frame as a client puts it on the wire: masked with `maskingKey` (RFC 6455 §5.3: every
     /// client frame is masked, with a key the server cannot predict), its length in the fewest
     /// bytes that hold it.

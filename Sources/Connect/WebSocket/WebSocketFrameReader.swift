@@ -15,7 +15,8 @@ struct WebSocketFrameReader {
     /// Whether RSV1 may be set on a message's first frame (permessage-deflate was negotiated).
     let allowsCompression: Bool
 
-    /// Bytes received and not yet read as frames, from `start` on.
+    /// The bytes of a frame that began in an earlier read and has not ended yet, from `start`
+    /// on (with the frames read after it in the same read).
     private var buffer: [UInt8] = []
     private var start = 0
 
@@ -27,8 +28,34 @@ struct WebSocketFrameReader {
     /// Bytes not yet read as a whole frame.
     var pendingByteCount: Int { buffer.count - start }
 
-    /// Takes `bytes` as they came from the connection.
-    mutating func receive(_ bytes: UnsafeRawBufferPointer) {
+    /// Reads the frames in `bytes`, as they came from the connection after the bytes before
+    /// them: `body` gets each whole frame's header and payload, until it returns `false`; the
+    /// bytes of a frame not yet whole are kept for the next read. Throws at the first frame
+    /// that breaks the protocol, as soon as its header shows it (its payload need not have
+    /// arrived); the reader is then of no further use: the connection is closed.
+    ///
+    /// The payload is lent for the call: frames are read where the bytes lie, and copied only
+    /// when one spans two reads.
+    mutating func read(
+        _ bytes: UnsafeRawBufferPointer, _ body: (WebSocketFrame.Header, UnsafeRawBufferPointer) -> Bool
+    ) throws(WebSocketProtocolViolation) {
+        guard pendingByteCount == 0 else { return try readBuffered(bytes, body) }
+        var offset = 0
+        while offset < bytes.count {
+            let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+            guard let header = try header(of: rest), rest.count >= header.frameByteCount else { break }
+            offset += header.frameByteCount
+            let payload = UnsafeRawBufferPointer(rebasing: rest[header.byteCount..<header.frameByteCount])
+            guard body(header, payload) else { return }
+        }
+        if offset < bytes.count { buffer.append(contentsOf: bytes[offset...]) }
+    }
+
+    /// ``read(_:_:)`` when a frame began in an earlier read: the bytes go after it, and the
+    /// frames are read from the buffer.
+    private mutating func readBuffered(
+        _ bytes: UnsafeRawBufferPointer, _ body: (WebSocketFrame.Header, UnsafeRawBufferPointer) -> Bool
+    ) throws(WebSocketProtocolViolation) {
         if start > 0, start >= buffer.count / 2 {
             // What was read is dropped once it is half the buffer: each byte moves at most once
             // more than it is read.
@@ -36,15 +63,30 @@ struct WebSocketFrameReader {
             start = 0
         }
         buffer.append(contentsOf: bytes)
+        while let header = try header(of: buffer[start...]), buffer.count - start >= header.frameByteCount {
+            let payloadStart = start + header.byteCount
+            let frameEnd = start + header.frameByteCount
+            start = frameEnd
+            let goesOn = buffer.withUnsafeBytes { all in
+                body(header, UnsafeRawBufferPointer(rebasing: all[payloadStart..<frameEnd]))
+            }
+            guard goesOn else { break }
+        }
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        }
     }
 
-    /// The next whole frame, or `nil` until more bytes arrive. After a violation the reader is
-    /// of no further use: the connection is closed.
-    mutating func nextFrame() throws(WebSocketProtocolViolation) -> WebSocketFrame? {
-        let available = buffer.count - start
+    /// The header at the start of `bytes`, checked; `nil` until all of its bytes are there.
+    func header<Bytes: RandomAccessCollection<UInt8>>(
+        of bytes: Bytes
+    ) throws(WebSocketProtocolViolation) -> WebSocketFrame.Header? where Bytes.Index == Int {
+        let base = bytes.startIndex
+        let available = bytes.count
         guard available >= 2 else { return nil }
-        let first = buffer[start]
-        let second = buffer[start + 1]
+        let first = bytes[base]
+        let second = bytes[base + 1]
         let isFinal = first & 0x80 != 0
         let isCompressed = first & 0x40 != 0
         if first & 0x30 != 0 || (isCompressed && !allowsCompression) {
@@ -62,13 +104,13 @@ struct WebSocketFrameReader {
         var length = UInt64(second & 0x7F)
         if length == 126 {
             guard available >= 4 else { return nil }
-            length = UInt64(buffer[start + 2]) << 8 | UInt64(buffer[start + 3])
+            length = UInt64(bytes[base + 2]) << 8 | UInt64(bytes[base + 3])
             headerLength = 4
             if length < 126 { throw .protocolError("a length of \(length) is written in 16 bits") }
         } else if length == 127 {
             guard available >= 10 else { return nil }
             length = 0
-            for index in 2..<10 { length = length << 8 | UInt64(buffer[start + index]) }
+            for index in 2..<10 { length = length << 8 | UInt64(bytes[base + index]) }
             headerLength = 10
             if length >> 63 != 0 { throw .protocolError("a 64-bit length has its most significant bit set") }
             if length < 65536 { throw .protocolError("a length of \(length) is written in 64 bits") }
@@ -82,15 +124,9 @@ struct WebSocketFrameReader {
         if length > UInt64(maximumPayload) {
             throw .tooBig("a frame carries \(length) bytes, more than the \(maximumPayload) accepted")
         }
-        let total = headerLength + Int(length)
-        guard available >= total else { return nil }
-        let payload = Array(buffer[(start + headerLength)..<(start + total)])
-        start += total
-        if start == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            start = 0
-        }
-        return WebSocketFrame(opcode: opcode, payload: payload, isFinal: isFinal, isCompressed: isCompressed)
+        return WebSocketFrame.Header(
+            opcode: opcode, isFinal: isFinal, isCompressed: isCompressed, byteCount: headerLength,
+            payloadLength: Int(length))
     }
 }
 

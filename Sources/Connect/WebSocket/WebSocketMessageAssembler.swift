@@ -45,34 +45,48 @@ struct WebSocketMessageAssembler {
 
     /// Takes the next frame; returns what it completes, or `nil` for a fragment that does not.
     mutating func take(_ frame: WebSocketFrame) throws(WebSocketProtocolViolation) -> Event? {
+        var outcome: Result<Event?, WebSocketProtocolViolation> = .success(nil)
+        frame.payload.withUnsafeBytes { payload in
+            outcome = Result { () throws(WebSocketProtocolViolation) -> Event? in
+                try take(frame.header, payload: payload)
+            }
+        }
+        return try outcome.get()
+    }
+
+    /// Takes the next frame, its header and its payload as read (lent for the call); returns
+    /// what it completes, or `nil` for a fragment that does not. A message in one frame, the
+    /// usual case, is made from the payload with one copy.
+    mutating func take(
+        _ frame: WebSocketFrame.Header, payload: UnsafeRawBufferPointer
+    ) throws(WebSocketProtocolViolation) -> Event? {
         switch frame.opcode {
-        case .ping: return .ping(frame.payload)
-        case .pong: return .pong(frame.payload)
-        case .close: return .close(try WebSocketClosePayload(reading: frame.payload))
+        case .ping: return .ping(Array(payload))
+        case .pong: return .pong(Array(payload))
+        case .close: return .close(try WebSocketClosePayload(reading: Array(payload)))
         case .text, .binary:
             if partial != nil {
                 throw .protocolError("a \(frame.opcode) frame starts a message before the last one ended")
             }
-            partial = (frame.opcode == .text, [], frame.isCompressed)
             utf8 = UTF8Validator()
+            if frame.isFinal, !frame.isCompressed {
+                return .message(try wholeMessage(isText: frame.opcode == .text, payload))
+            }
+            partial = (frame.opcode == .text, [], frame.isCompressed)
         case .continuation:
             if partial == nil { throw .protocolError("a continuation frame continues no message") }
         }
         guard var message = partial else { return nil }
-        let size = message.bytes.count + frame.payload.count
+        let size = message.bytes.count + payload.count
         if size > maximumMessageSize {
             throw .tooBig("a message of more than \(maximumMessageSize) bytes")
         }
         // Compressed text is checked once inflated.
-        if message.isText, !message.isCompressed, !utf8.accepts(frame.payload) {
+        if message.isText, !message.isCompressed, !utf8.accepts(payload) {
             throw .invalidData("a text message is not UTF-8")
         }
         partial = nil  // the bytes move rather than copy as they grow
-        if message.bytes.isEmpty {
-            message.bytes = frame.payload  // a message's first bytes: taken, not copied
-        } else {
-            message.bytes += frame.payload
-        }
+        message.bytes.append(contentsOf: payload)
         guard frame.isFinal else {
             partial = message
             return nil
@@ -86,6 +100,20 @@ struct WebSocketMessageAssembler {
             return .message(.text(String(decoding: message.bytes, as: UTF8.self)))
         }
         return .message(.binary(Data(message.bytes)))
+    }
+
+    /// A message in one uncompressed frame: the same checks as a fragmented one's, its value
+    /// made straight from the payload.
+    private mutating func wholeMessage(
+        isText: Bool, _ payload: UnsafeRawBufferPointer
+    ) throws(WebSocketProtocolViolation) -> WebSocketMessage {
+        if payload.count > maximumMessageSize {
+            throw .tooBig("a message of more than \(maximumMessageSize) bytes")
+        }
+        guard isText else { return .binary(Data(payload)) }
+        if !utf8.accepts(payload) { throw .invalidData("a text message is not UTF-8") }
+        guard utf8.isComplete else { throw .invalidData("a text message ends inside a character") }
+        return .text(String(decoding: payload, as: UTF8.self))
     }
 
     /// A compressed message's bytes inflated, within the largest message.

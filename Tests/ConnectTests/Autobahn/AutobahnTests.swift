@@ -53,16 +53,27 @@ struct AutobahnTests {
         var offset = 0
         while offset < bytes.count, !observation.closedSocket {
             let end = min(bytes.count, offset + pieceSize)
-            bytes[offset..<end].withUnsafeBytes { reader.receive($0) }
+            let piece = bytes[offset..<end]
             offset = end
-            do throws(WebSocketProtocolViolation) {
-                while !observation.closedSocket, let frame = try reader.nextFrame() {
-                    guard let event = try assembler.take(frame) else { continue }
-                    observation.take(state.received(event))
+            var violation: WebSocketProtocolViolation?
+            piece.withUnsafeBytes { piece in
+                do throws(WebSocketProtocolViolation) {
+                    try reader.read(piece) { header, payload in
+                        guard !observation.closedSocket else { return false }
+                        do throws(WebSocketProtocolViolation) {
+                            guard let event = try assembler.take(header, payload: payload) else { return true }
+                            observation.take(state.received(event))
+                            return true
+                        } catch {
+                            violation = error
+                            return false
+                        }
+                    }
+                } catch {
+                    violation = error
                 }
-            } catch {
-                observation.take(state.failed(error))
             }
+            if let violation { observation.take(state.failed(violation)) }
         }
         return observation
     }

@@ -180,17 +180,24 @@ final class CurlWebSocket: @unchecked Sendable {
         }
     }
 
-    /// Bytes of frames from the server, once the connection is open.
+    /// Bytes of frames from the server, once the connection is open: each frame is read where
+    /// it lies in `bytes` and its message made from it, until the connection closes.
     func takeFrames(_ bytes: UnsafeRawBufferPointer) {
-        reader.receive(bytes)
         do throws(WebSocketProtocolViolation) {
-            while !isEnded, !closesWhenFlushed, let frame = try reader.nextFrame() {
-                guard let event = try assembler.take(frame) else { continue }
-                // A message, the usual event, is delivered without a list of actions to run.
-                if case .message(let message) = event, state.deliversMessages {
-                    arrive(message)
-                } else {
-                    run(state.received(event))
+            try reader.read(bytes) { header, payload in
+                guard !isEnded, !closesWhenFlushed else { return false }
+                do throws(WebSocketProtocolViolation) {
+                    guard let event = try assembler.take(header, payload: payload) else { return true }
+                    // A message, the usual event, is delivered without a list of actions to run.
+                    if case .message(let message) = event, state.deliversMessages {
+                        arrive(message)
+                    } else {
+                        run(state.received(event))
+                    }
+                    return true
+                } catch {
+                    run(state.failed(error))
+                    return false
                 }
             }
         } catch {
