@@ -27,4 +27,17 @@ package struct Locked<State: ~Copyable>: ~Copyable, Sendable {
             return try body(&state)
         }
     }
+
+    /// Runs `body` if the lock is free now; `nil` without waiting if another thread holds it
+    /// (or this one: the lock is not recursive).
+    @inlinable
+    package borrowing func withLockIfAvailable<Result: ~Copyable, Failure: Error>(
+        _ body: (inout sending State) throws(Failure) -> sending Result
+    ) throws(Failure) -> sending Result? {
+        try mutex.withLockIfAvailable { (state: inout sending State) throws(Failure) -> sending Result in
+            _ = handOff.load(ordering: .acquiring)
+            defer { handOff.store(0, ordering: .releasing) }
+            return try body(&state)
+        }
+    }
 }

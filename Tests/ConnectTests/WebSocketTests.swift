@@ -217,6 +217,30 @@ struct WebSocketTests {
         try await socket.close()
     }
 
+    /// The next `count` messages of `socket`.
+    static func messages(_ count: Int, from socket: WebSocket) async throws -> [WebSocketMessage?] {
+        var messages = socket.messages.makeAsyncIterator()
+        var read: [WebSocketMessage?] = []
+        for _ in 0..<count { read.append(try await messages.next()) }
+        return read
+    }
+
+    /// A send made on the task's own thread that the socket cannot take at once (8 MiB) is
+    /// finished by the transfer thread, and what is sent after it goes out after it.
+    @Test func aSendTheSocketCannotTakeAtOnceFinishesInOrder() async throws {
+        let server = try WebSocketServer()
+        defer { server.shutdown() }
+        let socket = try await sharedConnect.webSocket(Self.connector(server))
+        let large = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        // Read while sending: the server echoes, and a client that does not read would stall it.
+        async let echoes = Self.messages(3, from: socket)
+        try await socket.send(large)
+        try await socket.send("after")
+        try await socket.send(Data([9]))
+        #expect(try await echoes == [.binary(large), .text("after"), .binary(Data([9]))])
+        try await socket.close()
+    }
+
     @Test func openSocketsDoNotCountAgainstTheConnectionsPerHost() async throws {
         let server = try WebSocketServer()
         defer { server.shutdown() }

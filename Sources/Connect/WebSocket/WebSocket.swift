@@ -51,7 +51,12 @@ public final class WebSocket: Sendable {
     /// and returns once the last is handed to the socket. Throws ``WebSocketError/closed`` once
     /// the connection is closing or closed.
     public func send(_ message: WebSocketMessage) async throws {
-        try await command { .send(message, $0) }
+        let connection = connection
+        try await withCheckedThrowingContinuation { continuation in
+            // On this thread when the connection is idle; else by the transfer thread.
+            guard !connection.sendOnCallersThread(message, continuation) else { return }
+            connection.transport.loop.enqueue(.webSocket(connection, .send(message, continuation)))
+        }
     }
 
     /// Sends a text message.

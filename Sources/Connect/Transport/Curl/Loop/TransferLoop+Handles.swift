@@ -60,7 +60,11 @@ extension TransferLoop {
     /// transfer's handle is reset.
     func remove(_ handle: CurlEasyHandle, keepingSetup: Bool = false) {
         if !keepingSetup { handle.holdsPlainSetup = false }
-        curl_multi_remove_handle(handle.opensWebSocket ? webSocketMulti : multi, handle.raw)
+        if handle.opensWebSocket {
+            withWebSocketIO { _ = curl_multi_remove_handle(webSocketMulti, handle.raw) }
+        } else {
+            curl_multi_remove_handle(multi, handle.raw)
+        }
         handle.opensWebSocket = false
         if case .file = cookies { handle.set(CURLOPT_COOKIELIST, "FLUSH") }
         removeActive(handle)

@@ -45,10 +45,26 @@ extension TransferLoop {
     /// The bytes one read of a WebSocket takes at most.
     static let webSocketReadSize = 64 << 10
 
+    /// Runs `body`, WebSocket work, holding `webSocketIO` (at once when the loop holds it
+    /// already): a task's send on its own thread then never meets the loop in a connection or
+    /// in the WebSockets' multi handle, whose connection cache `curl_easy_send` reads.
+    func withWebSocketIO(_ body: () -> Void) {
+        if holdsWebSocketIO { return body() }
+        webSocketIO.withLock { _ in
+            holdsWebSocketIO = true
+            defer { holdsWebSocketIO = false }
+            body()
+        }
+    }
+
     /// `transfer`, a WebSocket opening, has its connection (libcurl stopped after connecting,
     /// `CURLOPT_CONNECT_ONLY`): the handshake starts on it. The handle stays in the multi handle
     /// with the connection; the transfer is no longer among the active ones.
     func openWebSocket(_ transfer: CurlTransfer, _ opening: WebSocketOpening, on handle: CurlEasyHandle) {
+        withWebSocketIO { startHandshake(transfer, opening, on: handle) }
+    }
+
+    private func startHandshake(_ transfer: CurlTransfer, _ opening: WebSocketOpening, on handle: CurlEasyHandle) {
         var socket: curl_socket_t = -1
         ccurl_easy_getinfo_socket(handle.raw, CURLINFO_ACTIVESOCKET, &socket)
         let url = handle.infoString(CURLINFO_EFFECTIVE_URL) ?? transfer.request.url.absoluteString
@@ -90,35 +106,44 @@ extension TransferLoop {
     func pollWithWebSockets() {
         var now = MonotonicInstant.now
         var timeout = 60_000
-        webSocketPolls.removeAll(keepingCapacity: true)
-        // The connections being opened, as libcurl asks; then the open ones.
-        let opening = webSocketMultiSockets.map { ($0.key, $0.value) }
-        for (socket, events) in opening {
-            webSocketPolls.append(curl_waitfd(fd: socket, events: Int16(events), revents: 0))
+        var opening: [(Int32, Int32)] = []
+        var polled: [CurlWebSocket] = []
+        withWebSocketIO {
+            webSocketPolls.removeAll(keepingCapacity: true)
+            // The connections being opened, as libcurl asks; then the open ones.
+            opening = webSocketMultiSockets.map { ($0.key, $0.value) }
+            for (socket, events) in opening {
+                webSocketPolls.append(curl_waitfd(fd: socket, events: Int16(events), revents: 0))
+            }
+            func wait(until deadline: MonotonicInstant?) {
+                guard let deadline else { return }
+                timeout = now < deadline ? min(timeout, Int((deadline - now) / .milliseconds(1)) + 1) : 0
+            }
+            wait(until: webSocketMultiDeadline)
+            for connection in webSockets {
+                webSocketPolls.append(
+                    curl_waitfd(fd: connection.socket, events: connection.wantedEvents, revents: 0))
+                wait(until: connection.mayHaveInput ? now : connection.nextDeadline)
+            }
+            // By index into the list as it was polled: a connection that ends leaves the list, and
+            // one that opens joins it.
+            polled = webSockets
         }
-        func wait(until deadline: MonotonicInstant?) {
-            guard let deadline else { return }
-            timeout = now < deadline ? min(timeout, Int((deadline - now) / .milliseconds(1)) + 1) : 0
-        }
-        wait(until: webSocketMultiDeadline)
-        for connection in webSockets {
-            webSocketPolls.append(curl_waitfd(fd: connection.socket, events: connection.wantedEvents, revents: 0))
-            wait(until: connection.mayHaveInput ? now : connection.nextDeadline)
-        }
-        // By index into the list as it was polled: a connection that ends leaves the list, and one
-        // that opens joins it.
-        let polled = webSockets
+        // Without `webSocketIO`: a task may send on an open WebSocket meanwhile. A send that
+        // leaves bytes waiting, or ends the connection, wakes the poll.
         curl_multi_poll(multi, &webSocketPolls, UInt32(webSocketPolls.count), Int32(timeout), nil)
         now = .now
-        driveWebSocketMulti(opening: opening, now: now)
-        for (index, connection) in polled.enumerated() {
-            let events = webSocketPolls[opening.count + index].revents
-            let due = connection.nextDeadline.map { !(now < $0) } ?? false
-            guard !connection.isEnded, events != 0 || due || connection.mayHaveInput else { continue }
-            connection.service(
-                readable: events & Int16(CURL_WAIT_POLLIN | CURL_WAIT_POLLPRI) != 0,
-                writable: events & Int16(CURL_WAIT_POLLOUT) != 0, now: now, buffer: webSocketReadBuffer!)
-            settle(connection)
+        withWebSocketIO {
+            driveWebSocketMulti(opening: opening, now: now)
+            for (index, connection) in polled.enumerated() {
+                let events = webSocketPolls[opening.count + index].revents
+                let due = connection.nextDeadline.map { !(now < $0) } ?? false
+                guard !connection.isEnded, events != 0 || due || connection.mayHaveInput else { continue }
+                connection.service(
+                    readable: events & Int16(CURL_WAIT_POLLIN | CURL_WAIT_POLLPRI) != 0,
+                    writable: events & Int16(CURL_WAIT_POLLOUT) != 0, now: now, buffer: webSocketReadBuffer!)
+                settle(connection)
+            }
         }
     }
 
@@ -144,6 +169,10 @@ extension TransferLoop {
 
     /// Runs the application's `command` on `connection`.
     func carryOut(_ command: CurlWebSocket.Command, for connection: CurlWebSocket) {
+        withWebSocketIO { runCommand(command, for: connection) }
+    }
+
+    private func runCommand(_ command: CurlWebSocket.Command, for connection: CurlWebSocket) {
         guard webSockets.contains(where: { $0 === connection }) else {
             // Ended already: what waits learns it at once.
             switch command {
@@ -151,7 +180,7 @@ extension TransferLoop {
                 continuation.resume(throwing: WebSocketError.closed)
             case .close(_, _, let continuation):
                 continuation.resume()
-            case .resumeReading, .release:
+            case .resumeReading, .release, .flush:
                 break
             }
             return
@@ -182,13 +211,19 @@ extension TransferLoop {
 
     /// A WebSocket opening whose future was cancelled during its handshake.
     func cancelWebSocketOpening(_ transfer: CurlTransfer) {
-        guard let connection = webSockets.first(where: { $0.openingTransfer === transfer }) else { return }
-        connection.endOpening(failure: ConnectError.cancelled)
-        settle(connection)
+        withWebSocketIO {
+            guard let connection = webSockets.first(where: { $0.openingTransfer === transfer }) else { return }
+            connection.endOpening(failure: ConnectError.cancelled)
+            settle(connection)
+        }
     }
 
     /// The loop stops: every connection ends where it is.
     func closeWebSockets() {
+        withWebSocketIO { closeEveryWebSocket() }
+    }
+
+    private func closeEveryWebSocket() {
         for connection in webSockets {
             if connection.openingTransfer != nil {
                 connection.endOpening(failure: ConnectError.cancelled)

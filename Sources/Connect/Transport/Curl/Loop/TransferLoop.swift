@@ -99,6 +99,13 @@ final class TransferLoop: @unchecked Sendable {
     /// connection to their origin that they will share (see ``SharedConnectionOpenings``).
     @exclusivity(unchecked) var waiting: [WaitingTransfer] = []
 
+    /// Held by the loop while it runs WebSocket work (their connections and their multi
+    /// handle), and released while it polls: a task that finds it free sends on an open
+    /// WebSocket itself (``CurlWebSocket/sendOnCallersThread(_:_:)``). See `withWebSocketIO`.
+    let webSocketIO = Locked<Void>(())
+    /// Whether the loop holds `webSocketIO` now: its WebSocket work nests.
+    @exclusivity(unchecked) var holdsWebSocketIO = false
+
     /// The WebSocket connections, from their handshake on (see TransferLoop+WebSockets.swift).
     @exclusivity(unchecked) var webSockets: [CurlWebSocket] = []
     /// Their sockets as `curl_multi_poll` waits on them, beside libcurl's.
@@ -194,7 +201,7 @@ final class TransferLoop: @unchecked Sendable {
         while baton.lead() {
             guard leadUntilHandedOver() else {
                 closeWebSockets()
-                if let webSocketMultiHandle { curl_multi_cleanup(webSocketMultiHandle) }
+                if let webSocketMultiHandle { withWebSocketIO { _ = curl_multi_cleanup(webSocketMultiHandle) } }
                 idleHandles.removeAll()
                 curl_multi_cleanup(multi)
                 if let share { curl_share_cleanup(share) }
@@ -305,7 +312,12 @@ final class TransferLoop: @unchecked Sendable {
     /// transfer fails and the handle is kept for another.
     func addToMulti(_ handle: CurlEasyHandle, running transfer: CurlTransfer) {
         handle.opensWebSocket = transfer.options?.webSocket != nil
-        let code = curl_multi_add_handle(handle.opensWebSocket ? webSocketMulti : multi, handle.raw)
+        var code = CURLM_OK
+        if handle.opensWebSocket {
+            withWebSocketIO { code = curl_multi_add_handle(webSocketMulti, handle.raw) }
+        } else {
+            code = curl_multi_add_handle(multi, handle.raw)
+        }
         guard code != CURLM_OK else { return }
         handle.opensWebSocket = false
         removeActive(handle)

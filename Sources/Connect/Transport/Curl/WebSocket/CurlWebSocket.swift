@@ -21,8 +21,10 @@ import Foundation
 /// first send it is attached to the handle again, in use, so libcurl's pruning of idle
 /// connections never takes it.
 ///
-/// `@unchecked Sendable`: touched by the transfer thread alone; the application reaches it only
-/// through commands queued to the loop and through the inbox, which has its own lock.
+/// `@unchecked Sendable`: touched by the transfer thread, holding the loop's `webSocketIO`, and by
+/// a task sending a message, holding the same lock (``sendOnCallersThread(_:_:)``); otherwise the
+/// application reaches it through commands queued to the loop and through the inbox, which has
+/// its own lock.
 final class CurlWebSocket: @unchecked Sendable {
     /// What the application asks for, queued to the loop.
     enum Command {
@@ -34,6 +36,9 @@ final class CurlWebSocket: @unchecked Sendable {
         /// The application let go of the socket, or its reading task was cancelled: close with
         /// 1001 (going away).
         case release
+        /// A task's send on its own thread left bytes the socket did not take, or ended the
+        /// connection: the loop polls for writing, or lets the connection go.
+        case flush
     }
 
     /// Bytes of frames to write, and the send that returns once they are handed to the socket.
@@ -294,6 +299,8 @@ final class CurlWebSocket: @unchecked Sendable {
         case .resumeReading:
             readingPaused = false
             mayHaveInput = true
+        case .flush:
+            break
         case .release:
             guard !isEnded else { return }
             if openingTransfer != nil {
@@ -307,6 +314,26 @@ final class CurlWebSocket: @unchecked Sendable {
                 startClosingDeadline(now: now)
             }
         }
+    }
+
+    /// Sends `message` from the calling task's thread, as the loop would, when the loop is not
+    /// using the WebSockets (it polls) and nothing waits to go out before it: `continuation`
+    /// resumes once the last frame is handed to the socket, here when the socket takes it all.
+    /// `false` when it cannot (the loop is busy, or the connection is not open and idle): the
+    /// send goes to the loop as a command. An echo's round trip then costs no hand-over to the
+    /// transfer thread and back.
+    func sendOnCallersThread(_ message: WebSocketMessage, _ continuation: CheckedContinuation<Void, any Error>) -> Bool
+    {
+        let loop = transport.loop
+        let sent = loop.webSocketIO.withLockIfAvailable { _ -> Bool in
+            guard !isEnded, openingTransfer == nil, output.isEmpty, case .open = state.phase else { return false }
+            carryOut(.send(message, continuation), now: .now)
+            flush()
+            // Bytes left for the poll to wait on, or an end for the loop to settle.
+            if !output.isEmpty || isEnded { loop.enqueue(.webSocket(self, .flush)) }
+            return true
+        }
+        return sent ?? false
     }
 
     /// A payload no earlier ping of this connection carried: its serial, 8 bytes.
