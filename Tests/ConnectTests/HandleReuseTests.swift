@@ -98,4 +98,50 @@ struct HandleReuseTests {
         }
         #expect(Set(recorded.map(\.connectionID)).count == 1)
     }
+
+    /// On a libcurl that keeps a freed header across a handle's transfers (7.83 to 8.0), handles
+    /// that ran h2c transfers are kept for h2c transfers alone: an HTTP/1.1 answer whose first
+    /// header line is folded, the one that makes such a libcurl free that header twice, always
+    /// comes to a fresh handle, however h2c and HTTP/1.1 requests of one client take turns.
+    @Test func h2cHandlesAreKeptForH2cAlone() async throws {
+        let nginx = try await NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
+        defer { nginx.shutdown() }
+        let folded = try RawServer { _, _ in [.send("HTTP/1.1 200 OK\r\n X: y\r\nContent-Length: 2\r\n\r\nok")] }
+        defer { folded.shutdown() }
+        let connect = Connect()
+        for round in 0..<4 {
+            try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        var request = Request(url: nginx.url(0, "/h2c/\(round)/\(index)"))
+                        request.httpVersion = .http2WithPriorKnowledge
+                        return try await connect.send(request).value.httpVersion
+                    }
+                }
+                for try await version in group { #expect(version == "2") }
+            }
+            do {
+                _ = try await connect.send(Request(url: folded.baseURL.appending(path: "folded"))).value
+                Issue.record("a folded first header line was accepted")
+            } catch ConnectError.transport(let failure) {
+                #expect(failure.kind == .malformedResponse)
+            }
+        }
+    }
+
+    @Test(arguments: [
+        (HTTPVersionPolicy.Choice.http2WithPriorKnowledge, false, false, false, true),
+        (.http2WithPriorKnowledge, true, false, false, false),  // https: ALPN may choose HTTP/1.1
+        (.http2WithPriorKnowledge, false, true, false, false),  // a proxy answers over HTTP/1.1
+        (.http2WithPriorKnowledge, false, false, true, false),  // a WebSocket handshake is HTTP/1.1
+        (.automatic, false, false, false, false), (.http1Only, false, false, false, false)
+    ])
+    func answersReadAsHTTP2FramesAlone(
+        _ version: HTTPVersionPolicy.Choice, _ isHTTPS: Bool, _ throughProxy: Bool, _ opensWebSocket: Bool,
+        _ expected: Bool
+    ) {
+        #expect(
+            LibcurlDefects.answersComeAsHTTP2FramesOnly(
+                version, isHTTPS: isHTTPS, throughProxy: throughProxy, opensWebSocket: opensWebSocket) == expected)
+    }
 }

@@ -74,6 +74,14 @@ extension TransferLoop {
     /// Keeps `handle` for another transfer: reset, unless it holds a plain transfer's setup
     /// (see ``CurlTransfer/isPlain``), which the next plain transfer reuses.
     func recycle(_ handle: CurlEasyHandle) {
+        if renewsHandles, handle.ranHTTP2FramesOnly {
+            // Not renewed: kept for another transfer read as HTTP/2 frames alone, with its setup
+            // if plain.
+            guard usedHandles.count < Self.maximumIdleHandles else { return }
+            if handle.holdsPlainSetup { handle.errorBuffer[0] = 0 } else { handle.reset() }
+            usedHandles.append(handle)
+            return
+        }
         guard idleHandles.count < Self.maximumIdleHandles else { return }
         if handle.holdsPlainSetup, !renewsHandles {
             handle.errorBuffer[0] = 0

@@ -95,6 +95,10 @@ final class TransferLoop: @unchecked Sendable {
     /// The handles in the multi handle, each holding its transfer; unordered (see `removeActive`).
     @exclusivity(unchecked) var active: [CurlEasyHandle] = []
     @exclusivity(unchecked) var idleHandles: [CurlEasyHandle] = []
+    /// Where the running libcurl needs a fresh handle per transfer (``renewsHandles``): handles
+    /// that ran a transfer read as HTTP/2 frames alone, kept as they are for the next such
+    /// transfer, which they are safe for (``CurlTransfer/receivesHTTP2FramesOnly``).
+    @exclusivity(unchecked) var usedHandles: [CurlEasyHandle] = []
     /// Transfers (active, on their handles) kept from libcurl while another transfer opens a
     /// connection to their origin that they will share (see ``SharedConnectionOpenings``).
     @exclusivity(unchecked) var waiting: [WaitingTransfer] = []
@@ -123,7 +127,7 @@ final class TransferLoop: @unchecked Sendable {
     /// Every transfer gets an easy handle that ran no transfer before: the running libcurl keeps
     /// state across a handle's transfers that can crash it (see
     /// ``LibcurlDefects/keepsFreedHeaderAcrossTransfers``).
-    let renewsHandles = LibcurlDefects.running.keepsFreedHeaderAcrossTransfers
+    let renewsHandles = LibcurlDefects.running.keepsFreedHeaderAcrossTransfers && getenv("NORENEW") == nil
     /// The loop's threads: one, or two with a callback queue (see ``LoopBaton``).
     let threads = Locked<[pthread_t]>([])
     /// Whether a loop thread may complete a lone finished transfer itself on the callback queue,
@@ -203,6 +207,7 @@ final class TransferLoop: @unchecked Sendable {
                 closeWebSockets()
                 if let webSocketMultiHandle { withWebSocketIO { _ = curl_multi_cleanup(webSocketMultiHandle) } }
                 idleHandles.removeAll()
+                usedHandles.removeAll()
                 curl_multi_cleanup(multi)
                 if let share { curl_share_cleanup(share) }
                 baton.stop()
@@ -276,12 +281,17 @@ final class TransferLoop: @unchecked Sendable {
     private func start(_ transfer: CurlTransfer) {
         // Cancelled while it waited in the inbox: never start it.
         guard !transfer.promise.isCompleted else { return }
-        guard let handle = idleHandles.popLast() ?? CurlEasyHandle(connections: connections) else {
+        let receivesHTTP2FramesOnly = renewsHandles && transfer.receivesHTTP2FramesOnly
+        guard
+            let handle = (receivesHTTP2FramesOnly ? usedHandles.popLast() : nil) ?? idleHandles.popLast()
+                ?? CurlEasyHandle(connections: connections)
+        else {
             deliver(
                 transfer,
                 .failure(ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false))))
             return
         }
+        handle.ranHTTP2FramesOnly = receivesHTTP2FramesOnly
         transfer.received = responseBuffers.take()
         let isPlain = transfer.isPlain
         if handle.holdsPlainSetup, !isPlain { handle.reset() }

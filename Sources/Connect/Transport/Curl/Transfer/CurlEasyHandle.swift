@@ -14,6 +14,10 @@ final class CurlEasyHandle {
     /// The last transfer set method or body options (a POST, a body, HEAD, another method)
     /// that the next plain transfer must undo; see ``undoMethodOptions()``.
     var carriesMethodOptions = false
+    /// The transfer it ran last read HTTP/2 frames alone (see
+    /// ``CurlTransfer/receivesHTTP2FramesOnly``): the handle may run another such transfer
+    /// without being renewed.
+    var ranHTTP2FramesOnly = false
     /// It runs a WebSocket opening, in the loop's multi handle for WebSocket connections (see
     /// ``TransferLoop/webSocketMulti``), not the main one.
     var opensWebSocket = false

@@ -200,6 +200,19 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         return "unix:\(ownUnixSocketPath) \(Self.origin(of: UnixSocketURL(url)?.transferURL ?? url))"
     }
 
+    /// Whether every answer this transfer reads comes as HTTP/2 frames: then a handle that ran
+    /// a transfer before is safe for it on every libcurl (see
+    /// ``LibcurlDefects/answersComeAsHTTP2FramesOnly(_:isHTTPS:throughProxy:opensWebSocket:)``).
+    var receivesHTTP2FramesOnly: Bool {
+        let version = (request.httpVersion ?? settings.httpVersion).choice
+        // The URL is read only for h2c: the common case stops at the first test.
+        return version == .http2WithPriorKnowledge
+            && LibcurlDefects.answersComeAsHTTP2FramesOnly(
+                version, isHTTPS: Self.isHTTPS(request.url.absoluteString),
+                throughProxy: settings.proxy != nil || settings.environmentProxies != nil,
+                opensWebSocket: options?.webSocket != nil)
+    }
+
     /// A plain GET: it sets no method or body options.
     var isPlainGet: Bool {
         request.method == .get && request.body == nil

@@ -17,10 +17,26 @@ struct LibcurlDefects: Equatable {
     /// handle stored after freeing the stored headers at the next transfer's start (curl
     /// #11101, fixed in 8.1.0). A response whose first header line is a folded one (starting
     /// with a space or tab) then makes libcurl extend that freed header: a double free, inside
-    /// libcurl, before any callback of Connect's runs. Only a handle that never ran a transfer
-    /// is safe, so on these versions every transfer gets a fresh easy handle.
+    /// libcurl, before any callback of Connect's runs. A handle that never ran a transfer is
+    /// safe, and so is a transfer whose answers come as HTTP/2 frames alone
+    /// (``answersComeAsHTTP2FramesOnly(_:isHTTPS:throughProxy:opensWebSocket:)``): on these
+    /// versions every other transfer gets a fresh easy handle.
     var keepsFreedHeaderAcrossTransfers: Bool {
         version >= 0x07_53_00 && version < 0x08_01_00
+    }
+
+    /// Whether every answer a transfer reads comes as HTTP/2 frames, so that a handle that ran
+    /// a transfer before is safe for it where libcurl ``keepsFreedHeaderAcrossTransfers``: the
+    /// first header libcurl stores from an HTTP/2 answer is its `:status` (7.88 `http2.c`),
+    /// which sets the stale pointer again, and HTTP/2 has no folded lines. That is h2c with prior
+    /// knowledge on `http` (its first request opens the connection speaking HTTP/2, the others
+    /// go out only on such a connection: see ``PriorKnowledgeConnections``), not through a
+    /// proxy (a proxy answers over HTTP/1.1), and not a WebSocket opening (HTTP/1.1). On `https`
+    /// the TLS handshake may choose HTTP/1.1.
+    static func answersComeAsHTTP2FramesOnly(
+        _ version: HTTPVersionPolicy.Choice, isHTTPS: Bool, throughProxy: Bool, opensWebSocket: Bool
+    ) -> Bool {
+        version == .http2WithPriorKnowledge && !isHTTPS && !throughProxy && !opensWebSocket
     }
 
     /// libcurl 7 waits for a connection being opened (`CURLOPT_PIPEWAIT`) only while the
