@@ -1,3 +1,4 @@
+import ConnectFutures
 import Dispatch
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,7 @@ struct LoopBatonTests {
     /// `lead()` called on a thread of its own.
     final class Attempt: Sendable {
         let done = DispatchSemaphore(value: 0)
-        private let led = Mutex<Bool?>(nil)
+        private let led = Locked<Bool?>(nil)
         var result: Bool? { led.withLock { $0 } }
 
         /// `waiting`: returns once the thread waits to lead, which it must (another leads).

@@ -51,7 +51,7 @@ struct LoopHandOverTests {
         let server = try TestServer { request in .text(request.path) }
         defer { server.shutdown() }
         let client = Self.client()
-        let second = Mutex<Future<Data>?>(nil)
+        let second = Locked<Future<Data>?>(nil)
         let wentOut = await withCheckedContinuation { continuation in
             client.request(TestConnector(server, "/first")).observe { _ in
                 second.withLock { $0 = client.request(TestConnector(server, "/second")) }

@@ -147,7 +147,7 @@ func oneAfterAnother<Value: Sendable, Element: Sendable>(
     _ count: Int, request: @escaping @Sendable (Int) -> Future<Value>, record: @escaping @Sendable (Value) -> Element
 ) async throws -> [Element] {
     try await withCheckedThrowingContinuation { continuation in
-        let collected = Mutex<[Element]>([])
+        let collected = Locked<[Element]>([])
         @Sendable func next(_ index: Int) {
             guard index < count else { return continuation.resume(returning: collected.withLock { $0 }) }
             request(index).observe { result in

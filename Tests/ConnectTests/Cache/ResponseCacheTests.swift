@@ -13,14 +13,14 @@ import Testing
 struct ResponseCacheTests {
     /// Whole seconds since 1970, moved by the test.
     final class TestClock: Sendable {
-        private let seconds = Mutex(Int(Date().timeIntervalSince1970))
+        private let seconds = Locked(Int(Date().timeIntervalSince1970))
         var now: Int { seconds.withLock { $0 } }
         func advance(by interval: Int) { seconds.withLock { $0 += interval } }
     }
 
     /// What the monitors saw: each response's cache status.
     final class StatusMonitor: ConnectMonitor {
-        private let seen = Mutex<[CacheStatus?]>([])
+        private let seen = Locked<[CacheStatus?]>([])
         var statuses: [CacheStatus?] { seen.withLock { $0 } }
         func responseReceived(_ response: Response, for request: Request, attempt: Int) {
             seen.withLock { $0.append(response.cacheStatus) }
@@ -105,7 +105,7 @@ struct ResponseCacheTests {
     }
 
     @Test func aChangedResourceReplacesTheStoredOne() async throws {
-        let version = Mutex(1)
+        let version = Locked(1)
         let server = try TestServer { request in
             let current = version.withLock { $0 }
             if request.header("If-Modified-Since") != nil, current == 1 { return TestResponse(status: 304) }
@@ -127,7 +127,7 @@ struct ResponseCacheTests {
     }
 
     @Test func a304ForAnotherRepresentationFetchesTheWholeResponseAgain() async throws {
-        let version = Mutex(1)
+        let version = Locked(1)
         let server = try TestServer { request in
             let current = version.withLock { $0 }
             if request.header("If-None-Match") != nil {
@@ -258,7 +258,7 @@ struct ResponseCacheTests {
     }
 
     @Test func aStoredResponseStandsInForAFailureWhereItMay() async throws {
-        let failing = Mutex(false)
+        let failing = Locked(false)
         let server = try TestServer { request in
             if failing.withLock({ $0 }) { return TestResponse(status: 503) }
             return request.path == "/allowed"
@@ -298,7 +298,7 @@ struct ResponseCacheTests {
     }
 
     @Test func staleWhileRevalidateAnswersAtOnceAndRefreshesBehind() async throws {
-        let version = Mutex(1)
+        let version = Locked(1)
         let server = try TestServer { _ in
             .text(
                 "v\(version.withLock { $0 })", headers: [("Cache-Control", "max-age=1, stale-while-revalidate=60")])

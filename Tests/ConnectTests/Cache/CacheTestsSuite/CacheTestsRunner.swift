@@ -1,3 +1,4 @@
+import ConnectFutures
 import ConnectTestServer
 import Foundation
 import Synchronization
@@ -350,7 +351,7 @@ final class CacheTestsOrigin: Sendable {
     }
 
     let clock: ResponseCacheTests.TestClock
-    private let runs = Mutex<[String: Run]>([:])
+    private let runs = Locked<[String: Run]>([:])
 
     init(clock: ResponseCacheTests.TestClock) {
         self.clock = clock
