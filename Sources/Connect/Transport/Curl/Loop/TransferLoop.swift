@@ -127,7 +127,7 @@ final class TransferLoop: @unchecked Sendable {
     /// Every transfer gets an easy handle that ran no transfer before: the running libcurl keeps
     /// state across a handle's transfers that can crash it (see
     /// ``LibcurlDefects/keepsFreedHeaderAcrossTransfers``).
-    let renewsHandles = LibcurlDefects.running.keepsFreedHeaderAcrossTransfers && getenv("NORENEW") == nil
+    let renewsHandles = LibcurlDefects.running.keepsFreedHeaderAcrossTransfers
     /// The loop's threads: one, or two with a callback queue (see ``LoopBaton``).
     let threads = Locked<[pthread_t]>([])
     /// Whether a loop thread may complete a lone finished transfer itself on the callback queue,
