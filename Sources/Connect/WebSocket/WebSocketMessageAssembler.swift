@@ -77,14 +77,9 @@ struct WebSocketMessageAssembler {
             if partial == nil { throw .protocolError("a continuation frame continues no message") }
         }
         guard var message = partial else { return nil }
-        let size = message.bytes.count + payload.count
-        if size > maximumMessageSize {
-            throw .tooBig("a message of more than \(maximumMessageSize) bytes")
-        }
+        try checkSize(message.bytes.count + payload.count)
         // Compressed text is checked once inflated.
-        if message.isText, !message.isCompressed, !utf8.accepts(payload) {
-            throw .invalidData("a text message is not UTF-8")
-        }
+        if message.isText, !message.isCompressed { try checkText(payload) }
         partial = nil  // the bytes move rather than copy as they grow
         message.bytes.append(contentsOf: payload)
         guard frame.isFinal else {
@@ -93,13 +88,9 @@ struct WebSocketMessageAssembler {
         }
         if message.isCompressed {
             message.bytes = try inflate(message.bytes)
-            if message.isText, !utf8.accepts(message.bytes) { throw .invalidData("a text message is not UTF-8") }
+            if message.isText { try checkText(message.bytes) }
         }
-        if message.isText {
-            guard utf8.isComplete else { throw .invalidData("a text message ends inside a character") }
-            return .message(.text(String(decoding: message.bytes, as: UTF8.self)))
-        }
-        return .message(.binary(Data(message.bytes)))
+        return .message(try completed(isText: message.isText, message.bytes))
     }
 
     /// A message in one uncompressed frame: the same checks as a fragmented one's, its value
@@ -107,13 +98,28 @@ struct WebSocketMessageAssembler {
     private mutating func wholeMessage(
         isText: Bool, _ payload: UnsafeRawBufferPointer
     ) throws(WebSocketProtocolViolation) -> WebSocketMessage {
-        if payload.count > maximumMessageSize {
-            throw .tooBig("a message of more than \(maximumMessageSize) bytes")
-        }
-        guard isText else { return .binary(Data(payload)) }
-        if !utf8.accepts(payload) { throw .invalidData("a text message is not UTF-8") }
+        try checkSize(payload.count)
+        if isText { try checkText(payload) }
+        return try completed(isText: isText, payload)
+    }
+
+    /// Refuses a message of `size` bytes, so far, past the largest (1009).
+    private func checkSize(_ size: Int) throws(WebSocketProtocolViolation) {
+        if size > maximumMessageSize { throw .tooBig("a message of more than \(maximumMessageSize) bytes") }
+    }
+
+    /// Refuses the next bytes of a text message at the first that breaks UTF-8 (1007).
+    private mutating func checkText(_ bytes: some Sequence<UInt8>) throws(WebSocketProtocolViolation) {
+        if !utf8.accepts(bytes) { throw .invalidData("a text message is not UTF-8") }
+    }
+
+    /// The message of all of `bytes`: text only if its last character is whole (1007).
+    private func completed(
+        isText: Bool, _ bytes: some Collection<UInt8>
+    ) throws(WebSocketProtocolViolation) -> WebSocketMessage {
+        guard isText else { return .binary(Data(bytes)) }
         guard utf8.isComplete else { throw .invalidData("a text message ends inside a character") }
-        return .text(String(decoding: payload, as: UTF8.self))
+        return .text(String(decoding: bytes, as: UTF8.self))
     }
 
     /// A compressed message's bytes inflated, within the largest message.

@@ -71,8 +71,9 @@ final class CurlWebSocket: @unchecked Sendable {
     var readsRefusalBody = false
     var refusalBodyLeft: Int?
 
-    // The open connection. `@exclusivity(unchecked)` on what every frame touches: the transfer
-    // thread alone uses it, one access at a time, so the runtime's dynamic exclusivity checks (a
+    // The open connection. `@exclusivity(unchecked)` on what every frame touches: one thread at a
+    // time uses it (the transfer thread, or a sending task, each holding the loop's
+    // `webSocketIO`), one access at a time, so the runtime's dynamic exclusivity checks (a
     // thread-local lookup per access) only cost time.
     @exclusivity(unchecked) var reader: WebSocketFrameReader
     @exclusivity(unchecked) var assembler: WebSocketMessageAssembler
