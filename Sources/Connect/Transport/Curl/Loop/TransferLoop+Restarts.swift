@@ -1,6 +1,6 @@
 import CCurl
 
-// Collecting what libcurl finished, and starting a transfer over where ResendDecision allows.
+// Collecting what libcurl finished, and starting a transfer over where its TransferState says.
 extension TransferLoop {
     struct WaitingTransfer {
         let handle: CurlEasyHandle
@@ -19,68 +19,48 @@ extension TransferLoop {
         }
     }
 
-    /// Delivers `transfer`, which libcurl ended with `code` on `handle`, or starts it over.
+    /// Delivers `transfer`, which libcurl ended with `code` on `handle`, opens its WebSocket, or
+    /// starts it over: whichever its state's end event (``TransferState/ended(_:)``) says.
     func collect(_ transfer: consuming CurlTransfer, endedWith code: CURLcode, on handle: CurlEasyHandle) {
-        if _slowPath(handle.opensWebSocket) {
-            // A WebSocket's connection: nothing went out yet that a restart would send again.
-            if code == CURLE_OK, let opening = transfer.options?.webSocket {
-                return openWebSocket(transfer, opening, on: handle)
+        let end = transfer.end(code, on: handle)
+        let settlement: TransferState.Settlement
+        switch transfer.state.ended(end) {
+        case .settle(let settled):
+            settlement = settled
+        case .openWebSocket:
+            guard let opening = transfer.options?.webSocket else {
+                settlement = .fail(.transport(TransportFailure(.other, "a WebSocket's connection without its opening")))
+                break
             }
-        } else if _slowPath(code != CURLE_OK), restartsAfterFailure(code, handle, transfer) {
-            return
+            return openWebSocket(transfer, opening, on: handle)
+        case .restart(let restart):
+            if self.restart(handle, transfer, restart) { return }
+            settlement = transfer.state.bodyDidNotRewind(end)
         }
-        let outcome = transfer.outcome(code: code, handle: handle)
+        let outcome = transfer.outcome(settlement, end, handle: handle)
         remove(
             handle,
             keepingSetup: ResendDecision.keepsHandleSetup(
-                transferSucceeded: code == CURLE_OK, connectionsChosen: transfer.connectionsChosen))
+                transferSucceeded: code == CURLE_OK, connectionsChosen: transfer.state.connectionsChosen))
         deliver(transfer, outcome)
     }
 
-    /// Whether `transfer`, which libcurl ended with `code`, starts over instead of finishing: on
-    /// a fresh connection when the one libcurl chose had unread bytes or spoke the wrong protocol,
-    /// or after a framing error, as ``ResendDecision`` allows.
-    @inline(never)
-    func restartsAfterFailure(_ code: CURLcode, _ handle: CurlEasyHandle, _ transfer: CurlTransfer) -> Bool {
-        if transfer.waitsForConnectionTo != nil {  // stopped as it opened a connection
-            restart(handle, transfer, after: .waitedForSharedConnection, resettingHandle: transfer.rewindsForReset())
-            return true
-        }
-        if code == CURLE_ABORTED_BY_CALLBACK, transfer.needsFreshConnection {
-            restart(handle, transfer, after: .connectionRefused, resettingHandle: transfer.rewindsForReset())
-            return true
-        }
-        if code == CURLE_HTTP2, transfer.startsOverAfterFramingError() {  // its body rewound
-            restart(handle, transfer, after: .connectionEnded(multiplexed: true), resettingHandle: true)
-            return true
-        }
-        if transfer.startsOverOnDeadConnection(code, on: handle) {  // its body rewound
-            restart(
-                handle, transfer, after: .connectionEnded(multiplexed: transfer.connectionMultiplexed),
-                resettingHandle: true)
-            return true
-        }
-        return false
-    }
-
-    /// Starts `transfer` again after `cause`, on the connection
-    /// ``ResendDecision/restartConnection(after:)`` says: the
-    /// transport stopped it from going out on the one libcurl chose, or that connection died or
-    /// the server refused its stream before any of the answer came (see
-    /// ``CurlTransfer/startsOverAfterFramingError()`` and
-    /// ``CurlTransfer/startsOverOnDeadConnection(_:on:)``).
+    /// Starts `transfer` again as `restart` says, on the connection
+    /// ``ResendDecision/restartConnection(after:)`` names for its cause: the transport stopped it
+    /// from going out on the one libcurl chose, or that connection died or the server refused its
+    /// stream before any of the answer came. Returns `false`, leaving the transfer to settle,
+    /// when the restart requires the body to rewind and it cannot.
     ///
-    /// `resettingHandle`: the transfer's body was rewound (``CurlTransfer/rewindsForReset()``),
-    /// so the handle is reset and the transfer's options set again. libcurl 7.88 keeps the count
-    /// of the times it sent the request again across a remove and add, and refuses a sixth, so a
-    /// transfer it resent before this restart would otherwise start over with fewer resends left
-    /// than a new one. A body that cannot go out again keeps the handle's options as they are.
-    func restart(
-        _ handle: CurlEasyHandle, _ transfer: CurlTransfer, after cause: ResendDecision.RestartCause,
-        resettingHandle: Bool
-    ) {
-        let connection = ResendDecision.restartConnection(after: cause)
-        let waitsForConnectionTo = transfer.waitsForConnectionTo
+    /// A body that rewinds (``CurlTransfer/rewindsForReset()``) has the handle reset and the
+    /// transfer's options set again: libcurl 7.88 keeps the count of the times it sent the request
+    /// again across a remove and add, and refuses a sixth, so a transfer it resent before this
+    /// restart would otherwise start over with fewer resends left than a new one. A body that
+    /// cannot go out again keeps the handle's options as they are.
+    @inline(never)
+    func restart(_ handle: CurlEasyHandle, _ transfer: CurlTransfer, _ restart: TransferState.Restart) -> Bool {
+        let resettingHandle = transfer.rewindsForReset()
+        if restart.requiresRewind, !resettingHandle { return false }
+        let connection = ResendDecision.restartConnection(after: restart.cause)
         curl_multi_remove_handle(multi, handle.raw)
         if resettingHandle {
             guard clear(handle) else {
@@ -88,14 +68,14 @@ extension TransferLoop {
                 failSetup(
                     of: transfer, on: handle,
                     ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false)))
-                return
+                return true
             }
             do {
                 try transfer.configure(handle, again: true)
             } catch {
                 removeActive(handle)
                 failSetup(of: transfer, on: handle, error)
-                return
+                return true
             }
             configureCookies(handle)
         }
@@ -103,11 +83,12 @@ extension TransferLoop {
         // Set either way: a handle that kept its options may carry an earlier restart's.
         handle.set(CURLOPT_FRESH_CONNECT, connection == .new ? 1 : 0)
         handle.holdsPlainSetup = false  // so that `recycle` resets the option
-        if let origin = waitsForConnectionTo {
+        if let origin = restart.waitsForConnectionTo {
             waiting.append(WaitingTransfer(handle: handle, transfer: transfer, origin: origin))
         } else {
             addToMulti(handle, running: transfer)
         }
+        return true
     }
 
     /// Hands to libcurl the waiting transfers whose origin's new connection is ready, or whose

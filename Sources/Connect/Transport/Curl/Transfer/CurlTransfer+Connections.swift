@@ -8,36 +8,6 @@ import Foundation
 /// The connection a transfer goes out on: libcurl's choice checked as it is made (a socket
 /// opened, a connection chosen), and where the transfer starts over when it must.
 extension CurlTransfer {
-    /// Whether the transfer starts over on a new connection after libcurl ended it with `code`
-    /// on `handle` because its reused connection died before any of the answer came, by
-    /// ``ResendDecision/startsOverOnDeadConnection(connectionWasReused:responseStarted:isRepeatable:restartsSoFar:)``;
-    /// if so, its body is rewound for it (``rewindsForReset()``).
-    func startsOverOnDeadConnection(_ code: CURLcode, on handle: CurlEasyHandle) -> Bool {
-        guard ResendDecision.endsWithDeadConnection(code),
-            ResendDecision.startsOverOnDeadConnection(
-                connectionWasReused: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0, responseStarted: responseStarted,
-                isRepeatable: isRepeatable,
-                restartsSoFar: restartsOnDeadConnection),
-            rewindsForReset()
-        else { return false }
-        restartsOnDeadConnection += 1
-        return true
-    }
-
-    /// Whether the transfer starts over on a new connection after libcurl ended it with a
-    /// framing error (`CURLE_HTTP2`), by
-    /// ``ResendDecision/startsOverAfterFramingError(responseStarted:isRepeatable:restartsSoFar:)``;
-    /// if so, its body is rewound for it (``rewindsForReset()``).
-    func startsOverAfterFramingError() -> Bool {
-        guard
-            ResendDecision.startsOverAfterFramingError(
-                responseStarted: statusCode != 0, isRepeatable: isRepeatable, restartsSoFar: restartsAfterFramingError),
-            rewindsForReset()
-        else { return false }
-        restartsAfterFramingError += 1
-        return true
-    }
-
     /// Rewinds the body for the transfer to run again on its handle reset, before
     /// ``configure(_:again:)``: false when the body cannot go out again (a one-time stream), and
     /// the handle keeps its options instead. libcurl rewinds a multipart body itself.
@@ -47,14 +17,10 @@ extension CurlTransfer {
 
     /// The transfer starts over on `connection`: nothing of the response arrived on the last.
     func prepareForRestart(on handle: CurlEasyHandle, _ connection: ResendDecision.RestartConnection) {
-        needsFreshConnection = false
-        waitsForConnectionTo = nil
-        connectionsChosen = 0
+        state.startsOver()
         leaveConnection(handle.connections)
         connectionSocket = nil
         openedConnection = nil
-        connectionMultiplexed = false
-        head = ResponseHeadParser()
         received?.empty()
         settlePriorKnowledgeAsk(handle.connections)
         if let h2c {
@@ -70,8 +36,8 @@ extension CurlTransfer {
     /// The last head was a whole authentication challenge (`401`, or `407` from a proxy) that
     /// this transfer has credentials for: libcurl is about to answer it.
     var answersChallenge: Bool {
-        guard head.isComplete else { return false }
-        switch statusCode {
+        guard state.head.isComplete else { return false }
+        switch state.statusCode {
         case 401: return request.credentials != nil
         case 407:
             return settings.proxy.map { $0.username != nil || $0.schemes.contains(.negotiate) } == true
@@ -83,31 +49,25 @@ extension CurlTransfer {
     /// libcurl chose a connection for this transfer and is about to send the request on it.
     /// Returns whether it may.
     func connectionChosen(ports: ConnectionTracker.Ports, connections: ConnectionTracker) -> Bool {
-        connectionsChosen += 1
-        if ResendDecision.refusesResend(
-            connectionsChosen: connectionsChosen, isRepeatable: isRepeatable, answersChallenge: answersChallenge)
-        {
-            refusedResend = true
-            return false
-        }
+        guard state.connectionChosen(answersChallenge: answersChallenge) else { return false }
         leaveConnection(connections)  // a resend leaves the connection that died
         if let unixSocketPath {
             // A Unix domain socket has no ports to name its connection by (see
             // ``ConnectionTracker/unixConnectionChosen(through:opened:)``).
             connectionSocket = connections.unixConnectionChosen(through: unixSocketPath, opened: openedConnection)
             if connectionSocket == nil {
-                needsFreshConnection = true
+                state.connectionRefused()
                 return false
             }
         } else {
             connectionSocket = connections.socket(for: ports)
         }
         if let connectionSocket, connections.hasUnreadBytes(on: connectionSocket) {
-            needsFreshConnection = true
+            state.connectionRefused()
             return false
         }
         if let connectionSocket, !connections.allowsAnotherExchange(on: connectionSocket) {
-            needsFreshConnection = true
+            state.connectionRefused()
             return false
         }
         if let h2c, let connectionSocket {
@@ -119,13 +79,13 @@ extension CurlTransfer {
             case .proceed:
                 if h2c.ask == .priorKnowledge { connections.openedH2C(connectionSocket, to: h2c.origin) }
             case .restartWithPriorKnowledge:
-                needsFreshConnection = true
+                state.connectionRefused()
                 return false
             }
         }
         if let connectionSocket {
             connectionSerial = connections.exchangeStarted(on: connectionSocket)
-            connectionMultiplexed = connections.multiplexes(connectionSocket)
+            state.connectionAccepted(multiplexes: connections.multiplexes(connectionSocket))
         }
         settleOpening(connections)
         return true
@@ -137,14 +97,14 @@ extension CurlTransfer {
     func mayOpenConnection(_ connections: ConnectionTracker) -> Bool {
         guard !connections.openings.isEmpty else { return true }
         let origin = connectionOrigin()
-        let mayWait = ResendDecision.mayWaitForSharedConnection(
-            connectionsChosen: connectionsChosen, isRepeatable: isRepeatable)
-        switch connections.openings.opening(origin, by: ObjectIdentifier(self), mayWait: mayWait) {
+        switch connections.openings.opening(
+            origin, by: ObjectIdentifier(self), mayWait: state.mayWaitForSharedConnection)
+        {
         case .opens:
             opensConnectionTo = origin
             return true
         case .waits:
-            waitsForConnectionTo = origin
+            state.waitsForConnection(to: origin)
             return false
         case .proceeds:
             return true

@@ -5,21 +5,49 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// How a transfer ends: what it observed handed to ``TransferEnding``, and the response or error
-/// it delivers.
+/// How a transfer ends: what libcurl reported and the resources show, handed to
+/// ``TransferState/ended(_:)``, and the response or error a settlement delivers.
 extension CurlTransfer {
-    /// The response received, or the error, once libcurl reports `code` for this transfer. The
-    /// `Response` itself is made on the callback queue (see ``ResponseBuffers``).
+    /// The end event for ``TransferState/ended(_:)``: libcurl's `code`, and what the handle and
+    /// the transfer's resources show. `requestWasWritten`: the request went out without libcurl
+    /// counting it (the WebSocket handshake writes its request itself).
+    func end(_ code: CURLcode, on handle: CurlEasyHandle, requestWasWritten: Bool = false) -> TransferState.End {
+        let bytesSent = handle.infoLong(CURLINFO_REQUEST_SIZE)
+        var end = TransferState.End(
+            code: code, bytesSent: bytesSent, requestSent: requestWasWritten || bytesSent > 0,
+            connectionWasReused: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0)
+        if _slowPath(decoder != nil || bodyReader != nil || sink != nil || handle.opensWebSocket) {
+            readResources(into: &end, handle)
+        }
+        return end
+    }
+
+    /// For ``end(_:on:requestWasWritten:)``, the decoder's, the streamed body's and the file's states.
+    @inline(never)
+    func readResources(into end: inout TransferState.End, _ handle: CurlEasyHandle) {
+        if let decoder {
+            end.decoding = !decoder.hasInput ? .untouched : decoder.isComplete ? .complete : .unfinished
+        }
+        end.streamedBodyFailed = bodyReader?.pump?.failure != nil
+        end.sinkFailed = sink?.error != nil
+        end.opensWebSocket = handle.opensWebSocket
+    }
+
+    /// The response received, or the error, for `settlement` of a transfer that ended as `end`
+    /// said. The `Response` itself is made on the callback queue (see ``ResponseBuffers``).
     ///
     /// Written as the path of a plain exchange that ended well, with everything else (a failure,
-    /// a streamed body, a file, progress reports) in ``settleUnusualEnding(code:handle:requestSent:)``
-    /// out of line: the code every request runs stays a few cache lines long.
-    func outcome(code: CURLcode, handle: CurlEasyHandle) -> Result<ResponseBuffers, any Error> {
-        let bytesSent = handle.infoLong(CURLINFO_REQUEST_SIZE)
+    /// a streamed body, a file, progress reports) in
+    /// ``settleUnusualEnding(_:requestSent:handle:)`` out of line: the code every request runs
+    /// stays a few cache lines long.
+    func outcome(
+        _ settlement: TransferState.Settlement, _ end: TransferState.End, handle: CurlEasyHandle
+    ) -> Result<ResponseBuffers, any Error> {
         var fileURL: URL?
-        if _slowPath(code != CURLE_OK || !endedCleanly || bodyReader != nil || sink != nil || options?.progress != nil)
-        {
-            switch settleUnusualEnding(code: code, handle: handle, requestSent: bytesSent > 0) {
+        let succeeds: Bool
+        if case .succeed = settlement { succeeds = true } else { succeeds = false }
+        if _slowPath(!succeeds || bodyReader != nil || sink != nil || options?.progress != nil) {
+            switch settleUnusualEnding(settlement, requestSent: end.requestSent, handle: handle) {
             case .success(let url): fileURL = url
             case .failure(let error): return .failure(error)
             }
@@ -30,10 +58,10 @@ extension CurlTransfer {
         }
         guard let received else {  // the loop gives every transfer one before it starts
             return .failure(
-                ConnectError.transport(TransportFailure(.other, "no response buffers", requestSent: bytesSent > 0)))
+                ConnectError.transport(TransportFailure(.other, "no response buffers", requestSent: end.requestSent)))
         }
         self.received = nil
-        received.statusCode = statusCode
+        received.statusCode = state.statusCode
         received.httpVersion = Self.versionName(httpVersion)
         received.metrics = TransferMetrics(
             nameLookup: handle.infoDuration(CURLINFO_NAMELOOKUP_TIME_T),
@@ -42,9 +70,9 @@ extension CurlTransfer {
             firstByte: handle.infoDuration(CURLINFO_STARTTRANSFER_TIME_T),
             total: handle.infoDuration(CURLINFO_TOTAL_TIME_T),
             redirectCount: 0,
-            bytesSent: bytesSent,
+            bytesSent: end.bytesSent,
             bytesReceived: Int(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
-            reusedConnection: handle.infoLong(CURLINFO_NUM_CONNECTS) == 0
+            reusedConnection: end.connectionWasReused
         )
         if let sink {
             received.fileURL = fileURL
@@ -53,76 +81,52 @@ extension CurlTransfer {
         return .success(received)
     }
 
-    /// Nothing the callbacks saw calls for a failure (see ``TransferEnding``) once libcurl reports
-    /// success: the common case, checked at once so that a request that ended well skips it.
-    var endedCleanly: Bool {
-        headProblem == nil && !refusedResend && decodingFailure == nil && decoder == nil && head.isComplete
-    }
-
-    /// For ``outcome(code:handle:)``, every ending but a plain success: the error the transfer
-    /// ends with, by ``TransferEnding``, or for a success the file its body went to (`nil` for
-    /// memory). Closes a streamed body's reader and the file sink, and reports the final progress.
+    /// For ``outcome(_:_:handle:)``, every ending but a plain success: the error `settlement`
+    /// names, or for a success the file its body went to (`nil` for memory). Closes a streamed
+    /// body's reader and the file sink, and reports the final progress.
     @inline(never)
-    func settleUnusualEnding(code: CURLcode, handle: CurlEasyHandle, requestSent: Bool) -> Result<URL?, any Error> {
+    func settleUnusualEnding(
+        _ settlement: TransferState.Settlement, requestSent: Bool, handle: CurlEasyHandle
+    ) -> Result<URL?, any Error> {
         updateFinalProgress(handle)
-        var bodyFailure: (any Error)?
-        if let pump = bodyReader?.pump {
-            pump.close()
-            bodyFailure = pump.failure
-        }
-        let sinkError = sink?.error
-        let outcome = ending(
-            code: code, handle: handle, requestSent: requestSent, streamedBodyFailed: bodyFailure != nil,
-            sinkFailed: sinkError != nil
-        ).outcome
-        if outcome == .success, let sink, (200..<300).contains(statusCode) {
-            if let error = sink.finish(succeeded: true) { return .failure(error) }
-            return .success(sink.destination)
-        }
-        finishSink(succeeded: false)
-        switch outcome {
-        case .success: return .success(nil)
-        case .failure(let failure): return .failure(ConnectError.transport(failure))
-        case .streamedBodyFailure: return .failure(bodyFailure!)
-        case .sinkFailure: return .failure(sinkError!)
-        case .responseTooLarge: return .failure(ConnectError.responseTooLarge(limit: settings.maximumBodySize))
-        case .libcurlFailure(let code):
+        let pump = bodyReader?.pump
+        pump?.close()
+        switch settlement {
+        case .succeed:
+            if let sink, (200..<300).contains(state.statusCode) {
+                if let error = sink.finish(succeeded: true) { return .failure(error) }
+                return .success(sink.destination)
+            }
+            finishSink(succeeded: false)
+            return .success(nil)
+        case .fail(let failure):
+            let sinkError = sink?.error
+            finishSink(succeeded: false)
             return .failure(
-                ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent))
+                error(for: failure, requestSent: requestSent, handle: handle, pump: pump, sinkError: sinkError))
         }
     }
 
-    /// What the callbacks observed and libcurl reported, for ``TransferEnding`` to decide on.
-    func ending(
-        code: CURLcode, handle: CurlEasyHandle, requestSent: Bool, streamedBodyFailed: Bool, sinkFailed: Bool
-    ) -> TransferEnding {
-        var ending = TransferEnding(code: code, method: request.method.rawValue)
-        ending.headProblem = headProblem
-        ending.refusedResend = refusedResend
-        ending.decodingFailure = decodingFailure
-        ending.answeredBeforeBodySent = answeredBeforeBodySent
-        ending.bodyTooLarge = bodyTooLarge
-        ending.headIsComplete = head.isComplete
-        if let decoder {
-            ending.decoding = !decoder.hasInput ? .untouched : decoder.isComplete ? .complete : .unfinished
+    /// The error a transfer that ended with `failure` fails with.
+    func error(
+        for failure: TransferState.Failure, requestSent: Bool, handle: CurlEasyHandle, pump: BodyPump?,
+        sinkError: (any Error)?
+    ) -> any Error {
+        switch failure {
+        case .transport(let failure): return ConnectError.transport(failure)
+        case .streamedBody:
+            return pump?.failure
+                ?? ConnectError.transport(
+                    TransportFailure(.other, "the request body's stream failed", requestSent: requestSent))
+        case .sink:
+            return sinkError
+                ?? ConnectError.transport(
+                    TransportFailure(.other, "the file could not be written", requestSent: requestSent))
+        case .responseTooLarge: return ConnectError.responseTooLarge(limit: settings.maximumBodySize)
+        case .libcurl(let code):
+            return ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent)
         }
-        ending.responseStarted = responseStarted
-        ending.statusCode = statusCode
-        ending.requestSent = requestSent
-        ending.connectionWasReused = handle.infoLong(CURLINFO_NUM_CONNECTS) == 0
-        ending.bodyIsOneTimeStream = request.body?.isReplayable == false
-        ending.streamedBodyFailed = streamedBodyFailed
-        ending.sinkFailed = sinkFailed
-        return ending
     }
-
-    /// The request may go out more than once (see ``ResendDecision/mayRepeat(methodIsIdempotent:allowsRetry:)``).
-    var isRepeatable: Bool {
-        ResendDecision.mayRepeat(methodIsIdempotent: request.method.isIdempotent, allowsRetry: request.allowsRetry)
-    }
-
-    /// Any of the answer arrived: a status line, or body bytes.
-    var responseStarted: Bool { statusCode != 0 || bodyBytesTaken > 0 }
 
     static func versionName(_ code: Int) -> String {
         switch code {

@@ -11,25 +11,10 @@ import Foundation
 extension CurlTransfer {
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         let taken = decoder == nil ? deposit(bytes) : decodeBody(bytes)
-        if taken == bytes.count, uploadingHandle != nil {
-            bodyBytesTaken += taken
-            if isAnsweredBeforeBodySent() { return 0 }
+        if taken == bytes.count, uploadingHandle != nil, state.bodyTaken(taken, isBodySent: { isBodySent }) {
+            return 0  // answered whole before the request body went out: stop, as a success
         }
         return taken
-    }
-
-    /// Whether the whole response arrived over HTTP/2 while part of the request body is still
-    /// unsent; if so, the exchange is over and succeeded. HTTP/2 lets a server answer before it
-    /// has read the whole body and then reset the stream (RFC 9113 section 8.1: "a complete
-    /// response ... prior to ... the request"); libcurl 7.88 keeps trying to send the rest into
-    /// a stream the server no longer reads, until the timeout. HTTP/1.1 servers close the
-    /// connection instead, which ends the upload.
-    func isAnsweredBeforeBodySent() -> Bool {
-        guard responseIsHTTP2, head.isComplete else { return false }
-        let length = head.contentLength ?? (statusCode == 204 || statusCode == 304 ? 0 : nil)
-        guard let length, bodyBytesTaken >= length, !isBodySent else { return false }
-        answeredBeforeBodySent = true
-        return true
     }
 
     /// Whether libcurl sent the whole request body (or, for a body of unknown length, read its
@@ -68,7 +53,7 @@ extension CurlTransfer {
             }
             guard delivered else { return 0 }
         } catch {
-            decodingFailure = error
+            state.decodingFailed(error)
             return 0
         }
         if paused {
@@ -93,7 +78,7 @@ extension CurlTransfer {
     @inline(__always)
     func keepInMemory(_ bytes: UnsafeRawBufferPointer, _ received: ResponseBuffers) -> Int {
         if received.body.count + bytes.count > settings.maximumBodySize {
-            bodyTooLarge = true
+            state.bodyWentPastLimit()
             return 0
         }
         return received.body.append(bytes) ? bytes.count : 0
@@ -103,12 +88,13 @@ extension CurlTransfer {
     /// into memory, for the error handler.
     @inline(never)
     func depositElsewhere(_ bytes: UnsafeRawBufferPointer, _ received: ResponseBuffers) -> Int {
+        let statusCode = state.statusCode
         if let stream = options?.streamBuffer, (200..<300).contains(statusCode) {
             let accepted = stream.offer(
                 bytes,
                 head: Response(
                     statusCode: statusCode, rawHeaders: received.headers.copy(), url: request.url,
-                    httpVersion: head.httpVersion,
+                    httpVersion: state.head.httpVersion,
                     reasonPhrase: received.reasonPhrase))
             // A full buffer pauses the transfer: libcurl keeps these bytes and stops reading
             // the socket until the consumer asks for more.
@@ -134,32 +120,25 @@ extension CurlTransfer {
     /// One header line from libcurl, checked by the head parser and kept as bytes (see
     /// ``ReceivedHeaderLines``); `false` stops the transfer (a refused head, or memory ran out).
     func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        guard received != nil else { return false }
-        let line: ResponseHeadParser.Line
-        do {
-            line = try head.read(bytes)
-        } catch {
-            headProblem = error
-            return false
-        }
+        guard received != nil, let line = state.headerLine(bytes) else { return false }
         switch line {
         case .status:
             // A new head: an interim 1xx or a proxy's answer to CONNECT came before; start over.
-            responseIsHTTP2 = ResponseHeadParser.isHTTP2StatusLine(bytes)
-            if _slowPath(responseIsHTTP2), !headCameFromHTTP2Frames() {
-                headProblem = .http2StatusOnHTTP1Connection
+            if _slowPath(state.responseIsHTTP2), !headCameFromHTTP2Frames() {
+                state.refuseHead(.http2StatusOnHTTP1Connection)
                 return false
             }
-            let reasonPhrase = ResponseHeadParser.unusualReasonPhrase(ofStatusLine: bytes, statusCode: head.statusCode)
+            let reasonPhrase = ResponseHeadParser.unusualReasonPhrase(
+                ofStatusLine: bytes, statusCode: state.statusCode)
             withReceiving {
                 $0.headers.removeAll()
                 $0.reasonPhrase = reasonPhrase
             }
             decoder = nil
         case .end:
-            if head.isComplete, !prepareForBody() { return false }
+            if state.head.isComplete, !prepareForBody() { return false }
             // A body-less answer (204, `Content-Length: 0`) can be complete here.
-            if uploadingHandle != nil, isAnsweredBeforeBodySent() { return false }
+            if uploadingHandle != nil, state.bodyTaken(0, isBodySent: { isBodySent }) { return false }
         case .field:
             return withReceiving { $0.headers.append(line: bytes) }
         case .continuation:
@@ -174,14 +153,9 @@ extension CurlTransfer {
     /// of known length, room for it (or a refusal, over the limit). False stops the transfer.
     @inline(__always)
     func prepareForBody() -> Bool {
-        if _slowPath(head.isChunked || !head.contentCodings.isEmpty) { return makeDecoder() }
-        guard let length = head.contentLength, sink == nil, options?.streamBuffer == nil else { return true }
-        if length > settings.maximumBodySize, statusCode != 204, !(300..<400).contains(statusCode),
-            request.method != .head
-        {
-            bodyTooLarge = true
-            return false
-        }
+        if _slowPath(state.head.isChunked || !state.head.contentCodings.isEmpty) { return makeDecoder() }
+        guard let length = state.head.contentLength, sink == nil, options?.streamBuffer == nil else { return true }
+        guard state.announcedBodyFits(length: length, maximum: settings.maximumBodySize) else { return false }
         let capacity = min(length, settings.maximumBodySize)
         withReceiving { if $0.body.isEmpty { $0.body.reserveCapacity(capacity) } }
         return true
@@ -194,9 +168,10 @@ extension CurlTransfer {
     func makeDecoder() -> Bool {
         do {
             decoder = try BodyDecoder(
-                chunked: head.isChunked, codings: head.hasUnknownContentCoding ? [] : head.contentCodings)
+                chunked: state.head.isChunked,
+                codings: state.head.hasUnknownContentCoding ? [] : state.head.contentCodings)
         } catch {
-            decodingFailure = error
+            state.decodingFailed(error)
             return false
         }
         return true
@@ -241,7 +216,7 @@ extension CurlTransfer {
 
     /// libcurl's progress callback: throttled to about ten reports a second.
     func reportProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) {
-        let offset = statusCode == 206 ? resumeOffset : 0
+        let offset = state.statusCode == 206 ? resumeOffset : 0
         latestProgress = TransferProgress(
             bytesSent: uploaded,
             totalBytesToSend: uploadTotal > 0 ? uploadTotal : request.body?.count.map(Int64.init),
@@ -260,7 +235,7 @@ extension CurlTransfer {
     /// The figures when the transfer ended, for the last progress report.
     func updateFinalProgress(_ handle: CurlEasyHandle) {
         guard options?.progress != nil else { return }
-        let offset = statusCode == 206 ? resumeOffset : 0
+        let offset = state.statusCode == 206 ? resumeOffset : 0
         let length = Int64(handle.infoOffset(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T))
         let received = Int64(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T))
         latestProgress.bytesReceived = received + offset

@@ -18,9 +18,10 @@ import Darwin
 ///
 /// Its roles, one file each: setting the options (`CurlTransfer+Options`), taking what the
 /// callbacks hand over (`CurlTransfer+Receiving`, reached through ``TransferCallbacks``), the
-/// connection libcurl chooses and the restarts (`CurlTransfer+Connections`, deciding by
-/// ``ResendDecision`` and ``SharedConnectionOpenings``), and the ending (`CurlTransfer+Ending`,
-/// deciding by ``TransferEnding``).
+/// connection libcurl chooses (`CurlTransfer+Connections`, deciding by ``SharedConnectionOpenings``
+/// and ``PriorKnowledgeConnections``), and the ending (`CurlTransfer+Ending`). What the transfer
+/// has seen and what it does next is ``TransferState``, a value each callback and the end are
+/// events on: this class holds the resources and runs its actions.
 ///
 /// `@unchecked Sendable`: created on the caller's thread, then touched only by the transfer
 /// thread (options, callbacks, completion); the promise is itself thread-safe.
@@ -45,36 +46,18 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     // `@exclusivity(unchecked)` on the state below: see the type's comment; the transfer thread
     // touches it one access at a time, so the runtime's dynamic checks (a thread-local lookup
     // per access, on every header line and body chunk) would find nothing.
+    /// What the transfer has seen of its answer and its connection, and what it does next: the
+    /// callbacks and the end are events on it (see ``TransferState``).
+    @exclusivity(unchecked) var state: TransferState
     /// The header lines and body received, from the transfer loop's pool; set when the transfer
     /// starts, handed on when it succeeds.
     @exclusivity(unchecked) var received: ResponseBuffers?
-    @exclusivity(unchecked) var bodyTooLarge = false
-    /// What the response head has shown so far; a head it refused leaves its problem here.
-    @exclusivity(unchecked) var head = ResponseHeadParser()
-    /// The status of the last head (0 before any): an interim 1xx until the final one comes.
-    var statusCode: Int { head.statusCode }
-    @exclusivity(unchecked) var headProblem: ResponseHeadParser.Problem?
     /// Decodes a chunked or compressed body (gzip, deflate, br, zstd); see ``BodyDecoder``.
     @exclusivity(unchecked) var decoder: BodyDecoder?
-    @exclusivity(unchecked) var decodingFailure: BodyDecoder.Failure?
     /// Decoded bytes a paused stream did not take yet, and how many bytes of the input libcurl
     /// will hand over again when it resumes were already decoded into them.
     @exclusivity(unchecked) var pendingDecoded: [UInt8] = []
     @exclusivity(unchecked) var alreadyDecodedInput = 0
-    /// Connections libcurl has chosen for this transfer: a second means it is sending the
-    /// request again after a connection died.
-    @exclusivity(unchecked) var connectionsChosen = 0
-    /// Times the transport started this transfer over after a framing error (see
-    /// ``startsOverAfterFramingError()``).
-    @exclusivity(unchecked) var restartsAfterFramingError = 0
-    /// Times the transport started this transfer over after its reused connection died before
-    /// any of the answer came (see ``startsOverOnDeadConnection(_:on:)``).
-    @exclusivity(unchecked) var restartsOnDeadConnection = 0
-    /// libcurl was stopped from sending a request again that may not be repeated.
-    @exclusivity(unchecked) var refusedResend = false
-    /// The transport stopped the request from going out on the connection libcurl chose (see
-    /// ``connectionChosen(ports:connections:)``): start over on a new one.
-    @exclusivity(unchecked) var needsFreshConnection = false
     /// The Unix domain socket this transfer's connections go through when the request names
     /// one itself (an `http+unix` URL, ``Request/unixSocketPath``), set with its options.
     @exclusivity(unchecked) var ownUnixSocketPath: String?
@@ -83,15 +66,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The socket libcurl opened for this transfer, and its serial in the transport's
     /// ``ConnectionTracker``: how a Unix domain socket connection, which has no ports, is known.
     @exclusivity(unchecked) var openedConnection: (socket: Int32, serial: UInt32)?
-    /// That connection multiplexed when libcurl chose it (see ``ConnectionTracker/multiplexes(_:)``).
-    @exclusivity(unchecked) var connectionMultiplexed = false
     /// The origin this transfer opens a new connection to while other transfers wait for that
     /// connection (see ``SharedConnectionOpenings``), until the connection is ready or the
     /// transfer ends.
     @exclusivity(unchecked) var opensConnectionTo: String?
-    /// The origin whose new connection, opened by another transfer, this one waits for: it was
-    /// stopped before it opened its own, and goes to libcurl again once that one is ready.
-    @exclusivity(unchecked) var waitsForConnectionTo: String?
     /// That connection's serial, while this transfer counts among its exchanges in flight (see
     /// ``ConnectionTracker/exchangeStarted(on:)``).
     @exclusivity(unchecked) var connectionSerial: UInt32?
@@ -109,13 +87,6 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// For a request with a body: the handle it runs on, to ask how much of the body went out.
     /// Unowned: the handle holds the transfer while it runs, and callbacks come only then.
     @exclusivity(unchecked) unowned(unsafe) var uploadingHandle: CurlEasyHandle?
-    /// The response head is HTTP/2.
-    @exclusivity(unchecked) var responseIsHTTP2 = false
-    /// Body bytes libcurl delivered and this transfer took, before decoding.
-    @exclusivity(unchecked) var bodyBytesTaken = 0
-    /// The whole response arrived over HTTP/2 before the whole request body was sent, and the
-    /// transfer was stopped there as a success; see ``isAnsweredBeforeBodySent()``.
-    @exclusivity(unchecked) var answeredBeforeBodySent = false
     /// A multipart body, built with libcurl's MIME API on the easy handle.
     @exclusivity(unchecked) var mime: OpaquePointer?
     /// Where a 2xx body is written, for file destinations.
@@ -137,6 +108,11 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         self.options = options
         self.transport = transport
         self.promise = promise
+        state = TransferState(
+            method: request.method,
+            isRepeatable: ResendDecision.mayRepeat(
+                methodIsIdempotent: request.method.isIdempotent, allowsRetry: request.allowsRetry),
+            bodyIsOneTimeStream: request.body?.isReplayable == false)
     }
 
     /// Makes the serial queue the transfer's progress reports go through, in order, to the

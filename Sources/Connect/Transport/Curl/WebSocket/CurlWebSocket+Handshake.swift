@@ -53,18 +53,19 @@ extension CurlWebSocket {
             }
             guard accepted else { return endOpening(socketEndedWith: CURLE_OK, reason: "") }
             // 1xx heads other than 101 (100 Continue, 103 Early Hints) come before the answer.
-            guard isBlank, transfer.statusCode == 101 || transfer.statusCode >= 200 else { continue }
+            guard isBlank, transfer.state.statusCode == 101 || transfer.state.statusCode >= 200 else { continue }
             if let received = transfer.received {
                 transfer.storeWebSocketCookies(from: received.headers.copy().parsed(), url: url, handle: handle)
             }
             let rest = UnsafeRawBufferPointer(rebasing: bytes[start...])
-            if transfer.statusCode == 101 {
+            if transfer.state.statusCode == 101 {
                 open(transfer, framesAfterHead: rest)
             } else {
                 readsRefusalBody = true
-                let status = transfer.statusCode
+                let status = transfer.state.statusCode
                 refusalBodyLeft =
-                    status == 204 || status == 304 ? 0 : transfer.head.isChunked ? nil : transfer.head.contentLength
+                    status == 204 || status == 304
+                    ? 0 : transfer.state.head.isChunked ? nil : transfer.state.head.contentLength
                 if refusalBodyLeft == 0 { return finishRefusal(transfer) }
                 takeRefusalBody(rest, transfer)
             }
@@ -118,14 +119,15 @@ extension CurlWebSocket {
         guard transfer.receiveBody(body) == body.count else {
             return endOpening(socketEndedWith: CURLE_WRITE_ERROR, reason: "")
         }
-        if refusalBodyLeft == 0 || (transfer.decoder?.isComplete == true && transfer.head.isChunked) {
+        if refusalBodyLeft == 0 || (transfer.decoder?.isComplete == true && transfer.state.head.isChunked) {
             finishRefusal(transfer)
         }
     }
 
     /// The refusal's body is whole: the transfer ends with it, and the connection closes.
     private func finishRefusal(_ transfer: CurlTransfer) {
-        switch transfer.settleUnusualEnding(code: CURLE_OK, handle: handle, requestSent: true) {
+        let settlement = transfer.state.settled(transfer.end(CURLE_OK, on: handle, requestWasWritten: true))
+        switch transfer.settleUnusualEnding(settlement, requestSent: true, handle: handle) {
         case .failure(let error): endOpening(failure: error)
         case .success:
             guard let received = transfer.received else { return endOpening(socketEndedWith: CURLE_OK, reason: "") }
@@ -139,8 +141,8 @@ extension CurlWebSocket {
     private func deliverOpening(_ transfer: CurlTransfer, _ received: ResponseBuffers) {
         transfer.received = nil
         openingTransfer = nil
-        received.statusCode = transfer.statusCode
-        received.httpVersion = transfer.head.httpVersion
+        received.statusCode = transfer.state.statusCode
+        received.httpVersion = transfer.state.head.httpVersion
         received.metrics = TransferMetrics(
             nameLookup: handle.infoDuration(CURLINFO_NAMELOOKUP_TIME_T),
             connect: handle.infoDuration(CURLINFO_CONNECT_TIME_T),
@@ -156,17 +158,18 @@ extension CurlWebSocket {
     /// body without a length ends with the connection: that is the answer's end.
     func endOpening(socketEndedWith code: CURLcode, reason: String) {
         guard let transfer = openingTransfer else { return }
-        if readsRefusalBody, refusalBodyLeft == nil, !transfer.head.isChunked, code == CURLE_OK {
+        if readsRefusalBody, refusalBodyLeft == nil, !transfer.state.head.isChunked, code == CURLE_OK {
             return finishRefusal(transfer)
         }
         let failure: any Error
-        if transfer.headProblem != nil || transfer.decodingFailure != nil || transfer.bodyTooLarge {
-            if case .failure(let error) = transfer.settleUnusualEnding(code: code, handle: handle, requestSent: true) {
+        if transfer.state.refusedAnswer {
+            let settlement = transfer.state.settled(transfer.end(code, on: handle, requestWasWritten: true))
+            if case .failure(let error) = transfer.settleUnusualEnding(settlement, requestSent: true, handle: handle) {
                 return endOpening(failure: error)
             }
             failure = ConnectError.transport(
                 TransportFailure(.malformedResponse, "Malformed response", requestSent: true))
-        } else if transfer.statusCode == 0 && partialLine.isEmpty {
+        } else if transfer.state.statusCode == 0 && partialLine.isEmpty {
             failure = ConnectError.transport(
                 TransportFailure(
                     .connectionClosed, "The server closed the connection without answering the WebSocket handshake",
