@@ -20,7 +20,7 @@ struct TracingTests {
             case "/busy-once":
                 return busy.exchange(false, ordering: .relaxed) ? .text("busy", status: 503) : .text("ok")
             case "/missing": return .text("no", status: 404)
-            case "/cached": return .json(#"{"ok":true}"#, headers: [("Cache-Control", "max-age=60")])
+            case "/cached": return .json(#"{"ok":true}"#, headers: [("Cache-Control", "max-age=31536000")])
             default: return .json(#"{"ok":true}"#)
             }
         }

@@ -189,7 +189,7 @@ struct DiskCacheStoreTests {
     }
 
     @Test func aClientAnswersFromTheDiskAfterARestart() async throws {
-        let server = try TestServer { _ in .text("kept", headers: [("Cache-Control", "max-age=600")]) }
+        let server = try TestServer { _ in .text("kept", headers: [("Cache-Control", "max-age=31536000")]) }
         defer { server.shutdown() }
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
