@@ -11,6 +11,7 @@ public struct MockResponse: Sendable {
     enum Outcome: Sendable {
         case response(status: Int, headers: [HTTPHeader], body: Data)
         case failure(any Error)
+        case webSocket(subprotocol: String?, headers: [HTTPHeader], @Sendable (MockWebSocketPeer) async throws -> Void)
     }
 
     let outcome: Outcome
@@ -37,6 +38,25 @@ public struct MockResponse: Sendable {
     /// A failure instead of a response, e.g. `ConnectError.timedOut("…")`.
     public static func failure(_ error: any Error) -> MockResponse {
         MockResponse(outcome: .failure(error))
+    }
+
+    /// Accepts a WebSocket's opening handshake (``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``)
+    /// with a 101, and runs `conversation` as the server's end of the connection: the test
+    /// scripts what the server sends and reads what the app sends (see ``MockWebSocketPeer``).
+    ///
+    /// - Parameters:
+    ///   - subprotocol: the subprotocol the server chooses; the handshake fails, as against a
+    ///     server, unless the request offered it in `Sec-WebSocket-Protocol`.
+    ///   - headers: more headers for the 101.
+    ///   - conversation: the server's side; the connection closes (1000) when it returns, and
+    ///     drops when it throws.
+    ///
+    /// A plain request that meets this answer fails: it answers WebSocket handshakes only.
+    public static func webSocket(
+        subprotocol: String? = nil, headers: [HTTPHeader] = [],
+        _ conversation: @escaping @Sendable (MockWebSocketPeer) async throws -> Void
+    ) -> MockResponse {
+        MockResponse(outcome: .webSocket(subprotocol: subprotocol, headers: headers, conversation))
     }
 
     /// The same answer, arriving after `delay`.

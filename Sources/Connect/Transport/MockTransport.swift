@@ -60,7 +60,8 @@ public final class MockTransport: TransferCarrier {
             guard let expected = try? builder.withLock({ $0 }).build(connector.connector),
                 request.method == expected.method
             else { return false }
-            let (a, b) = (request.url, expected.url)
+            // A WebSocket's handshake goes out on its http(s) URL (see `Connect.handshakeURL(for:)`).
+            let (a, b) = (request.url, Connect.handshakeURL(for: expected.url))
             return a.scheme == b.scheme && a.host == b.host && a.port == b.port && a.path == b.path
         }
     }
@@ -128,6 +129,41 @@ public final class MockTransport: TransferCarrier {
     /// when their futures are cancelled.
     public func cancelAll() {}
 
+    /// The 101 of a WebSocket's opening handshake, with the peer that runs `conversation` left
+    /// in `opening` for the exchange; a failure for a request that opens no WebSocket, or that did
+    /// not offer `subprotocol`.
+    private static func openWebSocket(
+        for request: Request, opening: WebSocketOpening?, subprotocol: String?, headers: [HTTPHeader],
+        _ conversation: @escaping @Sendable (MockWebSocketPeer) async throws -> Void
+    ) -> Result<Response, any Error> {
+        guard let opening else {
+            return .failure(
+                ConnectError.transport(
+                    TransportFailure(
+                        kind: .noMockResponse,
+                        message:
+                            "MockResponse.webSocket answers a WebSocket's opening handshake (Connect.webSocket) only, not the plain request \(request.method) \(request.url.absoluteString)",
+                        requestSent: false)))
+        }
+        var answer = [HTTPHeader(name: "Upgrade", value: "websocket"), HTTPHeader(name: "Connection", value: "Upgrade")]
+        if let subprotocol {
+            guard WebSocketHandshake.offeredSubprotocols(in: request.headers).contains(subprotocol) else {
+                return .failure(
+                    ConnectError.transport(
+                        TransportFailure(
+                            kind: .webSocketHandshake,
+                            message:
+                                "WebSocket handshake failed: the mock chose the subprotocol \(subprotocol), which the request did not offer",
+                            requestSent: true)))
+            }
+            answer.append(HTTPHeader(name: "Sec-WebSocket-Protocol", value: subprotocol))
+        }
+        let peer = MockWebSocketPeer(request: request, receiveBufferSize: opening.options.receiveBufferSize)
+        opening.opened(peer, WebSocketHandshake.Outcome(subprotocol: subprotocol, compression: nil))
+        peer.start(conversation)
+        return .success(Response(statusCode: 101, headers: answer + headers, url: request.url))
+    }
+
     /// The response, delivered where the request asked (memory, a file, a stream).
     private static func outcome(
         of mock: MockResponse, for request: Request, options: TransferOptions?
@@ -135,6 +171,9 @@ public final class MockTransport: TransferCarrier {
         switch mock.outcome {
         case .failure(let error):
             return .failure(error)
+        case .webSocket(let subprotocol, let headers, let conversation):
+            return openWebSocket(
+                for: request, opening: options?.webSocket, subprotocol: subprotocol, headers: headers, conversation)
         case .response(let status, let headers, let body):
             var fileURL: URL?
             var memoryBody = body

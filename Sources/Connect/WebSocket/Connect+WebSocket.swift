@@ -45,9 +45,9 @@ extension Connect {
         _ request: Request, options: WebSocketOptions, debugResponse: Bool,
         errorHandler: (any ErrorHandlerProtocol)? = nil, redirectHandler: (any RedirectHandler)? = nil
     ) async throws -> WebSocket {
-        guard transport is CurlTransport else {
+        guard transport is any TransferCarrier else {
             throw ConnectError.invalidRequest(
-                "WebSockets need Connect's own transport (CurlTransport), not \(type(of: transport))")
+                "WebSockets need Connect's own transport or a MockTransport, not \(type(of: transport))")
         }
         if let problem = options.problem { throw ConnectError.invalidRequest("WebSocketOptions: \(problem)") }
         var request = request

@@ -30,16 +30,20 @@ public final class WebSocket: Sendable {
     /// The subprotocol the server chose from those the request offered in
     /// `Sec-WebSocket-Protocol`, if any.
     public let subprotocol: String?
-    let connection: CurlWebSocket
+    /// The transport's connection (see ``WebSocketConnection``).
+    let connection: any WebSocketConnection
+    /// The connection's inbox, held here: every message is taken from it.
+    let inbox: WebSocketInbox
 
-    init(response: Response, subprotocol: String?, connection: CurlWebSocket) {
+    init(response: Response, subprotocol: String?, connection: any WebSocketConnection) {
         self.response = response
         self.subprotocol = subprotocol
         self.connection = connection
+        inbox = connection.inbox
     }
 
     deinit {
-        connection.transport.loop.enqueue(.webSocket(connection, .release))
+        connection.release()
     }
 
     /// The messages the server sends, in order. The sequence ends after a closing handshake
@@ -52,11 +56,7 @@ public final class WebSocket: Sendable {
     /// the connection is closing or closed.
     public func send(_ message: WebSocketMessage) async throws {
         let connection = connection
-        try await withCheckedThrowingContinuation { continuation in
-            // On this thread when the connection is idle; else by the transfer thread.
-            guard !connection.sendOnCallersThread(message, continuation) else { return }
-            connection.transport.loop.enqueue(.webSocket(connection, .send(message, continuation)))
-        }
+        try await withCheckedThrowingContinuation { connection.send(message, $0) }
     }
 
     /// Sends a text message.
@@ -71,7 +71,8 @@ public final class WebSocket: Sendable {
 
     /// Sends a ping and returns when its pong arrives.
     public func ping() async throws {
-        try await command { .ping($0) }
+        let connection = connection
+        try await withCheckedThrowingContinuation { connection.ping($0) }
     }
 
     /// Runs the closing handshake: sends a close frame with `code` and `reason`, and returns once
@@ -83,49 +84,43 @@ public final class WebSocket: Sendable {
     ///     any other throws ``WebSocketError/invalidArgument(_:)``.
     ///   - reason: a few words; a close frame carries at most 123 bytes of it.
     public func close(code: UInt16 = 1000, reason: String = "") async throws {
-        try await command { .close(code: code, reason: reason, $0) }
+        let connection = connection
+        try await withCheckedThrowingContinuation { connection.close(code: code, reason: reason, $0) }
     }
 
     /// The close code the server sent in its close frame, once the connection closed; `nil`
     /// while it is open, when the server's close frame had none, or when it ended without one.
     public var closeCode: UInt16? {
-        if case .closed(let code, _)? = connection.inbox.ending { return code }
+        if case .closed(let code, _)? = inbox.ending { return code }
         return nil
     }
 
     /// The reason the server gave in its close frame, once the connection closed by the closing
     /// handshake.
     public var closeReason: String? {
-        if case .closed(_, let reason)? = connection.inbox.ending { return reason }
+        if case .closed(_, let reason)? = inbox.ending { return reason }
         return nil
     }
 
     /// Whether the connection has ended, however it did.
-    public var isClosed: Bool { connection.inbox.ending != nil }
-
-    private func command(
-        _ make: (CheckedContinuation<Void, any Error>) -> CurlWebSocket.Command
-    ) async throws {
-        try await withCheckedThrowingContinuation { continuation in
-            connection.transport.loop.enqueue(.webSocket(connection, make(continuation)))
-        }
-    }
+    public var isClosed: Bool { inbox.ending != nil }
 
     /// The next message for ``messages``; cancelling the reading task closes the connection.
     func nextMessage() async throws -> WebSocketMessage? {
         let connection = connection
+        let inbox = inbox
         // A local function, not a closure value: passed down without a context to allocate.
-        func resumeReading() { connection.transport.loop.enqueue(.webSocket(connection, .resumeReading)) }
+        func resumeReading() { connection.resumeReading() }
         // A message already held needs no cancellation handler: the task does not wait. A
         // cancelled task takes the other path, whose handler closes the connection.
-        if !Task.isCancelled, let message = connection.inbox.takeIfHeld(resuming: resumeReading) {
+        if !Task.isCancelled, let message = inbox.takeIfHeld(resuming: resumeReading) {
             return message
         }
         return try await withTaskCancellationHandler {
-            try await connection.inbox.take(resuming: resumeReading)
+            try await inbox.take(resuming: resumeReading)
         } onCancel: {
-            connection.inbox.abandonWaitingReader(with: CancellationError())
-            connection.transport.loop.enqueue(.webSocket(connection, .release))
+            inbox.abandonWaitingReader(with: CancellationError())
+            connection.release()
         }
     }
 

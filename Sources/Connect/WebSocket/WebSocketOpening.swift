@@ -9,23 +9,23 @@ import ConnectFutures
 /// all (an interceptor refused the 101, or a retry opened another) is closed.
 final class WebSocketOpening: Sendable {
     let options: WebSocketOptions
-    private let opened = Locked<(socket: CurlWebSocket, outcome: WebSocketHandshake.Outcome)?>(nil)
+    private let opened = Locked<(socket: any WebSocketConnection, outcome: WebSocketHandshake.Outcome)?>(nil)
 
     init(options: WebSocketOptions) {
         self.options = options
     }
 
-    /// The transfer thread: `socket` completed its handshake with `outcome`.
-    func opened(_ socket: CurlWebSocket, _ outcome: WebSocketHandshake.Outcome) {
+    /// The transport: `socket` completed its handshake with `outcome`.
+    func opened(_ socket: any WebSocketConnection, _ outcome: WebSocketHandshake.Outcome) {
         let earlier = opened.withLock { opened in
             defer { opened = (socket, outcome) }
             return opened?.socket
         }
-        if let earlier { earlier.transport.loop.enqueue(.webSocket(earlier, .release)) }
+        earlier?.release()
     }
 
     /// The open connection and what its handshake settled, taken once.
-    func take() -> (socket: CurlWebSocket, outcome: WebSocketHandshake.Outcome)? {
+    func take() -> (socket: any WebSocketConnection, outcome: WebSocketHandshake.Outcome)? {
         opened.withLock { opened in
             defer { opened = nil }
             return opened
@@ -33,6 +33,6 @@ final class WebSocketOpening: Sendable {
     }
 
     deinit {
-        if let socket = take()?.socket { socket.transport.loop.enqueue(.webSocket(socket, .release)) }
+        take()?.socket.release()
     }
 }
