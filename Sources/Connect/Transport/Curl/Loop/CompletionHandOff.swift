@@ -16,7 +16,8 @@ import ObjectiveC
 /// that finished in one go, without a dispatch and a thread wakeup per loop pass. Order is kept:
 /// batches are completed in the order they were handed over.
 final class CompletionHandOff: @unchecked Sendable {
-    // @unchecked: `emptied` is touched by the one drain running at a time (see `draining`).
+    // @unchecked: `emptied` is touched by the one drain running at a time (see `draining`), and
+    // `finishedInPass` by the loop thread that leads (see ``LoopBaton``).
     /// A finished transfer and what it came to. A struct of this module rather than a tuple:
     /// emptying an array of tuples has the runtime walk each element's tuple metadata, where a
     /// struct has value witnesses compiled here.
@@ -32,15 +33,70 @@ final class CompletionHandOff: @unchecked Sendable {
     /// The received responses of the batch being completed off the transfer thread, given back
     /// to the pool together: one lock per batch rather than one per transfer.
     @exclusivity(unchecked) private var emptied: [ResponseBuffers] = []
+    /// The transfers the loop's pass finished, handed over together at its end; touched by the
+    /// leading loop thread alone.
+    @exclusivity(unchecked) private var finishedInPass: [Finished] = []
 
     init(queue: DispatchQueue?, responseBuffers: ResponseBuffersPool) {
         self.queue = queue
         self.responseBuffers = responseBuffers
     }
 
+    // MARK: The transfer thread
+
+    /// Keeps `transfer`, which ended with `outcome`, for the hand-over at the end of the loop's
+    /// pass. A failed transfer's received buffers go back to the pool at once: what it received
+    /// never leaves this thread.
+    func add(_ transfer: consuming CurlTransfer, _ outcome: consuming Result<ResponseBuffers, any Error>) {
+        if let received = transfer.received {
+            transfer.received = nil
+            responseBuffers.reclaim(received)
+        }
+        finishedInPass.append(Finished(transfer: transfer, outcome: outcome))
+    }
+
+    /// How many transfers the loop's pass finished so far.
+    var finishedInPassCount: Int { finishedInPass.count }
+
+    /// One hand-over for everything that finished in the loop's pass: with many transfers in
+    /// flight, waking a callback thread per transfer cost more than the callbacks themselves.
+    /// Returns `true` when the calling loop thread is to run the drain itself (``drainHere()``),
+    /// after handing the loop over.
+    func handOverPass(drainingHere: Bool) -> Bool {
+        guard !finishedInPass.isEmpty else { return false }
+        // Transfers with progress reports complete behind them, on their own queue. Looked for
+        // first: taking none out of the list would still rewrite it.
+        if _slowPath(finishedInPass.contains(where: { $0.transfer.progressQueue != nil })) {
+            completeBehindProgressReports()
+            guard !finishedInPass.isEmpty else { return false }
+        }
+        guard drainingHere else {
+            deliver(&finishedInPass)
+            return false
+        }
+        return startsDrain(with: &finishedInPass)
+    }
+
+    /// Takes the finished transfers that report progress out of the pass and completes each on
+    /// its progress queue, after its final report.
+    @inline(never)
+    private func completeBehindProgressReports() {
+        finishedInPass.removeAll { entry in
+            let transfer = entry.transfer
+            guard let progressQueue = transfer.progressQueue, let handler = transfer.options?.progress else {
+                return false
+            }
+            let final = transfer.latestProgress
+            progressQueue.async { [self] in
+                handler.report(final)
+                complete(entry)
+            }
+            return true
+        }
+    }
+
     /// Queues `batch` for the callback queue and leaves it empty, keeping a buffer's capacity.
-    /// Called by the transfer thread.
-    func deliver(_ batch: inout [Finished]) {
+    private func deliver(_ batch: inout [Finished]) {
         guard let queue else {
             complete(&batch)
             return
@@ -61,7 +117,7 @@ final class CompletionHandOff: @unchecked Sendable {
     /// as the transfer loop's inbox does: the batch is handed over without copying its elements
     /// (a generic copy of each transfer and outcome), and the caller gets back the buffer the
     /// last drain emptied, with its capacity.
-    func startsDrain(with batch: inout [Finished]) -> Bool {
+    private func startsDrain(with batch: inout [Finished]) -> Bool {
         let mustStart = state.withLock { state -> Bool in
             if state.waiting.isEmpty {
                 swap(&state.waiting, &batch)
@@ -76,8 +132,8 @@ final class CompletionHandOff: @unchecked Sendable {
         return mustStart
     }
 
-    /// Runs the drain `startsDrain(with:)` asked for on the callback queue from the calling
-    /// thread (`DispatchQueue.sync`).
+    /// Runs the drain ``handOverPass(drainingHere:)`` asked for on the callback queue from the
+    /// calling loop thread (`DispatchQueue.sync`).
     func drainHere() {
         let queue = queue!
         queue.sync {
@@ -124,7 +180,7 @@ final class CompletionHandOff: @unchecked Sendable {
     }
 
     /// Completes one transfer's future off the callback queue's drain (behind its progress reports).
-    func complete(_ finished: Finished) {
+    private func complete(_ finished: Finished) {
         if let received = finish(finished) { responseBuffers.giveBack(received) }
     }
 

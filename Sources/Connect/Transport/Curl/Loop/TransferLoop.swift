@@ -121,8 +121,6 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) var webSocketMultiHandle: UnsafeMutableRawPointer?
     @exclusivity(unchecked) var webSocketMultiSockets: [Int32: Int32] = [:]
     @exclusivity(unchecked) var webSocketMultiDeadline: MonotonicInstant?
-    /// Transfers finished in this pass of the loop, handed to the callback queue together.
-    @exclusivity(unchecked) var finished: [CompletionHandOff.Finished] = []
     static let maximumIdleHandles = 256
     /// Every transfer gets an easy handle that ran no transfer before: the running libcurl keeps
     /// state across a handle's transfers that can crash it (see
@@ -237,13 +235,15 @@ final class TransferLoop: @unchecked Sendable {
             }
             if _slowPath(stopping) {
                 cancelAll()
-                _ = deliverFinished(drainingHere: false)
+                _ = handOff.handOverPass(drainingHere: false)
                 return false
             }
             curl_multi_perform(multi, &running)
             collectFinished()
             if _slowPath(!waiting.isEmpty) { releaseWaiting() }
-            if deliverFinished(drainingHere: completesOnLoopThread && active.isEmpty && finished.count == 1) {
+            if handOff.handOverPass(
+                drainingHere: completesOnLoopThread && active.isEmpty && handOff.finishedInPassCount == 1)
+            {
                 let commandsWait = inbox.withLock { inbox -> Bool in
                     inbox.isUnled = true
                     return !inbox.commands.isEmpty
@@ -286,7 +286,7 @@ final class TransferLoop: @unchecked Sendable {
             let handle = (receivesHTTP2FramesOnly ? usedHandles.popLast() : nil) ?? idleHandles.popLast()
                 ?? CurlEasyHandle(connections: connections)
         else {
-            deliver(
+            handOff.add(
                 transfer,
                 .failure(ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false))))
             return
@@ -315,7 +315,7 @@ final class TransferLoop: @unchecked Sendable {
         handle.holdsPlainSetup = false
         recycle(handle)
         transfer.finishSink(succeeded: false)
-        deliver(transfer, .failure(error))
+        handOff.add(transfer, .failure(error))
     }
 
     /// Hands `handle`, active for `transfer`, to the multi handle. If libcurl refuses it, the
@@ -333,7 +333,7 @@ final class TransferLoop: @unchecked Sendable {
         removeActive(handle)
         recycle(handle)
         let message = String(cString: curl_multi_strerror(code))
-        deliver(
+        handOff.add(
             transfer,
             .failure(
                 ConnectError.transport(
@@ -351,7 +351,7 @@ final class TransferLoop: @unchecked Sendable {
         transfer.stopBody()
         // The future has already failed with .cancelled; completing again is a no-op, but makes
         // sure nothing waits if the cancel came from elsewhere.
-        deliver(transfer, .failure(ConnectError.cancelled))
+        handOff.add(transfer, .failure(ConnectError.cancelled))
     }
 
     private func resume(_ transfer: CurlTransfer) {
@@ -365,7 +365,7 @@ final class TransferLoop: @unchecked Sendable {
             remove(handle)
             transfer.finishSink(succeeded: false)
             transfer.stopBody()
-            deliver(transfer, .failure(ConnectError.cancelled))
+            handOff.add(transfer, .failure(ConnectError.cancelled))
         }
     }
 }
