@@ -384,7 +384,7 @@ struct FaultSuiteTests {
 
     /// The same faults from a server on a Unix domain socket, whose connections libcurl names by
     /// no ports, so that the transport tells them apart another way (see
-    /// `ConnectionTracker.unixConnectionChosen`): a stray response there must not answer the
+    /// `ConnectionTracker.unixConnection(through:opened:)`): a stray response there must not answer the
     /// next request either. A Unix socket has no reset: where the server resets a TCP
     /// connection it closes this one, which reads as a connection closed or a body cut short.
     @Test(arguments: FaultScenario.all)

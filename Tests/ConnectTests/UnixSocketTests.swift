@@ -341,20 +341,28 @@ struct UnixSocketTests {
 
         // The transfer that opened a connection is on it; otherwise the one idle through its path.
         let openedD = try #require(tracker.opened(d.near, unixSocketPath: "/p3"))
-        #expect(tracker.unixConnectionChosen(through: "/p3", opened: (d.near, openedD)) == d.near)
-        #expect(tracker.unixConnectionChosen(through: "/p1", opened: nil) == a.near)
-        #expect(tracker.unixConnectionChosen(through: "/p2", opened: nil) == b.near)
+        #expect(tracker.unixConnection(through: "/p3", opened: (d.near, openedD)) == .known(d.near))
+        #expect(tracker.unixConnection(through: "/p1", opened: nil) == .known(a.near))
+        #expect(tracker.unixConnection(through: "/p2", opened: nil) == .known(b.near))
 
-        // Two idle through one path: neither can be told, so both are shut down.
+        // Two idle through one path: neither can be told; the choice shuts both down.
         tracker.exchangeLeft(c.near, serial: serialC)
-        #expect(tracker.unixConnectionChosen(through: "/p1", opened: nil) == nil)
+        let ambiguous = tracker.unixConnection(through: "/p1", opened: nil)
+        #expect(ambiguous == .ambiguous(idle: [a.near, c.near]))
+        #expect(!wasShutDown(a.far) && !wasShutDown(c.far), "the tracker answers; it shuts nothing down itself")
+        let facts = ChosenConnection(connections: tracker, ports: 0, unixSocketPath: "/p1", opened: nil)
+        guard case .restartOnNewConnection(let shutDown) = ConnectionChoice.chosen(h2cAsk: nil, facts) else {
+            Issue.record("an ambiguous connection must start over")
+            return
+        }
+        for socket in shutDown { tracker.shutDown(socket) }
         #expect(wasShutDown(a.far) && wasShutDown(c.far))
         #expect(!wasShutDown(b.far))
 
         // A multiplexing connection busy with other streams can be the one shared.
         _ = tracker.exchangeStarted(on: d.near)
         tracker.openedH2C(d.near, to: "unix:/p3 localhost:80")
-        #expect(tracker.unixConnectionChosen(through: "/p3", opened: nil) == d.near)
+        #expect(tracker.unixConnection(through: "/p3", opened: nil) == .known(d.near))
         #expect(!wasShutDown(d.far))
     }
 

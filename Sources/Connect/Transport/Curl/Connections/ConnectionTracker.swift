@@ -16,10 +16,11 @@ import Darwin
 ///
 /// libcurl 7.88 reuses an idle HTTP/1 connection with bytes already waiting on it, so a second,
 /// unrequested response sent on it would be read as the answer to the next request. Before a
-/// request goes out on a connection that carried an HTTP/1 exchange, the transfer asks here
-/// whether anything is waiting (``hasUnreadBytes(on:)``); if so, the
-/// connection is shut down and the request goes out on a new one. HTTP/2 connections are left
-/// alone: frames for other streams are waiting on them all the time.
+/// request goes out on a connection, ``ConnectionChoice`` asks here what it needs to decide
+/// (whether anything is waiting on one that carried an HTTP/1 exchange: ``hasUnreadBytes(on:)``;
+/// HTTP/2 connections have frames for other streams waiting all the time), and the transfer
+/// carries out its decision (``shutDown(_:)``, say). This records and answers; it does not
+/// decide.
 ///
 /// Used by the transfer thread alone.
 final class ConnectionTracker {
@@ -85,26 +86,32 @@ final class ConnectionTracker {
         return nextSerial
     }
 
-    /// A transfer's request is about to go out on a connection through the Unix domain socket at
-    /// `path`, which libcurl's pre-request callback cannot name: such a connection has no ports.
-    /// Returns its socket: the one the transfer opened (`opened`, with its serial), or else the
-    /// only connection through that path libcurl can be reusing: one that is idle or
-    /// multiplexes, while every exchange in flight is on a connection known here. `nil` when
-    /// that cannot be told (several could be): every idle one through the path is then shut
-    /// down, the transfer starts over on a new connection, and the next finds at most that one.
-    func unixConnectionChosen(through path: String, opened: (socket: Int32, serial: UInt32)?) -> Int32? {
+    /// The connection through the Unix domain socket at `path` that a transfer's request is about
+    /// to go out on, which libcurl's pre-request callback cannot name: such a connection has no
+    /// ports. The one the transfer opened (`opened`, with its serial), or else the only
+    /// connection through that path libcurl can be reusing: one that is idle or multiplexes,
+    /// while every exchange in flight is on a connection known here. When several could be, the
+    /// idle ones among them (see ``ConnectionChoice``).
+    func unixConnection(through path: String, opened: (socket: Int32, serial: UInt32)?) -> ConnectionChoice.Socket {
         if let opened, Int(opened.socket) < connections.count, let connection = connections[Int(opened.socket)],
             connection.serial == opened.serial, !connection.carriedAnExchange
         {
-            return opened.socket
+            return .known(opened.socket)
         }
         let reusable = connections.indices.lazy.filter {
             guard let connection = self.connections[$0], connection.unixSocketPath == path else { return false }
             return connection.isIdle || connection.multiplexes
         }.map { Int32($0) }
-        if let only = reusable.first, reusable.dropFirst().isEmpty { return only }
-        for socket in reusable where connections[Int(socket)]?.isIdle == true { shutdown(socket, Int32(SHUT_RDWR)) }
-        return nil
+        if let only = reusable.first, reusable.dropFirst().isEmpty { return .known(only) }
+        return .ambiguous(idle: reusable.filter { self.connections[Int($0)]?.isIdle == true })
+    }
+
+    /// Shuts the connection of `socket` down, so that libcurl never reuses it (it closes it when
+    /// it next looks).
+    func shutDown(_ socket: Int32) {
+        shutdown(socket, Int32(SHUT_RDWR))
+        guard Int(socket) < connections.count else { return }
+        connections[Int(socket)]?.lastExchangeWasHTTP1 = false
     }
 
     /// libcurl is closing `socket`.
@@ -189,17 +196,13 @@ final class ConnectionTracker {
     }
 
     /// Whether the connection of `socket` last carried an HTTP/1 exchange and has bytes waiting
-    /// that nobody asked for. If so, it is shut down, so that libcurl never reuses it.
+    /// that nobody asked for (a peek: they stay).
     func hasUnreadBytes(on socket: Int32) -> Bool {
         guard Int(socket) < connections.count, connections[Int(socket)]?.lastExchangeWasHTTP1 == true else {
             return false
         }
         var byte: UInt8 = 0
-        let waiting = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        guard waiting > 0 else { return false }
-        shutdown(socket, Int32(SHUT_RDWR))
-        connections[Int(socket)]?.lastExchangeWasHTTP1 = false
-        return true
+        return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
     }
 
     /// The socket of the connection with `ports`; learnt the first time it is asked for, from

@@ -47,45 +47,27 @@ extension CurlTransfer {
     }
 
     /// libcurl chose a connection for this transfer and is about to send the request on it.
-    /// Returns whether it may.
+    /// Returns whether it may: the transfer's state decides on a resend, then
+    /// ``ConnectionChoice`` on the connection, and this carries out what they say.
     func connectionChosen(ports: ConnectionTracker.Ports, connections: ConnectionTracker) -> Bool {
         guard state.connectionChosen(answersChallenge: answersChallenge) else { return false }
         leaveConnection(connections)  // a resend leaves the connection that died
-        if let unixSocketPath {
-            // A Unix domain socket has no ports to name its connection by (see
-            // ``ConnectionTracker/unixConnectionChosen(through:opened:)``).
-            connectionSocket = connections.unixConnectionChosen(through: unixSocketPath, opened: openedConnection)
-            if connectionSocket == nil {
-                state.connectionRefused()
-                return false
-            }
-        } else {
-            connectionSocket = connections.socket(for: ports)
-        }
-        if let connectionSocket, connections.hasUnreadBytes(on: connectionSocket) {
+        let facts = ChosenConnection(
+            connections: connections, ports: ports, unixSocketPath: unixSocketPath, opened: openedConnection)
+        switch ConnectionChoice.chosen(h2cAsk: h2c?.ask, facts) {
+        case .restartOnNewConnection(let shutDown):
+            for socket in shutDown { connections.shutDown(socket) }
             state.connectionRefused()
             return false
-        }
-        if let connectionSocket, !connections.allowsAnotherExchange(on: connectionSocket) {
-            state.connectionRefused()
-            return false
-        }
-        if let h2c, let connectionSocket {
-            settlePriorKnowledgeAsk(connections)
-            let connection = connections.choose(connectionSocket)
-            switch PriorKnowledgeConnections.verdict(
-                asked: h2c.ask, connectionIsNew: connection.isNew, connectionSpeaksH2C: connection.speaksH2C)
-            {
-            case .proceed:
-                if h2c.ask == .priorKnowledge { connections.openedH2C(connectionSocket, to: h2c.origin) }
-            case .restartWithPriorKnowledge:
-                state.connectionRefused()
-                return false
+        case .proceed(let socket, let opensH2C):
+            connectionSocket = socket
+            guard let socket else { break }
+            if let h2c {
+                settlePriorKnowledgeAsk(connections)
+                if opensH2C { connections.openedH2C(socket, to: h2c.origin) }
             }
-        }
-        if let connectionSocket {
-            connectionSerial = connections.exchangeStarted(on: connectionSocket)
-            state.connectionAccepted(multiplexes: connections.multiplexes(connectionSocket))
+            connectionSerial = connections.exchangeStarted(on: socket)
+            state.connectionAccepted(multiplexes: connections.multiplexes(socket))
         }
         settleOpening(connections)
         return true
@@ -126,4 +108,25 @@ extension CurlTransfer {
         connections.exchangeLeft(connectionSocket, serial: connectionSerial)
         self.connectionSerial = nil
     }
+}
+
+/// What ``ConnectionChoice`` asks of the connection libcurl chose, answered by the transport's
+/// ``ConnectionTracker``: a connection through a Unix domain socket is known by what the
+/// transfer opened, any other by its ports.
+struct ChosenConnection: ConnectionChoice.Facts {
+    let connections: ConnectionTracker
+    let ports: ConnectionTracker.Ports
+    let unixSocketPath: String?
+    let opened: (socket: Int32, serial: UInt32)?
+
+    func socket() -> ConnectionChoice.Socket {
+        if let unixSocketPath { return connections.unixConnection(through: unixSocketPath, opened: opened) }
+        return connections.socket(for: ports).map { .known($0) } ?? .untracked
+    }
+
+    func hasUnreadBytes(_ socket: Int32) -> Bool { connections.hasUnreadBytes(on: socket) }
+
+    func allowsAnotherExchange(_ socket: Int32) -> Bool { connections.allowsAnotherExchange(on: socket) }
+
+    func choose(_ socket: Int32) -> (isNew: Bool, speaksH2C: Bool) { connections.choose(socket) }
 }
