@@ -50,10 +50,12 @@ public final class Connect: Sendable {
     let builder: UncheckedRequestBuilder
     /// What every exchange of this client shares.
     let client: SharedClientState
+    /// What every hop of this client's requests passes through: tracing, the cache, the
+    /// transport (see ``HopChain``), declared once.
+    let hops: HopChain
     /// The exchange policy of every request without rules of its own: built once, since it
-    /// depends only on the configuration. `nil` with a tracer, whose policy captures each
-    /// request's service context.
-    let sharedPolicy: ExchangePolicy?
+    /// depends only on the configuration.
+    let sharedPolicy: ExchangePolicy
     /// Shared by every future this client returns: the callback queue, `.cancelled` as the
     /// cancellation error, and decoding failures as `.decoding`.
     var context: FutureContext { client.context }
@@ -84,10 +86,10 @@ public final class Connect: Sendable {
         builder = UncheckedRequestBuilder(RequestBuilder(configuration: configuration))
         (transport as? any TransferCarrier)?.adopt(builder)
         client = SharedClientState(transport: transport, middleware: middleware, context: context)
-        sharedPolicy =
-            self.tracer == nil
-            ? Self.policy(configuration: configuration, errorHandler: errorHandler, transport: transport, tracer: nil)
-            : nil
+        hops = HopChain(
+            transport: transport, tracer: self.tracer, cache: configuration.cache,
+            cachePolicy: configuration.cachePolicy)
+        sharedPolicy = Self.policy(configuration: configuration, errorHandler: errorHandler, hops: hops)
     }
 
     /// Sends the request `connector` describes; the future gives the response body.
@@ -159,35 +161,33 @@ public final class Connect: Sendable {
         redirectHandler: (any RedirectHandler)? = nil, debugResponse: Bool, options: TransferOptions? = nil
     ) -> Exchange {
         let policy: ExchangePolicy
-        if let sharedPolicy, acceptedStatusCodes == nil, connectorErrorHandler == nil, redirectHandler == nil {
+        if acceptedStatusCodes == nil, connectorErrorHandler == nil, redirectHandler == nil {
             policy = sharedPolicy
         } else {
             policy = Self.policy(
-                configuration: configuration, errorHandler: connectorErrorHandler ?? errorHandler, transport: transport,
-                tracer: tracer,
+                configuration: configuration, errorHandler: connectorErrorHandler ?? errorHandler, hops: hops,
                 acceptedStatusCodes: acceptedStatusCodes, redirectHandler: redirectHandler)
         }
         let log =
             debugResponse || configuration.environment.logsEveryRequest ? DebugLog(configuration: configuration) : nil
-        return Exchange(client: client, policy: policy, log: log, options: options)
+        // Traced hops are children of the caller's span, read here, where the caller is.
+        let traceParent = tracer == nil ? nil : ServiceContext.current ?? .topLevel
+        return Exchange(client: client, policy: policy, log: log, options: options, traceParent: traceParent)
     }
 
-    /// The policy of a request with these rules, the configuration's where a rule is `nil`; with
-    /// a tracer, its hops are traced under the caller's current service context.
+    /// The policy of a request with these rules, the configuration's where a rule is `nil`, its
+    /// hops through the client's `hops`.
     static func policy(
-        configuration: ConnectConfiguration, errorHandler: any ErrorHandlerProtocol, transport: any Transport,
-        tracer: (any Tracer)?,
+        configuration: ConnectConfiguration, errorHandler: any ErrorHandlerProtocol, hops: HopChain,
         acceptedStatusCodes: AcceptedStatusCodes? = nil, redirectHandler: (any RedirectHandler)? = nil
     ) -> ExchangePolicy {
         ExchangePolicy(
             acceptedStatusCodes: acceptedStatusCodes ?? configuration.acceptedStatusCodes,
             errorHandler: errorHandler,
             redirects: RedirectFollower(
-                transport: transport, maximumRedirects: configuration.maximumRedirects,
+                chain: hops, maximumRedirects: configuration.maximumRedirects,
                 handler: redirectHandler ?? configuration.redirectHandler,
-                sensitiveHeaders: configuration.sensitiveHeaders, timeout: configuration.timeout,
-                tracing: tracer.map { HopTracing(tracer: $0, parent: ServiceContext.current ?? .topLevel) },
-                cache: configuration.cache, cachePolicy: configuration.cachePolicy)
+                sensitiveHeaders: configuration.sensitiveHeaders, timeout: configuration.timeout)
         )
     }
 

@@ -15,7 +15,7 @@ struct CachedHop<Finish: ResponseFinish>: ValueTransform {
         case .refetch:
             // A 304 for another representation: the whole response again, then the hop.
             let refetched = cache.exchange(pending.request, settledWith: cache.refetching(pending)) { [hop] in
-                hop.follower.carry($0, options: hop.options)
+                hop.follower.chain.carry($0, options: hop.options)
             }
             return .future((hop.context.map { refetched.following($0) } ?? refetched).then(hop))
         }

@@ -45,7 +45,7 @@ extension Exchange {
                 var result: Result<Response, any Error>
                 do {
                     let received = try await policy.redirects.send(
-                        request, options: options, started: attemptStarted, attempt: number
+                        request, options: options, started: attemptStarted, attempt: number, traceParent: traceParent
                     ).value
                     response = received
                     for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }

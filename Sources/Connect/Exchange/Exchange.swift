@@ -1,4 +1,5 @@
 import ConnectFutures
+import Tracing
 
 /// One request's whole way through Connect: adapt → send → redirect → validate → intercept →
 /// retry → complete, for plain requests, uploads, downloads and streams alike.
@@ -21,6 +22,9 @@ struct Exchange: Sendable {
     /// What the transfer does with the response besides returning it: a file, progress, a
     /// stream (see ``TransferOptions``); `nil` for a plain request.
     let options: TransferOptions?
+    /// The caller's service context when the exchange started, when the client traces: its
+    /// spans' parent.
+    let traceParent: ServiceContext?
 
     /// Runs `request` (already validated) and hands the accepted response to `output`.
     func run<Output: Sendable>(_ request: Request, output: @escaping @Sendable (Response) -> Output) -> Future<Output> {
@@ -28,7 +32,7 @@ struct Exchange: Sendable {
             return runWithMiddlewareOrLog(request, output: output)
         }
         return policy.redirects.send(
-            request, options: options, context: client.context,
+            request, options: options, traceParent: traceParent, context: client.context,
             finish: CheckedFinish(policy: policy, request: request, output: output))
     }
 
@@ -44,7 +48,7 @@ struct Exchange: Sendable {
         } else {
             log?.request(request)
             exchange = policy.redirects.send(
-                request, options: options, context: client.context,
+                request, options: options, traceParent: traceParent, context: client.context,
                 finish: CheckedFinish(policy: policy, request: request) { $0 })
         }
         guard let log else { return exchange.map(output) }

@@ -9,21 +9,19 @@ import Tracing
 /// (each attempt, each redirect hop), as OpenTelemetry's HTTP client conventions describe, with
 /// the trace context injected into the request's headers.
 ///
-/// Made only when a tracer is set or bootstrapped (see ``ConnectConfiguration/tracer``):
-/// without one, an exchange pays one `nil` check.
+/// A stage of the ``HopChain`` only when a tracer is set or bootstrapped (see
+/// ``ConnectConfiguration/tracer``): without one, an exchange pays one `nil` check.
 final class HopTracing: Sendable {
     let tracer: any Tracer
-    /// The caller's context when the exchange started: the spans' parent.
-    let parent: ServiceContext
 
-    init(tracer: any Tracer, parent: ServiceContext) {
+    init(tracer: any Tracer) {
         self.tracer = tracer
-        self.parent = parent
     }
 
-    /// Starts the span of `request`, sent again for the `resendCount`-th time (a retry or a
-    /// redirect hop), and injects its context into the request's headers.
-    func start(_ request: inout Request, resendCount: Int) -> any Span {
+    /// Starts the span of `request`, a child of `parent` (the caller's context when the exchange
+    /// started), sent again for the `resendCount`-th time (a retry or a redirect hop), and
+    /// injects its context into the request's headers.
+    func start(_ request: inout Request, parent: ServiceContext, resendCount: Int) -> any Span {
         let method = request.method.rawValue
         let isKnown = Self.knownMethods.contains(method)
         let span = tracer.startSpan(isKnown ? method : "HTTP", context: parent, ofKind: .client)

@@ -1,49 +1,36 @@
 import ConnectFutures
+import Tracing
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
 
-/// Follows redirects above the transport, within one deadline for all the hops.
+/// Follows redirects above the transport, within one deadline for all the hops: each hop goes
+/// through the client's ``HopChain`` (tracing, the cache, the transport), and its response comes
+/// back to the hop's step (``RedirectHop``), which follows the next redirect or finishes.
 ///
 /// An object, like the ``ExchangePolicy`` that holds it: each hop's step captures it with one
 /// retain.
 final class RedirectFollower: Sendable {
-    let transport: any Transport
-    /// `transport` when it carries a request's ``TransferOptions`` (Connect's own transports).
-    private let carrier: (any TransferCarrier)?
-    /// `transport` when it runs a hop's step where the hop's transfer completes: one future a hop
-    /// fewer (see ``StepCompletingCarrier``).
-    private let stepCompleting: (any StepCompletingCarrier)?
+    /// What each hop goes through on its way to the server.
+    let chain: HopChain
     let maximumRedirects: Int
     let handler: (any RedirectHandler)?
     /// Withheld from another origin.
     let sensitiveHeaders: SensitiveHeaders
     /// The time all the hops may take together, unless a request sets its own.
     let timeout: Duration
-    /// Traces every hop, when a tracer is set.
-    let tracing: HopTracing?
-    /// Answers and stores each hop's response, when the configuration has a cache.
-    let cache: ResponseCache?
-    /// How a request without a cache policy of its own uses `cache`.
-    let cachePolicy: CachePolicy
 
     init(
-        transport: any Transport, maximumRedirects: Int, handler: (any RedirectHandler)?,
-        sensitiveHeaders: SensitiveHeaders, timeout: Duration, tracing: HopTracing?, cache: ResponseCache? = nil,
-        cachePolicy: CachePolicy = .useProtocolCachePolicy
+        chain: HopChain, maximumRedirects: Int, handler: (any RedirectHandler)?, sensitiveHeaders: SensitiveHeaders,
+        timeout: Duration
     ) {
-        self.transport = transport
-        carrier = transport as? any TransferCarrier
-        stepCompleting = transport as? any StepCompletingCarrier
+        self.chain = chain
         self.maximumRedirects = maximumRedirects
         self.handler = handler
         self.sensitiveHeaders = sensitiveHeaders
         self.timeout = timeout
-        self.tracing = tracing
-        self.cache = cache
-        self.cachePolicy = cachePolicy
     }
 
     /// Sends `request` and follows its redirects; the final response carries the number of hops.
@@ -56,12 +43,14 @@ final class RedirectFollower: Sendable {
     ///   - finish: applied to the final response in the same step, e.g. the status validation:
     ///     one step less per request than chaining it after.
     ///   - attempt: the attempt this is, from 1: a retry's hops are traced as resends.
+    ///   - traceParent: the spans' parent, when the chain traces (see ``HopChain/traces``).
     ///   - options: what every hop's transfer does with its response besides returning it.
     func send<Finish: ResponseFinish>(
         _ request: Request,
         options: TransferOptions?,
         started: MonotonicInstant? = nil,
         attempt: Int = 1,
+        traceParent: ServiceContext? = nil,
         context: FutureContext?,
         finish: consuming Finish
     ) -> Future<Finish.Output> {
@@ -69,106 +58,33 @@ final class RedirectFollower: Sendable {
         guard let started else {
             // The transport's own timeout for the first hop is the whole budget: no copy of the
             // request to set it, and the deadline is only worked out if a redirect comes.
-            return send(
+            return chain.send(
                 RedirectHop(
                     follower: self, request: request, options: options, hops: 0, resends: resends,
                     started: MonotonicInstant.now, deadline: nil,
-                    context: context, finish: finish))
+                    context: context, traceParent: traceParent, finish: finish))
         }
         let budget = request.timeout ?? timeout
         let deadline = started + budget
         do {
-            return send(
+            return chain.send(
                 RedirectHop(
                     follower: self, request: try Self.request(request, within: deadline, budget: budget),
                     options: options, hops: 0, resends: resends,
-                    started: started, deadline: deadline, context: context, finish: finish))
+                    started: started, deadline: deadline, context: context, traceParent: traceParent, finish: finish))
         } catch {
             return context.map { Future(result: .failure(error), context: $0) } ?? Future(error: error)
         }
     }
 
-    /// `send(_:options:started:attempt:context:finish:)` with the final response as it is.
+    /// `send(_:options:started:attempt:traceParent:context:finish:)` with the final response as it is.
     func send(
-        _ request: Request, options: TransferOptions?, started: MonotonicInstant? = nil, attempt: Int = 1
+        _ request: Request, options: TransferOptions?, started: MonotonicInstant? = nil, attempt: Int = 1,
+        traceParent: ServiceContext? = nil
     ) -> Future<Response> {
-        send(request, options: options, started: started, attempt: attempt, context: nil, finish: UncheckedFinish())
-    }
-
-    /// Sends `hop`'s request; the hop is then the step that handles its response. Most responses
-    /// are the final one: their output is handed back as a value, with no completed future to
-    /// allocate; only a redirect to follow returns a future.
-    private func send<Finish: ResponseFinish>(_ hop: consuming RedirectHop<Finish>) -> Future<Finish.Output> {
-        if let stepCompleting, tracing == nil, hop.context == nil || hop.context === stepCompleting.context {
-            if let cache { return send(hop, through: cache, completingOn: stepCompleting) }
-            let request = hop.request
-            let options = hop.options
-            let (step, future) = PendingStep.making(context: stepCompleting.context, transform: hop)
-            stepCompleting.send(request, options: options, completing: step)
-            return future
-        }
-        var sent: Future<Response>
-        if let tracing {
-            sent = send(hop.request, options: hop.options, tracedBy: tracing, resendCount: hop.resends + hop.hops)
-        } else {
-            sent = carryThroughCache(hop.request, options: hop.options)
-        }
-        if let context = hop.context { sent = sent.following(context) }
-        return sent.then(hop)
-    }
-
-    /// `hop` through the cache, on a transport that completes steps: a request the cache sends
-    /// (one it does not answer, or a validation no failure is caught for) goes out in the step
-    /// that settles its response and runs the hop, as a plain request's does; the rest go the
-    /// general way. Out of line: most clients have no cache.
-    @inline(never)
-    private func send<Finish: ResponseFinish>(
-        _ hop: consuming RedirectHop<Finish>, through cache: ResponseCache,
-        completingOn stepCompleting: any StepCompletingCarrier
-    ) -> Future<Finish.Output> {
-        let hop = copy hop
-        let plan = cache.plan(hop.request, options: hop.options, policy: cachePolicy)
-        if case .send(let request, let pending) = plan, !pending.standsInForFailures {
-            let (step, future) = PendingStep.making(
-                context: stepCompleting.context, transform: CachedHop(hop: hop, cache: cache, pending: pending))
-            stepCompleting.send(request, options: hop.options, completing: step)
-            return future
-        }
-        var sent = cache.carryOut(plan) { [self] in carry($0, options: hop.options) }
-        if let context = hop.context { sent = sent.following(context) }
-        return sent.then(hop)
-    }
-
-    /// One hop sent in a span of its own. Out of line: most clients do not trace.
-    @inline(never)
-    private func send(
-        _ request: Request, options: TransferOptions?, tracedBy tracing: HopTracing, resendCount: Int
-    ) -> Future<Response> {
-        var traced = request
-        let span = tracing.start(&traced, resendCount: resendCount)
-        return carryThroughCache(traced, options: options).always { HopTracing.end(span, with: $0) }
-    }
-
-    /// `request` answered through the cache when there is one (see
-    /// ``ResponseCache/respond(to:options:policy:send:)``), else sent.
-    private func carryThroughCache(_ request: Request, options: TransferOptions?) -> Future<Response> {
-        guard let cache else { return carry(request, options: options) }
-        return cache.respond(to: request, options: options, policy: cachePolicy) { [self] in
-            carry($0, options: options)
-        }
-    }
-
-    /// `request` sent once with its `options`; a transport that carries plain requests only
-    /// (one of the app's own) fails a request with options rather than lose its file or stream.
-    func carry(_ request: Request, options: TransferOptions?) -> Future<Response> {
-        if let carrier { return carrier.send(request, options: options) }
-        guard options == nil else {
-            return Future(
-                error: ConnectError.invalidRequest(
-                    "\(type(of: transport)) sends plain requests only: a download to a file, progress reports and a streamed response need Connect's own transport"
-                ))
-        }
-        return transport.send(request)
+        send(
+            request, options: options, started: started, attempt: attempt, traceParent: traceParent, context: nil,
+            finish: UncheckedFinish())
     }
 
     /// The next hop of an exchange whose `response` to `hop`'s request proposes a redirect:
@@ -215,12 +131,12 @@ final class RedirectFollower: Sendable {
         }
         let deadline = hop.deadline ?? hop.started + (request.timeout ?? timeout)
         return .future(
-            send(
+            chain.send(
                 RedirectHop(
                     follower: self, request: try Self.request(next, within: deadline, budget: nil),
                     options: hop.options, hops: hop.hops + 1,
                     resends: hop.resends, started: hop.started, deadline: deadline, context: hop.context,
-                    finish: hop.finish)))
+                    traceParent: hop.traceParent, finish: hop.finish)))
     }
 
     /// `request` with the time left before `deadline` as its timeout, or a timeout failure if

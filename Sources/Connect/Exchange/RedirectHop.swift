@@ -1,4 +1,5 @@
 import ConnectFutures
+import Tracing
 
 /// One hop of an exchange: its request, and the step that handles the response to it, the final
 /// one's output made by `finish` or the next hop sent (see ``RedirectFollower``).
@@ -21,7 +22,15 @@ struct RedirectHop<Finish: ResponseFinish>: ValueTransform {
     let deadline: MonotonicInstant?
     /// Where every hop's response is handled, when given.
     let context: FutureContext?
+    /// The caller's service context when the exchange started, when its hops are traced: the
+    /// spans' parent.
+    let traceParent: ServiceContext?
     let finish: Finish
+
+    /// What this hop's span needs, when the exchange is traced.
+    var trace: HopTrace? {
+        traceParent.map { HopTrace(parent: $0, resendCount: resends + hops) }
+    }
 
     func proceed(with response: Response) throws -> ValueOrFuture<Finish.Output> {
         // The status first: most responses are not redirects, and reading the follower's
