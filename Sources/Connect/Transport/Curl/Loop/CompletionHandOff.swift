@@ -86,7 +86,7 @@ final class CompletionHandOff: @unchecked Sendable {
             guard let progressQueue = transfer.progressQueue, let handler = transfer.options?.progress else {
                 return false
             }
-            let final = transfer.latestProgress
+            let final = transfer.progress.latest
             progressQueue.async { [self] in
                 handler.report(final)
                 complete(entry)

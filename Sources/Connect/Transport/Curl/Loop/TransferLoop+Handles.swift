@@ -38,11 +38,7 @@ extension TransferLoop {
     /// transfer leaves its handle here, whether it finished, was cancelled or never started, so
     /// an h2c transfer that was opening a connection stops holding the others back here too.
     func removeActive(_ handle: CurlEasyHandle) {
-        handle.withTransfer {
-            $0.settlePriorKnowledgeAsk(handle.connections)
-            $0.settleOpening(handle.connections)
-            $0.leaveConnection(handle.connections)
-        }
+        handle.withTransfer { $0.connection.release(handle.connections, by: ObjectIdentifier($0)) }
         let index = handle.activeIndex
         guard active.indices.contains(index), active[index] === handle else { return }
         let last = active.removeLast()

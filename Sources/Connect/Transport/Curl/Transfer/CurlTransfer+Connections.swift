@@ -18,12 +18,9 @@ extension CurlTransfer {
     /// The transfer starts over on `connection`: nothing of the response arrived on the last.
     func prepareForRestart(on handle: CurlEasyHandle, _ connection: ResendDecision.RestartConnection) {
         state.startsOver()
-        leaveConnection(handle.connections)
-        connectionSocket = nil
-        openedConnection = nil
+        self.connection.startsOver(handle.connections)
         received?.empty()
-        settlePriorKnowledgeAsk(handle.connections)
-        if let h2c {
+        if let h2c = self.connection.h2c {
             // On a new connection, with prior knowledge; on any live one, as a first request to
             // the origin would ask: to share its h2c connection, or to open one if none is open.
             switch connection {
@@ -51,25 +48,23 @@ extension CurlTransfer {
     /// ``ConnectionChoice`` on the connection, and this carries out what they say.
     func connectionChosen(ports: ConnectionTracker.Ports, connections: ConnectionTracker) -> Bool {
         guard state.connectionChosen(answersChallenge: answersChallenge) else { return false }
-        leaveConnection(connections)  // a resend leaves the connection that died
+        connection.leave(connections)  // a resend leaves the connection that died
         let facts = ChosenConnection(
-            connections: connections, ports: ports, unixSocketPath: unixSocketPath, opened: openedConnection)
-        switch ConnectionChoice.chosen(h2cAsk: h2c?.ask, facts) {
+            connections: connections, ports: ports, unixSocketPath: unixSocketPath, opened: connection.opened)
+        switch ConnectionChoice.chosen(h2cAsk: connection.h2c?.ask, facts) {
         case .restartOnNewConnection(let shutDown):
             for socket in shutDown { connections.shutDown(socket) }
             state.connectionRefused()
             return false
         case .proceed(let socket, let opensH2C):
-            connectionSocket = socket
-            guard let socket else { break }
-            if let h2c {
-                settlePriorKnowledgeAsk(connections)
+            if let socket, let h2c = connection.h2c {
+                connection.settlePriorKnowledgeAsk(connections)
                 if opensH2C { connections.openedH2C(socket, to: h2c.origin) }
             }
-            connectionSerial = connections.exchangeStarted(on: socket)
-            state.connectionAccepted(multiplexes: connections.multiplexes(socket))
+            connection.wentOut(on: socket, connections)
+            if let socket { state.connectionAccepted(multiplexes: connections.multiplexes(socket)) }
         }
-        settleOpening(connections)
+        connection.settleOpening(connections, by: ObjectIdentifier(self))
         return true
     }
 
@@ -83,7 +78,7 @@ extension CurlTransfer {
             origin, by: ObjectIdentifier(self), mayWait: state.mayWaitForSharedConnection)
         {
         case .opens:
-            opensConnectionTo = origin
+            connection.opens(to: origin)
             return true
         case .waits:
             state.waitsForConnection(to: origin)
@@ -91,22 +86,6 @@ extension CurlTransfer {
         case .proceeds:
             return true
         }
-    }
-
-    /// The connection this transfer opened is ready, or the transfer ends: the transfers that
-    /// waited for it may go.
-    func settleOpening(_ connections: ConnectionTracker) {
-        guard let origin = opensConnectionTo else { return }
-        opensConnectionTo = nil
-        connections.openings.settled(origin, by: ObjectIdentifier(self))
-    }
-
-    /// The transfer no longer counts among the exchanges in flight on its connection: it ended,
-    /// or starts over on another.
-    func leaveConnection(_ connections: ConnectionTracker) {
-        guard let connectionSerial, let connectionSocket else { return }
-        connections.exchangeLeft(connectionSocket, serial: connectionSerial)
-        self.connectionSerial = nil
     }
 }
 

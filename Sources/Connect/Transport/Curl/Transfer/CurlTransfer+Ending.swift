@@ -53,8 +53,8 @@ extension CurlTransfer {
             }
         }
         let httpVersion = handle.infoLong(CURLINFO_HTTP_VERSION)
-        if let connectionSocket {
-            handle.connections.exchangeFinished(on: connectionSocket, isHTTP1: httpVersion < CURL_HTTP_VERSION_2_0)
+        if let socket = connection.socket {
+            handle.connections.exchangeFinished(on: socket, isHTTP1: httpVersion < CURL_HTTP_VERSION_2_0)
         }
         guard let received else {  // the loop gives every transfer one before it starts
             return .failure(

@@ -64,7 +64,7 @@ extension CurlTransfer {
         }
         handle.carriesMethodOptions = !isPlainGet
         // After every option that can fail: an h2c ask is counted until its transfer ends.
-        if !again || h2c == nil { configureHTTPVersion(handle, url: url) }
+        if !again || connection.h2c == nil { configureHTTPVersion(handle, url: url) }
         if _slowPath(again || options != nil) {
             configureDestinationAndProgress(handle, again: again)
         }
@@ -233,8 +233,7 @@ extension CurlTransfer {
     /// Asks libcurl for h2c as `ask` says, waiting for a connection being opened to the origin
     /// rather than opening another.
     func ask(_ ask: PriorKnowledgeConnections.Ask, for origin: String, _ handle: CurlEasyHandle) {
-        h2c = (origin, ask)
-        awaitsPriorKnowledgeConnection = ask == .priorKnowledge
+        connection.asked(ask, for: origin)
         handle.setHTTPVersion(
             ask == .priorKnowledge ? CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE : CURL_HTTP_VERSION_2_0,
             waitingForMultiplexing: true)
@@ -282,14 +281,6 @@ extension CurlTransfer {
                 return count + defaultPort.utf8CodeUnitCount
             }
         }
-    }
-
-    /// The transfer got its connection or ends without one: it no longer holds back the
-    /// others that want to share the connection it was opening.
-    func settlePriorKnowledgeAsk(_ connections: ConnectionTracker) {
-        guard awaitsPriorKnowledgeConnection, let h2c else { return }
-        awaitsPriorKnowledgeConnection = false
-        connections.priorKnowledge.priorKnowledgeAskSettled(for: h2c.origin)
     }
 
     /// Trust and pinning are set on every transfer, so every redirect hop is checked too.

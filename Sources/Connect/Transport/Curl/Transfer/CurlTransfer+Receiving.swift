@@ -191,11 +191,11 @@ extension CurlTransfer {
         switch ccurl_head_has_pseudo_status(runningHandle.raw) {
         case 1: fromFrames = true
         case 0: fromFrames = false
-        default: fromFrames = h2c != nil || Self.isHTTPS(request.url.absoluteString)
+        default: fromFrames = connection.h2c != nil || Self.isHTTPS(request.url.absoluteString)
         }
         if fromFrames {
-            if let connectionSocket {
-                connections.provedMultiplexing(connectionSocket) { connectionOrigin() }
+            if let socket = connection.socket {
+                connections.provedMultiplexing(socket) { connectionOrigin() }
             }
         } else {
             connections.sawHTTP2Claim = true
@@ -214,32 +214,24 @@ extension CurlTransfer {
         bodyReader?.pump?.close()
     }
 
-    /// libcurl's progress callback: throttled to about ten reports a second.
+    /// libcurl's progress callback: a report, as ``ProgressReports`` allows.
     func reportProgress(downloadTotal: Int64, downloaded: Int64, uploadTotal: Int64, uploaded: Int64) {
-        let offset = state.statusCode == 206 ? resumeOffset : 0
-        latestProgress = TransferProgress(
-            bytesSent: uploaded,
-            totalBytesToSend: uploadTotal > 0 ? uploadTotal : request.body?.count.map(Int64.init),
-            bytesReceived: downloaded + offset,
-            totalBytesToReceive: downloadTotal > 0 ? downloadTotal + offset : nil
-        )
-        let now = DispatchTime.now().uptimeNanoseconds
-        guard now - lastProgressReport >= 100_000_000, let handler = options?.progress, let progressQueue else {
-            return
-        }
-        lastProgressReport = now
-        let progress = latestProgress
-        progressQueue.async { handler.report(progress) }
+        guard
+            let report = progress.ticked(
+                downloadTotal: downloadTotal, downloaded: downloaded, uploadTotal: uploadTotal, uploaded: uploaded,
+                offset: state.statusCode == 206 ? resumeOffset : 0, bodySize: request.body?.count,
+                now: DispatchTime.now().uptimeNanoseconds),
+            let handler = options?.progress, let progressQueue
+        else { return }
+        progressQueue.async { handler.report(report) }
     }
 
     /// The figures when the transfer ended, for the last progress report.
     func updateFinalProgress(_ handle: CurlEasyHandle) {
         guard options?.progress != nil else { return }
-        let offset = state.statusCode == 206 ? resumeOffset : 0
-        let length = Int64(handle.infoOffset(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T))
-        let received = Int64(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T))
-        latestProgress.bytesReceived = received + offset
-        latestProgress.bytesSent = Int64(handle.infoOffset(CURLINFO_SIZE_UPLOAD_T))
-        if length >= 0 { latestProgress.totalBytesToReceive = length + offset }
+        _ = progress.ended(
+            length: Int64(handle.infoOffset(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)),
+            received: Int64(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
+            sent: Int64(handle.infoOffset(CURLINFO_SIZE_UPLOAD_T)), offset: state.statusCode == 206 ? resumeOffset : 0)
     }
 }

@@ -61,27 +61,11 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The Unix domain socket this transfer's connections go through when the request names
     /// one itself (an `http+unix` URL, ``Request/unixSocketPath``), set with its options.
     @exclusivity(unchecked) var ownUnixSocketPath: String?
-    /// The socket of the connection the request went out on, once libcurl chose it.
-    @exclusivity(unchecked) var connectionSocket: Int32?
-    /// The socket libcurl opened for this transfer, and its serial in the transport's
-    /// ``ConnectionTracker``: how a Unix domain socket connection, which has no ports, is known.
-    @exclusivity(unchecked) var openedConnection: (socket: Int32, serial: UInt32)?
-    /// The origin this transfer opens a new connection to while other transfers wait for that
-    /// connection (see ``SharedConnectionOpenings``), until the connection is ready or the
-    /// transfer ends.
-    @exclusivity(unchecked) var opensConnectionTo: String?
-    /// That connection's serial, while this transfer counts among its exchanges in flight (see
-    /// ``ConnectionTracker/exchangeStarted(on:)``).
-    @exclusivity(unchecked) var connectionSerial: UInt32?
+    /// Its standing with the transport's connection tracker (see ``TransferConnection``).
+    @exclusivity(unchecked) var connection = TransferConnection()
     /// The handle the transfer runs on, set with its options. Unowned: the handle holds the
     /// transfer while it runs, and callbacks come only then.
     @exclusivity(unchecked) unowned(unsafe) var runningHandle: CurlEasyHandle?
-    /// For a request that wants HTTP/2 with prior knowledge on an `http://` URL: its origin and
-    /// what it asked libcurl for (see ``PriorKnowledgeConnections``).
-    @exclusivity(unchecked) var h2c: (origin: String, ask: PriorKnowledgeConnections.Ask)?
-    /// It asked for prior knowledge and has no connection yet: counted among the tracker's
-    /// connections being opened until it has one or ends.
-    @exclusivity(unchecked) var awaitsPriorKnowledgeConnection = false
     /// The request body's bytes, from memory or disk.
     @exclusivity(unchecked) var bodyReader: BodyReader?
     /// For a request with a body: the handle it runs on, to ask how much of the body went out.
@@ -100,8 +84,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// Progress reporting, for requests with a handler: updates go to this serial queue (which
     /// targets the callback queue) so they arrive in order.
     @exclusivity(unchecked) var progressQueue: DispatchQueue?
-    @exclusivity(unchecked) var lastProgressReport: UInt64 = 0
-    @exclusivity(unchecked) var latestProgress = TransferProgress()
+    /// The figures libcurl reported, and when the app last heard of them.
+    @exclusivity(unchecked) var progress = ProgressReports()
 
     init(request: Request, options: TransferOptions?, transport: CurlTransport, promise: PendingStep<Response>) {
         self.request = request

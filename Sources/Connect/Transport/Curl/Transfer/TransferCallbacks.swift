@@ -30,7 +30,7 @@ enum TransferCallbacks {
             let serial = handle.connections.opened(
                 socket, unixSocketPath: handle.withTransfer { $0.unixSocketPath } ?? nil)
             return handle.withTransfer { transfer in
-                transfer.openedConnection = serial.map { (socket, $0) }
+                transfer.connection.opened = serial.map { (socket, $0) }
                 return transfer.mayOpenConnection(handle.connections)
             }
         }
