@@ -38,19 +38,19 @@ public struct DecodingFailure: Error, CustomStringConvertible, @unchecked Sendab
         switch error {
         case .typeMismatch(let expected, let errorContext):
             context = errorContext
-            reason = "expected \(expected): \(errorContext.debugDescription)"
+            reason = "expected \(expected)" + Self.found(in: errorContext.debugDescription)
         case .valueNotFound(let expected, let errorContext):
             context = errorContext
-            reason = "missing value of type \(expected): \(errorContext.debugDescription)"
+            reason = "missing value of type \(expected)" + Self.found(in: errorContext.debugDescription)
         case .keyNotFound(let key, let errorContext):
             context = errorContext
-            reason = "missing key \"\(key.stringValue)\": \(errorContext.debugDescription)"
+            reason = "missing key \"\(key.stringValue)\""
         case .dataCorrupted(let errorContext):
             context = errorContext
-            reason = "invalid data: \(errorContext.debugDescription)"
+            reason = "invalid data: \(Self.sentence(errorContext.debugDescription))"
         @unknown default:
             context = nil
-            reason = String(describing: error)
+            reason = Self.sentence(String(describing: error))
         }
         codingPath = context.map { Self.path($0.codingPath) } ?? ""
     }
@@ -61,6 +61,32 @@ public struct DecodingFailure: Error, CustomStringConvertible, @unchecked Sendab
             bodyPreview.isEmpty ? "The body is empty." : "\(lineNumber == nil ? "Body" : "Line") starts: \(bodyPreview)"
         let line = lineNumber.map { " on line \($0)" } ?? ""
         return "Could not decode \(typeName)\(line)\(location): \(reason). \(body)"
+    }
+
+    /// What the decoder says it found instead, as ", found a number", from its message ("Expected
+    /// to decode String but found a number instead."); empty when the message says nothing of it.
+    static func found(in message: String) -> String {
+        guard let range = message.firstRange(of: " but found ") else { return "" }
+        var found = message[range.upperBound...]
+        if found.hasSuffix(".") { found = found.dropLast() }
+        if found.hasSuffix(" instead") { found = found.dropLast(" instead".count) }
+        return found.isEmpty ? "" : ", found \(found)"
+    }
+
+    /// A decoder's message as a clause of ``description``: without its closing period (the
+    /// description adds its own), and with a coding key written as its name (`"title"` for
+    /// `CodingKeys(stringValue: "title", intValue: nil)`).
+    static func sentence(_ message: String) -> String {
+        var text = message
+        while let start = text.firstRange(of: "CodingKeys(stringValue: "),
+            let end = text[start.upperBound...].firstRange(of: ")")
+        {
+            let inside = text[start.upperBound..<end.lowerBound]
+            let name = inside.split(separator: ",", maxSplits: 1).first.map(String.init) ?? String(inside)
+            text.replaceSubrange(start.lowerBound..<end.upperBound, with: name)
+        }
+        while text.hasSuffix(".") || text.hasSuffix(" ") { text.removeLast() }
+        return text
     }
 
     /// `items[2].title` for the keys `items`, index 2, `title`.

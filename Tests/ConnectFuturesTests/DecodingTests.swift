@@ -47,4 +47,36 @@ struct DecodingTests {
             await error(of: Future(value: Data(#"{"id":1}"#.utf8)).decoded(toType: Todo.self)) as? DecodingFailure
         #expect(missing?.reason.contains("title") == true)
     }
+
+    /// The description reads as one sentence: the decoder's own message shortened to what it
+    /// found, no doubled period, and no `CodingKeys(…)`.
+    @Test func theDescriptionIsOneCleanSentence() async throws {
+        struct Item: Decodable, Sendable {
+            let title: String
+            let count: Int
+        }
+        func failure(_ json: String) async -> DecodingFailure? {
+            await error(of: Future(value: Data(json.utf8)).decoded(toType: Item.self)) as? DecodingFailure
+        }
+        let mismatch = try #require(await failure(#"{"title":1,"count":2}"#))
+        #expect(mismatch.reason.hasPrefix("expected String"))
+        #expect(mismatch.reason.contains(", found "), "\(mismatch.reason)")
+        let missing = try #require(await failure(#"{"count":2}"#))
+        #expect(missing.reason == #"missing key "title""#)
+        let null = try #require(await failure(#"{"title":null,"count":2}"#))
+        #expect(null.reason.hasPrefix("missing value of type String"))
+        let corrupt = try #require(await failure("{"))
+        #expect(corrupt.reason.hasPrefix("invalid data: "))
+        for text in [mismatch, missing, null, corrupt].map(\.description) {
+            #expect(!text.contains(".."), "\(text)")
+            #expect(!text.contains("CodingKeys("), "\(text)")
+            #expect(!text.contains(". ."), "\(text)")
+        }
+        #expect(
+            DecodingFailure.sentence(#"No value for CodingKeys(stringValue: "title", intValue: nil) here."#)
+                == #"No value for "title" here"#)
+        #expect(
+            DecodingFailure.found(in: "Expected to decode String but found a number instead.") == ", found a number")
+        #expect(DecodingFailure.found(in: "Cannot get keyed decoding container") == "")
+    }
 }

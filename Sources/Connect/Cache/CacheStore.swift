@@ -15,4 +15,11 @@ protocol CacheStore: Sendable {
     func remove(_ url: String)
     /// Drops every stored response.
     func removeAll()
+    /// Returns once every response stored and dropped so far is written where the store keeps
+    /// it (a store in memory has nothing to wait for).
+    func flush()
+}
+
+extension CacheStore {
+    func flush() {}
 }

@@ -66,6 +66,17 @@ public final class ResponseCache: Sendable {
         store.removeAll()
     }
 
+    /// Returns once every response stored so far is in its file, and every one dropped is gone
+    /// from the disk. A cache on disk writes on a queue of its own, so that no request waits for
+    /// the disk: a command-line tool that exits right after a request calls this first, or the
+    /// response is lost. A cache in memory returns at once.
+    ///
+    /// A response is stored before the future of its request completes, in either kind of cache:
+    /// the next request that asks for it gets it, whether or not its file is written yet.
+    public func flush() {
+        store.flush()
+    }
+
     /// Drops the stored responses for `url` (every variant).
     public func removeResponses(for url: URL) {
         store.remove(Self.key(for: url))
