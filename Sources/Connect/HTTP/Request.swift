@@ -203,8 +203,8 @@ public struct Request: Sendable, CustomStringConvertible {
         }
     }
 
-    /// Why `url` cannot be requested (not http, https, a Unix socket URL or a WebSocket URL, no
-    /// host, or a port no TCP connection has), or `nil` if it can.
+    /// Why `url` cannot be requested (not http, https, a Unix socket URL or a WebSocket URL, or no
+    /// host), or `nil` if it can.
     static func problem(with url: URL) -> String? {
         guard let scheme = url.scheme, isHTTPScheme(scheme) || isWebSocketScheme(scheme) else {
             if let scheme = url.scheme, isUnixSocketScheme(scheme) {
@@ -215,11 +215,6 @@ public struct Request: Sendable, CustomStringConvertible {
         // Percent-encoded: decoding would allocate a copy just to see that it is not empty.
         guard let host = url.host(percentEncoded: true), !host.isEmpty else {
             return "the URL \(url.absoluteString.debugDescription) has no host"
-        }
-        // libcurl refuses such a port as "URL using bad/illegal format or missing URL", naming
-        // neither the URL nor the port.
-        if let port = url.port, !(0...65535).contains(port) {
-            return "the URL \(url.absoluteString.debugDescription) has the port \(port); a TCP port is 0 to 65535"
         }
         return nil
     }

@@ -123,9 +123,22 @@ extension CurlTransfer {
                 ?? ConnectError.transport(
                     TransportFailure(.other, "the file could not be written", requestSent: requestSent))
         case .responseTooLarge: return ConnectError.responseTooLarge(limit: settings.maximumBodySize)
+        case .libcurl(let code) where code == CURLE_URL_MALFORMAT:
+            return ConnectError.invalidRequest(Self.malformedURLMessage(request.url, handle.errorMessage(for: code)))
         case .libcurl(let code):
             return ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent)
         }
+    }
+
+    /// Why libcurl refused `url`, in words that name it: libcurl's own text ("URL using
+    /// bad/illegal format or missing URL") names neither the URL nor what is wrong. Worked out
+    /// here, on the failure, rather than checked on every request.
+    static func malformedURLMessage(_ url: URL, _ libcurlMessage: String) -> String {
+        let text = url.absoluteString.debugDescription
+        if let port = url.port, !(0...65535).contains(port) {
+            return "the URL \(text) has the port \(port); a TCP port is 0 to 65535"
+        }
+        return "libcurl cannot use the URL \(text): \(libcurlMessage)"
     }
 
     static func versionName(_ code: Int) -> String {
