@@ -6,9 +6,10 @@ SWIFT ?= swift
 DEBUG_FLAGS := -Xswiftc -require-explicit-sendable
 ## The package's traits (see Package.swift): every one for the plain builds; the sanitizer passes
 ## leave out Macros, whose code runs inside the compiler, never in a sanitized program, and whose
-## swift-syntax is slow to build.
+## swift-syntax is slow to build (ConnectBuildsWithoutMacros: the ConnectMacros module is then
+## empty, where an app's build without the trait stops with an error saying how to turn it on).
 ALL_TRAITS := --enable-all-traits
-SANITIZER_TRAITS := --traits Client,OpenAPI
+SANITIZER_TRAITS := --traits Client,OpenAPI -Xswiftc -DConnectBuildsWithoutMacros
 
 ## The NTLM account GSS-API's NTLM mechanism (gss-ntlmssp) answers Negotiate challenges with in
 ## the tests (AuthenticationTests), and the one the tests' NTLM servers accept.

@@ -34,7 +34,12 @@ import Connect
 /// of its own is encoded through `Codable` anyway (see ``Connect/EncodedParameters/jsonEncoder``).
 @attached(extension, conformances: JSONWritable, names: named(write(to:)))
 public macro JSONWritable() = #externalMacro(module: "ConnectMacrosPlugin", type: "JSONWritableMacro")
-#else
+#elseif !ConnectBuildsWithoutMacros
 // Without the package trait Macros there is no plugin to expand the macro (swift-syntax is not
-// resolved), so the module declares nothing: enable the trait to use @JSONWritable.
+// resolved), and an app that imports this module means to use it. The package's own builds
+// without the trait (the sanitizer passes, which compile every target) set
+// ConnectBuildsWithoutMacros, and get an empty module.
+#error(
+    "ConnectMacros needs Connect's package trait Macros beside the default ones: .package(url: …, traits: [.defaults, \"Macros\"]), or `swift build --traits Client,Macros` in Connect's own folder"
+)
 #endif

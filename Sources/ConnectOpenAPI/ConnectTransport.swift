@@ -115,6 +115,6 @@ public struct ConnectTransport: ClientTransport {
 }
 #else
 #error(
-    "ConnectOpenAPI needs the package trait OpenAPI: .package(url: …, traits: [\"OpenAPI\"]), or `swift build --traits OpenAPI` in Connect's own folder"
+    "ConnectOpenAPI needs the package trait OpenAPI beside the default ones: .package(url: …, traits: [.defaults, \"OpenAPI\"]), or `swift build --traits Client,OpenAPI` in Connect's own folder"
 )
 #endif

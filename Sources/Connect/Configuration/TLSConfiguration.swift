@@ -17,7 +17,9 @@ import Foundation
 /// during the handshake, before any byte of the request is sent. Pins are checked on every host
 /// a request reaches: Connect follows redirects itself, and each hop is checked again.
 public struct TLSConfiguration: Sendable, Hashable {
-    /// A PEM file of CA certificates to trust instead of the system's; `nil` uses the system's.
+    /// The file URL of a PEM file of CA certificates to trust instead of the system's
+    /// (`URL(filePath: "/etc/ssl/corporate-ca.pem")`, or a bundle resource's URL); `nil` uses the
+    /// system's. A file that cannot be read fails each request with `ConnectError.tls`.
     public var trustedCertificates: URL?
     /// SPKI SHA-256 pins, `sha256//<base64>`: the server's public key must be one of them.
     /// `openssl x509 -in cert.pem -pubkey -noout | openssl pkey -pubin -outform der | openssl dgst -sha256 -binary | base64`
