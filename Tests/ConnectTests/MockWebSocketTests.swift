@@ -124,6 +124,28 @@ struct MockWebSocketTests {
         #expect(mock.requests.count == 1)
     }
 
+    @Test func theOptionsOfferSubprotocols() async throws {
+        let mock = MockTransport()
+        let offered = Locked<String?>(nil)
+        mock.register(
+            .webSocket(subprotocol: "chat.v1") { peer in
+                offered.withLock { $0 = peer.request.headers.first { $0.hasName("Sec-WebSocket-Protocol") }?.value }
+            }, for: Self.chat)
+        var options = WebSocketOptions.default
+        options.subprotocols = ["chat.v2", "chat.v1"]
+        let socket = try await Connect(transport: mock).webSocket(Self.chat, options: options)
+        #expect(socket.subprotocol == "chat.v1")
+        for try await _ in socket.messages {}
+        #expect(offered.withLock { $0 } == "chat.v2, chat.v1")
+
+        options.subprotocols = ["chat v3"]
+        await #expect(
+            throws: ConnectError.invalidRequest("WebSocketOptions: the subprotocol \"chat v3\" is not an HTTP token")
+        ) {
+            _ = try await Connect(transport: mock).webSocket(Self.chat, options: options)
+        }
+    }
+
     @Test func aSubprotocolTheRequestDidNotOfferFailsTheHandshake() async throws {
         let mock = MockTransport()
         mock.register(.webSocket(subprotocol: "chat.v2") { _ in }, for: Self.chat)

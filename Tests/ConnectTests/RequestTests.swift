@@ -182,6 +182,23 @@ struct RequestTests {
         #expect(cache.entry(for: "http://exa mple.com/") == nil)
     }
 
+    /// Everything a request carries can be given when it is made, not only set afterwards.
+    @Test func theInitializerTakesEveryProperty() {
+        let request = Request(
+            method: .put, url: URL(string: "http://localhost/v1.43/info")!, headers: [.contentType("text/plain")],
+            body: .data(Data("x".utf8)), timeout: .seconds(3), allowsRetry: true, httpVersion: .http1Only,
+            credentials: Credentials(username: "u", password: "p"), unixSocketPath: "/var/run/docker.sock",
+            connectTo: [ConnectTo(host: "localhost", port: 80, connectHost: "127.0.0.1", connectPort: 8080)],
+            cachePolicy: .reloadIgnoringLocalCacheData)
+        #expect(request.method == .put && request.timeout == .seconds(3) && request.allowsRetry == true)
+        #expect(request.httpVersion == .http1Only)
+        #expect(request.credentials?.username == "u")
+        #expect(request.unixSocketPath == "/var/run/docker.sock")
+        #expect(request.connectTo.count == 1)
+        #expect(request.cachePolicy == .reloadIgnoringLocalCacheData)
+        #expect(Request(url: URL(string: "https://a.example")!).cachePolicy == nil)
+    }
+
     @Test func invalidMethodsAndSchemesAreRejected() async throws {
         let server = try TestServer { _ in .text("ok") }
         defer { server.shutdown() }

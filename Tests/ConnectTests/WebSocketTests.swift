@@ -294,7 +294,7 @@ struct WebSocketTests {
         }
         try await Task.sleep(for: .milliseconds(50))
         reading.cancel()
-        await #expect(throws: CancellationError.self) { try await reading.value }
+        await #expect(throws: ConnectError.cancelled) { try await reading.value }
         #expect(await eventually { server.received.last == "close:1001:" })
     }
 

@@ -78,23 +78,19 @@ public struct Request: Sendable, CustomStringConvertible {
     /// Whether the request names its own socket or connect-to entries: its transfer then sets
     /// options a plain one does not.
     var hasOwnRoute: Bool { storage.unixSocketPath != nil || !storage.connectTo.isEmpty }
-    /// Creates a request.
+    /// Creates a request; each argument is the property of the same name, all of them settable
+    /// afterwards too.
+    ///
+    /// ```swift
+    /// let request = Request(
+    ///     url: URL(string: "http://localhost/v1.43/info")!, unixSocketPath: "/var/run/docker.sock",
+    ///     cachePolicy: .reloadIgnoringLocalCacheData)
+    /// ```
     public init(
         method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil,
-        timeout: Duration? = nil, allowsRetry: Bool? = nil
-    ) {
-        self.init(
-            method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry,
-            httpVersion: nil)
-    }
-
-    /// A request with its HTTP version, credentials and route too, as the request builder makes
-    /// them: set here rather than through ``httpVersion``, whose setter checks whether the
-    /// storage is shared.
-    init(
-        method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?, allowsRetry: Bool?,
-        httpVersion: HTTPVersionPolicy?, credentials: Credentials? = nil, unixSocketPath: String? = nil,
-        connectTo: [ConnectTo] = [], cachePolicy: CachePolicy? = nil
+        timeout: Duration? = nil, allowsRetry: Bool? = nil, httpVersion: HTTPVersionPolicy? = nil,
+        credentials: Credentials? = nil, unixSocketPath: String? = nil, connectTo: [ConnectTo] = [],
+        cachePolicy: CachePolicy? = nil
     ) {
         storage = Storage(
             method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry,

@@ -19,8 +19,9 @@ extension Connect {
     /// the connection. It succeeds on 101 only: any other status goes to the error handler, and
     /// a 101 that does not complete the handshake (RFC 6455 section 4.1: the wrong
     /// `Sec-WebSocket-Accept`, a subprotocol or extension that was not offered) fails with
-    /// ``TransportFailure/Kind/webSocketHandshake``. Subprotocols are offered with the request's
-    /// own `Sec-WebSocket-Protocol` header; the one chosen is ``WebSocket/subprotocol``.
+    /// ``TransportFailure/Kind/webSocketHandshake``. Subprotocols are offered with
+    /// ``WebSocketOptions/subprotocols`` (or the request's own `Sec-WebSocket-Protocol` header);
+    /// the one chosen is ``WebSocket/subprotocol``.
     ///
     /// - Parameters:
     ///   - connector: the endpoint; its method must be GET and it has no body.
@@ -57,6 +58,10 @@ extension Connect {
                     + (request.body == nil ? "" : " with a body"))
         }
         request.url = Self.handshakeURL(for: request.url)
+        if !options.subprotocols.isEmpty {
+            request.headers.append(
+                HTTPHeader(name: "Sec-WebSocket-Protocol", value: options.subprotocols.joined(separator: ", ")))
+        }
         try request.validate()
         let opening = WebSocketOpening(options: options)
         let exchange = exchange(

@@ -48,7 +48,8 @@ public final class WebSocket: Sendable {
 
     /// The messages the server sends, in order. The sequence ends after a closing handshake
     /// (the server's or this side's) and throws ``WebSocketError`` when the connection ended any
-    /// other way; cancelling the task that reads it closes the connection.
+    /// other way; cancelling the task that reads it closes the connection, and the reader throws
+    /// ``ConnectError/cancelled``, as every cancelled request of Connect's does.
     public var messages: Messages { Messages(socket: self) }
 
     /// Sends `message`, cut into frames of at most ``WebSocketOptions/maximumFrameSize`` bytes,
@@ -119,7 +120,7 @@ public final class WebSocket: Sendable {
         return try await withTaskCancellationHandler {
             try await inbox.take(resuming: resumeReading)
         } onCancel: {
-            inbox.abandonWaitingReader(with: CancellationError())
+            inbox.abandonWaitingReader(with: ConnectError.cancelled)
             connection.release()
         }
     }

@@ -142,7 +142,7 @@ final class WebSocketInbox: Sendable {
             case .message(let message): continuation.resume(returning: message)
             case .ended(.closed): continuation.resume(returning: nil)
             case .ended(.failed(let error)): continuation.resume(throwing: error)
-            case .cancelled: continuation.resume(throwing: CancellationError())
+            case .cancelled: continuation.resume(throwing: ConnectError.cancelled)
             case .waits: break
             }
         }

@@ -28,15 +28,20 @@ public struct WebSocketOptions: Sendable, Hashable {
     /// (JSON, chat); it costs each connection zlib's state (about 300 KiB with the largest
     /// windows), so it is off by default.
     public var compression: Bool
+    /// The subprotocols the handshake offers (`Sec-WebSocket-Protocol`), most wanted first; the
+    /// one the server chose is ``WebSocket/subprotocol``. Each must be an HTTP token (RFC 6455
+    /// section 4.1). Offered after any the request's own header names.
+    public var subprotocols: [String]
 
     /// 16 MiB messages, 1 MiB held for the reader, 1 MiB frames, no keep-alive pings, 5 seconds
-    /// for the closing handshake, no compression.
+    /// for the closing handshake, no compression, no subprotocols.
     public static let `default` = WebSocketOptions()
 
     /// Options with these values; each has the default's unless given.
     public init(
         maximumMessageSize: Int = 16 << 20, receiveBufferSize: Int = 1 << 20, maximumFrameSize: Int = 1 << 20,
-        pingInterval: Duration? = nil, closeTimeout: Duration = .seconds(5), compression: Bool = false
+        pingInterval: Duration? = nil, closeTimeout: Duration = .seconds(5), compression: Bool = false,
+        subprotocols: [String] = []
     ) {
         self.maximumMessageSize = maximumMessageSize
         self.receiveBufferSize = receiveBufferSize
@@ -44,6 +49,7 @@ public struct WebSocketOptions: Sendable, Hashable {
         self.pingInterval = pingInterval
         self.closeTimeout = closeTimeout
         self.compression = compression
+        self.subprotocols = subprotocols
     }
 
     /// Why these options cannot work, or `nil`.
@@ -53,6 +59,10 @@ public struct WebSocketOptions: Sendable, Hashable {
         if maximumFrameSize <= 0 { return "maximumFrameSize must be positive, not \(maximumFrameSize)" }
         if let pingInterval, pingInterval <= .zero { return "pingInterval must be positive, not \(pingInterval)" }
         if closeTimeout < .zero { return "closeTimeout must not be negative, not \(closeTimeout)" }
+        for subprotocol in subprotocols
+        where subprotocol.isEmpty || !HTTPHeader.allBytes(of: subprotocol, satisfy: HTTPHeader.isTokenCharacter) {
+            return "the subprotocol \(subprotocol.debugDescription) is not an HTTP token"
+        }
         return nil
     }
 }
