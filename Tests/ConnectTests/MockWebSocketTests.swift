@@ -24,6 +24,7 @@ struct MockWebSocketTests {
             }, for: Self.chat)
         let socket = try await Connect(transport: mock).webSocket(Self.chat)
         #expect(socket.response.statusCode == 101)
+        #expect(socket.compression == nil, "the mock compresses nothing")
         #expect(socket.response.header("Upgrade") == "websocket")
         try await socket.send("hello")
         try await socket.send(Data([1, 2, 3]))

@@ -370,6 +370,11 @@ struct PythonWebSocketTests {
                 headers: [HTTPHeader(name: "Sec-WebSocket-Protocol", value: "chat")]),
             options: options)
         #expect(socket.response.header("Sec-WebSocket-Extensions")?.hasPrefix("permessage-deflate") == true)
+        // What the server accepted, without reading its header: Python's websockets keeps the
+        // offer's client_max_window_bits and its own defaults.
+        let compression = try #require(socket.compression)
+        #expect((8...15).contains(compression.clientMaxWindowBits))
+        #expect((8...15).contains(compression.serverMaxWindowBits))
         var messages = socket.messages.makeAsyncIterator()
         try await socket.send("cmd:compression")
         #expect(try await messages.next() == .text("PerMessageDeflate"))

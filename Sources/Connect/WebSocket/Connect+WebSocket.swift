@@ -73,7 +73,9 @@ extension Connect {
                 TransportFailure(
                     .webSocketHandshake, "the handshake's 101 came without a connection", requestSent: true))
         }
-        return WebSocket(response: response, subprotocol: outcome.subprotocol, connection: connection)
+        return WebSocket(
+            response: response, subprotocol: outcome.subprotocol,
+            compression: outcome.compression.map(WebSocketCompression.init), connection: connection)
     }
 
     /// The handshake's URL for a WebSocket URL: `ws` becomes `http` and `wss` `https` (RFC 6455

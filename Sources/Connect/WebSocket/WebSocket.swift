@@ -30,14 +30,21 @@ public final class WebSocket: Sendable {
     /// The subprotocol the server chose from those the request offered in
     /// `Sec-WebSocket-Protocol`, if any.
     public let subprotocol: String?
+    /// The compression the server accepted (``WebSocketOptions/compression`` offers it), with its
+    /// parameters; `nil` when messages go uncompressed.
+    public let compression: WebSocketCompression?
     /// The transport's connection (see ``WebSocketConnection``).
     let connection: any WebSocketConnection
     /// The connection's inbox, held here: every message is taken from it.
     let inbox: WebSocketInbox
 
-    init(response: Response, subprotocol: String?, connection: any WebSocketConnection) {
+    init(
+        response: Response, subprotocol: String?, compression: WebSocketCompression? = nil,
+        connection: any WebSocketConnection
+    ) {
         self.response = response
         self.subprotocol = subprotocol
+        self.compression = compression
         self.connection = connection
         inbox = connection.inbox
     }

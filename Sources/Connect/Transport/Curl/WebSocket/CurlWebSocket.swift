@@ -220,7 +220,17 @@ final class CurlWebSocket: @unchecked Sendable {
     /// Hands the messages read to the inbox, and pauses reading when it is full.
     func handOverArrived() {
         arrivedBytes = 0
-        if inbox.deliver(&arrived) { readingPaused = true }
+        // Reading pauses for a slow reader only while the connection is open: once this side
+        // closes, the server's close frame must be read whatever the reader holds, or the closing
+        // handshake waits out its timeout (see ``readUntilClosed()``).
+        if inbox.deliver(&arrived), case .open = state.phase { readingPaused = true }
+    }
+
+    /// This side started the closing handshake: the socket is read again, even for a reader
+    /// that stopped taking messages, until the server's close frame comes.
+    func readUntilClosed() {
+        readingPaused = false
+        mayHaveInput = true
     }
 
     /// The socket ended (or broke) while reading or writing.
@@ -297,6 +307,7 @@ final class CurlWebSocket: @unchecked Sendable {
             }
             closeWaiters.append(continuation)
             startClosingDeadline(now: now)
+            readUntilClosed()
         case .resumeReading:
             readingPaused = false
             mayHaveInput = true
@@ -313,6 +324,7 @@ final class CurlWebSocket: @unchecked Sendable {
             if case .open = state.phase {
                 run((try? state.close(code: 1001, reason: "")) ?? [])
                 startClosingDeadline(now: now)
+                readUntilClosed()
             }
         }
     }
