@@ -3,7 +3,13 @@ SWIFT ?= swift
 ## The debug build's flags, shared by `make check`, `make test-fast` and `make demo` so that each
 ## reuses the build the one before left in .build: every public type must say whether it is
 ## Sendable (a warning otherwise, which `make check` fails on).
-DEBUG_FLAGS := -Xswiftc -require-explicit-sendable
+## The build also writes each module's symbol graph (its public API) into SYMBOL_GRAPHS, which
+## `make check` compares with the baseline in API/ (see .ci/api).
+SYMBOL_GRAPHS := $(CURDIR)/.build/symbol-graphs
+$(shell mkdir -p $(SYMBOL_GRAPHS))
+export SYMBOL_GRAPHS
+DEBUG_FLAGS := -Xswiftc -require-explicit-sendable -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir \
+	-Xswiftc $(SYMBOL_GRAPHS)
 ## The package's traits (see Package.swift): every one for the plain builds; the sanitizer passes
 ## leave out Macros, whose code runs inside the compiler, never in a sanitized program, and whose
 ## swift-syntax is slow to build (ConnectBuildsWithoutMacros: the ConnectMacros module is then
@@ -16,7 +22,7 @@ SANITIZER_TRAITS := --traits Client,OpenAPI -Xswiftc -DConnectBuildsWithoutMacro
 export NTLM_USER_FILE := $(CURDIR)/Tests/PythonPeers/ntlm_users.txt
 export NTLMUSER := ops
 
-.PHONY: all deps demo openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events bench-websockets bench-cache clean
+.PHONY: all deps demo api openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events bench-websockets bench-cache clean
 
 all: test
 
@@ -77,6 +83,12 @@ check: deps
 ## Formats every Swift file of ours as .swift-format says (120 columns); `make check` fails on drift.
 format:
 	SWIFT="$(SWIFT)" ./.ci/format
+
+## Writes the public API baseline (API/<module>.txt) from the current code: a public change is
+## committed with it and a line in CHANGELOG.md (`make check` fails otherwise).
+api: deps
+	$(SWIFT) build --build-tests $(ALL_TRAITS) $(DEBUG_FLAGS)
+	./.ci/api
 
 ## The DocC catalog (Sources/Connect/Connect.docc) built into a documentation archive.
 docs: deps
