@@ -46,12 +46,14 @@ public func fuzzCacheControl(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     return 0
 }
 
-/// `text` as a quoted-string: a backslash before each quote and backslash.
+/// `text` as a quoted-string: a backslash before each quote and backslash. By Unicode scalar,
+/// as the field is read: a quote followed by a combining mark is one `Character` that is not
+/// `"`, and left unescaped it would end the string.
 func quoted(_ text: String) -> String {
     var result = "\""
-    for character in text {
-        if character == "\"" || character == "\\" { result.append("\\") }
-        result.append(character)
+    for scalar in text.unicodeScalars {
+        if scalar == "\"" || scalar == "\\" { result.unicodeScalars.append("\\") }
+        result.unicodeScalars.append(scalar)
     }
     return result + "\""
 }

@@ -1,6 +1,6 @@
 /// The connection under a ``WebSocket``: what the socket asks of a transport. Connect's own
 /// transport serves it with a socket libcurl connected; ``MockTransport``
-/// with a scripted peer (``MockResponse/webSocket(subprotocol:_:)``). Messages from the server
+/// with a scripted peer (``MockResponse/webSocket(subprotocol:headers:_:)``). Messages from the server
 /// reach the application through ``inbox``.
 ///
 /// Each call that takes a continuation resumes it once: when the frames are handed to the
