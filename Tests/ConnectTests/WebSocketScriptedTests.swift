@@ -209,19 +209,16 @@ struct WebSocketScriptedTests {
         }
     }
 
-    @Test func closeThrowsAfterItsTimeoutWhenTheServerNeverAnswers() async throws {
+    @Test func closeReturnsAfterItsTimeoutWhenTheServerNeverAnswers() async throws {
         let server = try RawServer { request, _ in [.send(Self.accepting(request)), .stall] }
         defer { server.shutdown() }
         var options = WebSocketOptions.default
         options.closeTimeout = .milliseconds(200)
         let socket = try await Self.open(server, options: options)
         let started = ContinuousClock.now
-        await #expect(throws: WebSocketError.dropped("the server did not answer the close frame within 0.2 seconds")) {
-            try await socket.close()
-        }
+        try await socket.close()
         #expect(ContinuousClock.now - started >= .milliseconds(150))
         #expect(socket.isClosed && socket.closeCode == nil)
-        try await socket.close()  // closed already: returns at once
     }
 
     @Test func theHandshakeRequestIsWellFormed() throws {

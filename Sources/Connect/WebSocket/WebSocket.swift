@@ -84,11 +84,8 @@ public final class WebSocket: Sendable {
     }
 
     /// Runs the closing handshake: sends a close frame with `code` and `reason`, and returns once
-    /// the server's close frame came and the connection is closed. When none comes within
-    /// ``WebSocketOptions/closeTimeout`` (or the connection ends another way meanwhile), the
-    /// connection is closed all the same and this throws how it ended
-    /// (``WebSocketError/dropped(_:)``). Calling it again, or after the connection closed,
-    /// returns at once.
+    /// the server's close frame came (or ``WebSocketOptions/closeTimeout`` passed) and the
+    /// connection is closed. Calling it again, or after the connection closed, returns at once.
     ///
     /// - Parameters:
     ///   - code: 1000 (normal), 1001 (going away), or one of 1002-1003, 1007-1014, 3000-4999;

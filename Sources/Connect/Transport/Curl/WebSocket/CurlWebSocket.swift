@@ -432,11 +432,8 @@ final class CurlWebSocket: @unchecked Sendable {
         output.removeAll()
         for waiter in pongWaiters { waiter.continuation.resume(throwing: failure) }
         pongWaiters.removeAll()
-        // `close` returns once the connection is closed: normally after the closing handshake,
-        // throwing how it ended otherwise (no close frame within the timeout, a violation).
-        for waiter in closeWaiters {
-            if case .closed(.closed) = state.phase { waiter.resume() } else { waiter.resume(throwing: failure) }
-        }
+        // `close` returns once the connection is closed, however the server took it.
+        for waiter in closeWaiters { waiter.resume() }
         closeWaiters.removeAll()
     }
 }
