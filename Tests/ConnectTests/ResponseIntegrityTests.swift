@@ -45,15 +45,19 @@ struct ResponseIntegrityTests {
         }
         defer { server.shutdown() }
         let connect = Connect()
+        // A bound for a hang, not a measure: once the lie is seen no connection is shared, so the
+        // 29 requests of a round wait for a few connections each, and under a loaded
+        // ThreadSanitizer run one queued request waited out 10 s.
+        let bound = Duration.seconds(120)
         for round in 0..<3 {
             // Requests in flight on other connections when the lie comes, and requests started
             // after it, while its connection is still open.
             let before = (0..<8).map {
-                connect.request(TestConnector(server, "/before/\(round)/\($0)", timeout: .seconds(10)))
+                connect.request(TestConnector(server, "/before/\(round)/\($0)", timeout: bound))
             }
-            let failure = await connectError(connect.request(TestConnector(server, "/liar", timeout: .seconds(10))))
+            let failure = await connectError(connect.request(TestConnector(server, "/liar", timeout: bound)))
             let after = (0..<20).map {
-                connect.request(TestConnector(server, "/after/\(round)/\($0)", timeout: .seconds(10)))
+                connect.request(TestConnector(server, "/after/\(round)/\($0)", timeout: bound))
             }
             guard case .transport(let transport)? = failure else {
                 Issue.record("expected a transport failure, got \(String(describing: failure))")
