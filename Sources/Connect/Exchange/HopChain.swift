@@ -47,12 +47,6 @@ final class HopChain: Sendable {
         stepCompleting = transport as? any StepCompletingCarrier
     }
 
-    /// Whether the chain traces its hops: an exchange then captures its caller's service
-    /// context as the spans' parent.
-    var traces: Bool {
-        stages.contains { if case .tracing = $0 { true } else { false } }
-    }
-
     /// Sends `hop`'s request through the stages; the hop is then the step that handles its
     /// response. Most responses are the final one: their output is handed back as a value, with
     /// no completed future to allocate; only a redirect to follow returns a future. Inlined into

@@ -43,7 +43,7 @@ final class RedirectFollower: Sendable {
     ///   - finish: applied to the final response in the same step, e.g. the status validation:
     ///     one step less per request than chaining it after.
     ///   - attempt: the attempt this is, from 1: a retry's hops are traced as resends.
-    ///   - traceParent: the spans' parent, when the chain traces (see ``HopChain/traces``).
+    ///   - traceParent: the spans' parent, when the client traces (`nil` otherwise).
     ///   - options: what every hop's transfer does with its response besides returning it.
     func send<Finish: ResponseFinish>(
         _ request: Request,

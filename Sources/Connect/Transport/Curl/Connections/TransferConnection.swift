@@ -16,7 +16,7 @@ struct TransferConnection {
     var opened: (socket: Int32, serial: UInt32)?
     /// The origin this transfer opens a new connection to while other transfers wait for it
     /// (see ``SharedConnectionOpenings``), until the connection is ready or the transfer ends.
-    private(set) var opensTo: String?
+    private var opensTo: String?
     /// The connection's serial while this transfer counts among its exchanges in flight (see
     /// ``ConnectionTracker/exchangeStarted(on:)``).
     private var serial: UInt32?
