@@ -48,6 +48,7 @@ struct HTTPBenchmark {
         let body: Body
         var endpoint: String { "" }
         var method: HTTPMethod { body == .none ? .get : .post }
+        var headers: [HTTPHeader] { [] }
         var parameters: (any ParametersRepresentable)? {
             switch body {
             case .none: nil

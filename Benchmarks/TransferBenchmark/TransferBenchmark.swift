@@ -12,6 +12,8 @@ struct TransferBenchmark {
     struct Endpoint: Connector {
         let baseURL: URL
         var endpoint: String { "" }
+        var headers: [HTTPHeader] { [] }
+        var parameters: (any ParametersRepresentable)? { nil }
         var method: HTTPMethod
     }
 

@@ -38,6 +38,8 @@ struct WebSocketBenchmark {
         var baseURL: URL
         var endpoint: String { "/bench" }
         var method: HTTPMethod { .get }
+        var headers: [HTTPHeader] { [] }
+        var parameters: (any ParametersRepresentable)? { nil }
     }
 
     /// Resident memory in MiB, from /proc/self/status.

@@ -26,6 +26,11 @@ import Tracing
 /// ``ConnectConfiguration/callbackQueue`` (or on the transfer thread, see
 /// ``ConnectConfiguration/runsCallbacksOnTransferThread``). A request in flight keeps what it needs alive: a
 /// `Connect` released before its requests finish does not cancel them.
+///
+/// Every public type of the module is also a member of this class, so that `Connect.Request`,
+/// `Connect.Response` and `Connect.HTTPMethod` name Connect's types in an app that has types of
+/// those names (as Vapor and Hummingbird apps do), where `Connect` is this class rather than the
+/// module.
 public final class Connect: Sendable {
     /// A shared instance with the default middleware, error handler and configuration.
     public static let `default` = Connect()

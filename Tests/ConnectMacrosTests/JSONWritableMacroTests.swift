@@ -160,6 +160,7 @@ struct JSONWritableMacroTests {
         var baseURL: URL
         var endpoint: String { "/echo" }
         var method: HTTPMethod { .post }
+        var headers: [HTTPHeader] { [] }
         var parameters: (any ParametersRepresentable)?
     }
 }

@@ -172,6 +172,7 @@ struct BodyCompressionPeerTests {
         var baseURL: URL
         var endpoint = "/decode/todos"
         var method: HTTPMethod = .post
+        var headers: [HTTPHeader] { [] }
         var parameters: (any ParametersRepresentable)?
         var bodyCompression: BodyCompression? = .brotli
     }

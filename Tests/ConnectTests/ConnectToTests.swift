@@ -127,7 +127,9 @@ struct ConnectToTests {
         var baseURL: URL
         var endpoint = ""
         var method: HTTPMethod { .get }
-        var connectTo: [ConnectTo]
+        var headers: [HTTPHeader] { [] }
+        var parameters: (any ParametersRepresentable)? { nil }
+        var connectTo: [ConnectTo]?
     }
 
     static func entry(to port: Int) -> ConnectTo {

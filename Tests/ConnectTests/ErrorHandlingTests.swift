@@ -174,6 +174,8 @@ struct ErrorHandlingTests {
             let baseURL: URL
             var endpoint: String { "/cached" }
             var method: HTTPMethod { .get }
+            var headers: [HTTPHeader] { [] }
+            var parameters: (any ParametersRepresentable)? { nil }
             var acceptedStatusCodes: AcceptedStatusCodes? { [304] }
         }
         #expect(try await sharedConnect.response(Cached(baseURL: server.baseURL)).value.statusCode == 304)
@@ -227,6 +229,8 @@ struct ErrorHandlingTests {
             let baseURL: URL
             var endpoint: String { "/me" }
             var method: HTTPMethod { .get }
+            var headers: [HTTPHeader] { [] }
+            var parameters: (any ParametersRepresentable)? { nil }
             var errorHandler: (any ErrorHandlerProtocol)? { AppErrorHandler() }
         }
         let result = await outcome(sharedConnect.request(Guarded(baseURL: server.baseURL)))

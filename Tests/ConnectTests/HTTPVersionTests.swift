@@ -14,6 +14,7 @@ struct HTTPVersionTests {
         var baseURL: URL
         var endpoint = ""
         var method: HTTPMethod = .get
+        var headers: [HTTPHeader] { [] }
         var parameters: (any ParametersRepresentable)?
         var httpVersion: HTTPVersionPolicy?
     }

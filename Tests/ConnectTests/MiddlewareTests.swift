@@ -165,6 +165,8 @@ struct MiddlewareTests {
             let baseURL: URL
             var endpoint: String { "/orders" }
             var method: HTTPMethod { .post }
+            var headers: [HTTPHeader] { [] }
+            var parameters: (any ParametersRepresentable)? { nil }
             var allowsRetry: Bool? { true }
         }
         _ = await outcome(connect.request(SafePost(baseURL: server.baseURL)))

@@ -46,6 +46,8 @@ struct RedirectTests {
             let target: URL
             var endpoint: String { "/start" }
             var method: HTTPMethod { .get }
+            var headers: [HTTPHeader] { [] }
+            var parameters: (any ParametersRepresentable)? { nil }
             var redirectHandler: (any RedirectHandler)? { Reroute(target: target) }  // per connector
         }
         let body = try await sharedConnect.request(

@@ -108,6 +108,46 @@ struct RequestBuilderTests {
         #expect(request.headers.value(for: "Content-Type") == "application/json")
     }
 
+    /// A connector's optional settings, each declared with its `?` as `Connector` says, reach
+    /// the request; left out, each is the protocol's `nil`.
+    struct EverySetting: Connector {
+        var baseURL: URL { RequestBuilderTests.base }
+        var endpoint: String { "/settings" }
+        var method: HTTPMethod { .post }
+        var headers: [HTTPHeader] { [] }
+        var parameters: (any ParametersRepresentable)? { nil }
+        var timeout: Duration? { .seconds(7) }
+        var allowsRetry: Bool? { true }
+        var httpVersion: HTTPVersionPolicy? { .http1Only }
+        var credentials: Credentials? { Credentials(username: "u", password: "p") }
+        var unixSocketPath: String? { "/run/app.sock" }
+        var connectTo: [ConnectTo]? {
+            [ConnectTo(host: "api.example.com", port: 443, connectHost: "10.0.0.7", connectPort: 8443)]
+        }
+        var cachePolicy: CachePolicy? { .reloadIgnoringLocalCacheData }
+    }
+
+    @Test func everyOptionalSettingOfAConnectorReachesTheRequest() throws {
+        let builder = RequestBuilder(configuration: ConnectConfiguration())
+        let request = try builder.build(EverySetting())
+        #expect(request.timeout == .seconds(7))
+        #expect(request.allowsRetry == true)
+        #expect(request.httpVersion == .http1Only)
+        #expect(request.credentials == Credentials(username: "u", password: "p"))
+        #expect(request.unixSocketPath == "/run/app.sock")
+        #expect(
+            request.connectTo == [
+                ConnectTo(host: "api.example.com", port: 443, connectHost: "10.0.0.7", connectPort: 8443)
+            ])
+        #expect(request.cachePolicy == .reloadIgnoringLocalCacheData)
+
+        let plain = try builder.build(TestConnector(url: Self.base, endpoint: "/", method: .get))
+        #expect(plain.timeout == nil && plain.allowsRetry == nil && plain.httpVersion == nil)
+        #expect(
+            plain.credentials == nil && plain.unixSocketPath == nil && plain.connectTo.isEmpty
+                && plain.cachePolicy == nil)
+    }
+
     @Test func defaultsAndTheConnectorsOwnHeaders() throws {
         let request = try Self.build("/x", headers: [.accept("text/plain")]) { configuration in
             configuration.defaultHeaders = [.accept("application/json"), HTTPHeader(name: "X-App", value: "demo")]

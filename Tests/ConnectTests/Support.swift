@@ -68,6 +68,7 @@ struct AuthorizedTestConnector: Connector, AuthorizedConnector {
     var endpoint = "/secret"
     var method: HTTPMethod = .get
     var headers: [HTTPHeader] = [HTTPHeader(name: "X-Trace", value: "abc")]
+    var parameters: (any ParametersRepresentable)? { nil }
     var authorizationToken: AuthorizationToken?
 }
 

@@ -18,6 +18,7 @@ struct UploadConnector: Connector {
     let baseURL: URL
     var endpoint: String = "/users/{id}/files"
     var method: HTTPMethod = .post
+    var headers: [HTTPHeader] { [] }
     var parameters: (any ParametersRepresentable)? = CompositeParameters(
         .path(key: "id", value: "7"), .query(key: "album", value: "Holidays 2026"))
 }

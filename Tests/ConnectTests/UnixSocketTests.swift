@@ -135,6 +135,8 @@ struct UnixSocketTests {
         var baseURL = URL(string: "http://localhost")!
         var endpoint: String
         var method: HTTPMethod { .get }
+        var headers: [HTTPHeader] { [] }
+        var parameters: (any ParametersRepresentable)? { nil }
         var unixSocketPath: String?
     }
 

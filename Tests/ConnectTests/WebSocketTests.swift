@@ -28,7 +28,8 @@ struct WebSocketTests {
         var messages = socket.messages.makeAsyncIterator()
         #expect(try await messages.next() == .text("hello"))
         #expect(try await messages.next() == .binary(Data([1, 2, 3])))
-        try await socket.close(code: 1000, reason: "done")
+        let ending = try await socket.close(code: 1000, reason: "done")
+        #expect(ending.isClean && ending == socket.ending)
         #expect(socket.isClosed)
         #expect(socket.closeCode == 1000)
         #expect(try await messages.next() == nil)
@@ -84,6 +85,9 @@ struct WebSocketTests {
         #expect(received.isEmpty)
         #expect(socket.closeCode == 4000)
         #expect(socket.closeReason == "bye now")
+        #expect(socket.ending == .closed(code: 4000, reason: "bye now"))
+        // Closing a closed socket says how it ended, at once.
+        #expect(try await socket.close() == .closed(code: 4000, reason: "bye now"))
         // The close was echoed with the server's code.
         #expect(await eventually { server.received.last == "close:4000:" })
     }
@@ -98,6 +102,7 @@ struct WebSocketTests {
         }
         #expect(socket.closeCode == nil)
         #expect(socket.isClosed)
+        #expect(socket.ending == .failed(.dropped("the server closed the connection")))
     }
 
     @Test func fragmentsWithAPingBetweenMakeOneMessage() async throws {

@@ -64,6 +64,7 @@ enum TodoConnector: Connector {
         case .delete: .delete
         }
     }
+    var headers: [HTTPHeader] { [] }
     var parameters: (any ParametersRepresentable)? {
         switch self {
         case .get(let id), .delete(let id): Parameter.path(key: "id", value: "\(id)")
@@ -77,6 +78,7 @@ enum ProfileConnector: Connector {
     var baseURL: URL { URL(string: "https://api.example.com")! }
     var endpoint: String { "/users/{id}/profile" }
     var method: HTTPMethod { .post }
+    var headers: [HTTPHeader] { [] }
     var parameters: (any ParametersRepresentable)? {
         switch self {
         case .update(let userId): Parameter.path(key: "id", value: "\(userId)")
@@ -90,6 +92,8 @@ enum JobConnector: Connector {
     var baseURL: URL { URL(string: "https://jobs.example.com")! }
     var endpoint: String { "/jobs/progress" }
     var method: HTTPMethod { .get }
+    var headers: [HTTPHeader] { [] }
+    var parameters: (any ParametersRepresentable)? { nil }
 }
 
 enum PaymentConnector: Connector {
@@ -98,6 +102,8 @@ enum PaymentConnector: Connector {
     var baseURL: URL { URL(string: "https://pay.example.com")! }
     var endpoint: String { "/charges" }
     var method: HTTPMethod { .post }
+    var headers: [HTTPHeader] { [] }
+    var parameters: (any ParametersRepresentable)? { nil }
 }
 
 enum PageConnector: Connector {
@@ -106,6 +112,8 @@ enum PageConnector: Connector {
     var baseURL: URL { URL(string: "https://www.example.com")! }
     var endpoint: String { "/" }
     var method: HTTPMethod { .get }
+    var headers: [HTTPHeader] { [] }
+    var parameters: (any ParametersRepresentable)? { nil }
 }
 
 enum BucketConnector: Connector {
@@ -114,6 +122,8 @@ enum BucketConnector: Connector {
     var baseURL: URL { URL(string: "https://storage.example.com")! }
     var endpoint: String { "/bucket/object" }
     var method: HTTPMethod { .put }
+    var headers: [HTTPHeader] { [] }
+    var parameters: (any ParametersRepresentable)? { nil }
 }
 
 enum VideoConnector: Connector {
@@ -122,6 +132,8 @@ enum VideoConnector: Connector {
     var baseURL: URL { URL(string: "https://video.example.com")! }
     var endpoint: String { "/episode" }
     var method: HTTPMethod { .get }
+    var headers: [HTTPHeader] { [] }
+    var parameters: (any ParametersRepresentable)? { nil }
 }
 
 enum FeedConnector: Connector {
@@ -130,6 +142,8 @@ enum FeedConnector: Connector {
     var baseURL: URL { URL(string: "https://feeds.example.com")! }
     var endpoint: String { "/live" }
     var method: HTTPMethod { .get }
+    var headers: [HTTPHeader] { [] }
+    var parameters: (any ParametersRepresentable)? { nil }
 }
 
 enum ChatConnector: Connector {
@@ -143,6 +157,7 @@ enum ChatConnector: Connector {
     }
     var method: HTTPMethod { .get }
     var headers: [HTTPHeader] { [HTTPHeader(name: "Sec-WebSocket-Protocol", value: "chat.v2, chat.v1")] }
+    var parameters: (any ParametersRepresentable)? { nil }
 }
 
 struct ChatMessage: Codable, Sendable {

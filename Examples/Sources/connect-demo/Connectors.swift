@@ -83,6 +83,7 @@ struct BrokenConnector: Connector {
     var baseURL: URL { TodoConnector.baseURL }
     var endpoint: String { "/todos" }
     var method: HTTPMethod { .get }
+    var headers: [HTTPHeader] { [] }
     var parameters: (any ParametersRepresentable)? { Parameter.path(key: "id", value: "1") }
 }
 
@@ -91,6 +92,8 @@ struct ActivityConnector: Connector {
     var baseURL: URL { TodoConnector.baseURL }
     var endpoint: String { "/todos/activity" }
     var method: HTTPMethod { .get }
+    var headers: [HTTPHeader] { [] }
+    var parameters: (any ParametersRepresentable)? { nil }
 }
 
 /// A chat room on the demo's WebSocket server, offering the `chat` subprotocol.
@@ -99,4 +102,5 @@ struct ChatConnector: Connector {
     var endpoint: String { "/rooms/demo" }
     var method: HTTPMethod { .get }
     var headers: [HTTPHeader] { [HTTPHeader(name: "Sec-WebSocket-Protocol", value: "chat")] }
+    var parameters: (any ParametersRepresentable)? { nil }
 }

@@ -13,6 +13,7 @@ import Foundation
 ///     var baseURL: URL { URL(string: "https://api.example.com")! }
 ///     var endpoint: String { "/todos/{id}" }
 ///     var method: HTTPMethod { .get }
+///     var headers: [HTTPHeader] { [] }
 ///     var parameters: (any ParametersRepresentable)? {
 ///         switch self {
 ///         case .get(let id): return Parameter.path(key: "id", value: "\(id)")
@@ -24,6 +25,13 @@ import Foundation
 /// ``Parameter/path(key:value:)`` of that key, percent-encoded as one path segment.
 /// A connector is read once, on the thread that calls ``Connect/request(_:debugResponse:)``;
 /// it need not be `Sendable`.
+///
+/// SwiftConnect's five requirements (`baseURL`, `endpoint`, `method`, `headers`, `parameters`)
+/// have no default, so a connector that declares one with another type (`[HTTPHeader]?`, say)
+/// does not compile. Every other requirement is a setting that is optional and `nil` by default:
+/// declare it with its `?` (`var timeout: Duration? { .seconds(10) }`). Declared with another
+/// type, it would be a property of the connector's own, which Connect never reads, and the
+/// compiler would not say so.
 public protocol Connector {
     /// The scheme, host and optional base path, e.g. `https://api.example.com/v2`.
     var baseURL: URL { get }
@@ -31,9 +39,9 @@ public protocol Connector {
     var endpoint: String { get }
     /// The HTTP method.
     var method: HTTPMethod { get }
-    /// Headers for this endpoint; empty by default.
+    /// Headers for this endpoint: `[]` for none.
     var headers: [HTTPHeader] { get }
-    /// Query, path and body parameters; `nil` by default.
+    /// Query, path and body parameters: `nil` for none.
     var parameters: (any ParametersRepresentable)? { get }
     /// The longest the whole exchange may take; `nil` (the default) uses the configuration's.
     var timeout: Duration? { get }
@@ -63,19 +71,15 @@ public protocol Connector {
     /// header (`http://localhost`). A base URL in the `http+unix://` form names its socket itself.
     var unixSocketPath: String? { get }
     /// Where this endpoint's connections go instead of the URL's host and port, tried before the
-    /// configuration's ``ConnectionSettings/connectTo`` entries; empty by default. See
-    /// ``ConnectTo``.
-    var connectTo: [ConnectTo] { get }
+    /// configuration's ``ConnectionSettings/connectTo`` entries; `nil` (the default) uses the
+    /// configuration's alone. See ``ConnectTo``.
+    var connectTo: [ConnectTo]? { get }
     /// How this endpoint's requests use the client's ``ResponseCache``; `nil` (the default)
     /// uses the configuration's ``ConnectConfiguration/cachePolicy``.
     var cachePolicy: CachePolicy? { get }
 }
 
 extension Connector {
-    /// No headers of its own.
-    public var headers: [HTTPHeader] { [] }
-    /// No parameters.
-    public var parameters: (any ParametersRepresentable)? { nil }
     /// The configuration's timeout.
     public var timeout: Duration? { nil }
     /// The configuration's accepted status codes.
@@ -95,7 +99,7 @@ extension Connector {
     /// The configuration's socket, if any.
     public var unixSocketPath: String? { nil }
     /// The configuration's entries only.
-    public var connectTo: [ConnectTo] { [] }
+    public var connectTo: [ConnectTo]? { nil }
     /// The configuration's cache policy.
     public var cachePolicy: CachePolicy? { nil }
 }

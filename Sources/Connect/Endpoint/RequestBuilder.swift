@@ -108,7 +108,8 @@ struct RequestBuilder {
             method: connector.method, url: parsedURL.url, headers: headers, body: body,
             timeout: connector.timeout,
             allowsRetry: connector.allowsRetry, httpVersion: connector.httpVersion, credentials: connector.credentials,
-            unixSocketPath: connector.unixSocketPath, connectTo: connector.connectTo, cachePolicy: connector.cachePolicy
+            unixSocketPath: connector.unixSocketPath, connectTo: connector.connectTo ?? [],
+            cachePolicy: connector.cachePolicy
         )
         try request.validate(urlProblem: parsedURL.problem, checkingHeaders: !usesStandardHeaders)
         if usesStandardHeaders, let standardHeadersProblem { throw .invalidRequest(standardHeadersProblem) }

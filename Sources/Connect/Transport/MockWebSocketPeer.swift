@@ -86,7 +86,7 @@ public final class MockWebSocketPeer: Sendable {
     }
 
     /// Ends the connection once: the inbox learns how, and the peer's messages end.
-    private func end(_ ending: WebSocketInbox.Ending, appClose: (code: UInt16, reason: String)?) {
+    private func end(_ ending: WebSocketEnding, appClose: (code: UInt16, reason: String)?) {
         let waitingSend = state.withLock { state -> CheckedContinuation<Void, Never>?? in
             guard state.isOpen else { return nil }
             state.isOpen = false
@@ -126,8 +126,10 @@ extension MockWebSocketPeer: WebSocketConnection {
         continuation.resume()  // the peer answers every ping at once
     }
 
-    func close(code: UInt16, reason: String, _ continuation: CheckedContinuation<Void, any Error>) {
-        guard state.withLock({ $0.isOpen }) else { return continuation.resume() }
+    func close(code: UInt16, reason: String, _ continuation: CheckedContinuation<WebSocketEnding, any Error>) {
+        guard state.withLock({ $0.isOpen }) else {
+            return continuation.resume(returning: inbox.ending ?? .failed(.closed))
+        }
         guard WebSocketClosePayload.mayBeSent(code) else {
             return continuation.resume(
                 throwing: WebSocketError.invalidArgument(
@@ -135,7 +137,7 @@ extension MockWebSocketPeer: WebSocketConnection {
         }
         // The peer answers with the same code, as a server that agrees does.
         end(.closed(code: code, reason: reason), appClose: (code, reason))
-        continuation.resume()
+        continuation.resume(returning: inbox.ending ?? .closed(code: code, reason: reason))
     }
 
     func resumeReading() {

@@ -84,17 +84,25 @@ public final class WebSocket: Sendable {
     }
 
     /// Runs the closing handshake: sends a close frame with `code` and `reason`, and returns once
-    /// the server's close frame came (or ``WebSocketOptions/closeTimeout`` passed) and the
-    /// connection is closed. Calling it again, or after the connection closed, returns at once.
+    /// the connection is closed, saying how: ``WebSocketEnding/closed(code:reason:)`` with the
+    /// server's answer, or ``WebSocketEnding/failed(_:)`` when it ended otherwise (the server did
+    /// not answer within ``WebSocketOptions/closeTimeout``: ``WebSocketError/dropped(_:)``).
+    /// Calling it again, or after the connection ended, returns how it ended at once. Whatever
+    /// the ending, the connection is closed when it returns; it throws only for an invalid
+    /// `code`.
     ///
     /// - Parameters:
     ///   - code: 1000 (normal), 1001 (going away), or one of 1002-1003, 1007-1014, 3000-4999;
     ///     any other throws ``WebSocketError/invalidArgument(_:)``.
     ///   - reason: a few words; a close frame carries at most 123 bytes of it.
-    public func close(code: UInt16 = 1000, reason: String = "") async throws {
+    @discardableResult
+    public func close(code: UInt16 = 1000, reason: String = "") async throws -> WebSocketEnding {
         let connection = connection
-        try await withCheckedThrowingContinuation { connection.close(code: code, reason: reason, $0) }
+        return try await withCheckedThrowingContinuation { connection.close(code: code, reason: reason, $0) }
     }
+
+    /// How the connection ended, once it has; `nil` while it is open.
+    public var ending: WebSocketEnding? { inbox.ending }
 
     /// The close code the server sent in its close frame, once the connection closed; `nil`
     /// while it is open, when the server's close frame had none, or when it ended without one.

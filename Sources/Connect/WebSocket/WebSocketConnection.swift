@@ -16,9 +16,10 @@ protocol WebSocketConnection: AnyObject, Sendable {
     /// Sends a ping; `continuation` resumes when its pong arrives.
     func ping(_ continuation: CheckedContinuation<Void, any Error>)
 
-    /// Runs the closing handshake with `code` and `reason`; a code a close frame may not carry
-    /// fails with ``WebSocketError/invalidArgument(_:)``.
-    func close(code: UInt16, reason: String, _ continuation: CheckedContinuation<Void, any Error>)
+    /// Runs the closing handshake with `code` and `reason`, and answers how the connection ended
+    /// (at once when it already had); a code a close frame may not carry fails with
+    /// ``WebSocketError/invalidArgument(_:)``.
+    func close(code: UInt16, reason: String, _ continuation: CheckedContinuation<WebSocketEnding, any Error>)
 
     /// The reader took enough of what ``inbox`` held: read again.
     func resumeReading()

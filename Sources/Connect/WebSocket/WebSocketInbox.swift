@@ -19,21 +19,13 @@ import ConnectFutures
 /// held at or below half the limit is told to ask for reading to resume. The end of the
 /// connection is recorded once, after the last message.
 final class WebSocketInbox: Sendable {
-    /// How the messages end, once the connection has.
-    enum Ending: Equatable, Sendable {
-        /// The closing handshake completed, with the server's code (`nil`: it sent none) and
-        /// reason: reading ends without an error.
-        case closed(code: UInt16?, reason: String)
-        case failed(WebSocketError)
-    }
-
     /// What the transfer thread and the reader share.
     private struct State {
         var messages: [WebSocketMessage] = []
         var heldBytes = 0
         var readingPaused = false
         var reader: CheckedContinuation<WebSocketMessage?, any Error>?
-        var ending: Ending?
+        var ending: WebSocketEnding?
     }
 
     /// The reader's list: the inbox's list as it last took it.
@@ -93,7 +85,7 @@ final class WebSocketInbox: Sendable {
 
     /// Records how the connection ended; a waiting reader gets the end at once, a reader with
     /// messages left gets it after them.
-    func end(_ ending: Ending) {
+    func end(_ ending: WebSocketEnding) {
         let reader = state.withLock { state -> CheckedContinuation<WebSocketMessage?, any Error>? in
             guard state.ending == nil else { return nil }
             state.ending = ending
@@ -113,7 +105,7 @@ final class WebSocketInbox: Sendable {
     }
 
     /// How the connection ended, once it has.
-    var ending: Ending? {
+    var ending: WebSocketEnding? {
         state.withLock { $0.ending }
     }
 
@@ -122,7 +114,7 @@ final class WebSocketInbox: Sendable {
     /// What the reader gets now: a message, the end (`nil` message), or nothing yet (it waits).
     private enum Outcome {
         case message(WebSocketMessage)
-        case ended(Ending)
+        case ended(WebSocketEnding)
         case waits
         /// The reading task was cancelled before it waited.
         case cancelled

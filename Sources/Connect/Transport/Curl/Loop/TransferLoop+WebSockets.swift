@@ -179,7 +179,7 @@ extension TransferLoop {
             case .send(_, let continuation), .ping(let continuation):
                 continuation.resume(throwing: WebSocketError.closed)
             case .close(_, _, let continuation):
-                continuation.resume()
+                continuation.resume(returning: connection.inbox.ending ?? .failed(.closed))
             case .resumeReading, .release, .flush:
                 break
             }

@@ -10,7 +10,7 @@ extension CurlWebSocket: WebSocketConnection {
         transport.loop.enqueue(.webSocket(self, .ping(continuation)))
     }
 
-    func close(code: UInt16, reason: String, _ continuation: CheckedContinuation<Void, any Error>) {
+    func close(code: UInt16, reason: String, _ continuation: CheckedContinuation<WebSocketEnding, any Error>) {
         transport.loop.enqueue(.webSocket(self, .close(code: code, reason: reason, continuation)))
     }
 

@@ -30,7 +30,7 @@ final class CurlWebSocket: @unchecked Sendable {
     enum Command {
         case send(WebSocketMessage, CheckedContinuation<Void, any Error>)
         case ping(CheckedContinuation<Void, any Error>)
-        case close(code: UInt16, reason: String, CheckedContinuation<Void, any Error>)
+        case close(code: UInt16, reason: String, CheckedContinuation<WebSocketEnding, any Error>)
         /// The reader took enough of what was held: read the socket again.
         case resumeReading
         /// The application let go of the socket, or its reading task was cancelled: close with
@@ -88,7 +88,7 @@ final class CurlWebSocket: @unchecked Sendable {
     /// Bytes of `output[0]` already handed to the socket.
     @exclusivity(unchecked) var outputOffset = 0
     var pongWaiters: [(payload: [UInt8], continuation: CheckedContinuation<Void, any Error>)] = []
-    var closeWaiters: [CheckedContinuation<Void, any Error>] = []
+    var closeWaiters: [CheckedContinuation<WebSocketEnding, any Error>] = []
     /// When the handshake or the closing handshake gives up.
     var deadline: MonotonicInstant?
     var nextKeepAlivePing: MonotonicInstant?
@@ -299,7 +299,7 @@ final class CurlWebSocket: @unchecked Sendable {
                 continuation.resume(throwing: WebSocketError.closed)
             }
         case .close(let code, let reason, let continuation):
-            guard !isEnded else { return continuation.resume() }
+            guard !isEnded else { return continuation.resume(returning: inbox.ending ?? .failed(.closed)) }
             do throws(WebSocketConnectionState.Refusal) {
                 run(try state.close(code: code, reason: reason))
             } catch {
@@ -417,23 +417,25 @@ final class CurlWebSocket: @unchecked Sendable {
         deadline = nil
         nextKeepAlivePing = nil
         let failure: WebSocketError
+        let ending: WebSocketEnding
         switch state.phase {
         case .closed(.closed(let code, let reason)):
-            inbox.end(.closed(code: code, reason: reason))
+            ending = .closed(code: code, reason: reason)
             failure = .closed
         case .closed(.failed(let violation)):
             failure = .protocolViolation(closeCode: violation.closeCode, reason: violation.reason)
-            inbox.end(.failed(failure))
+            ending = .failed(failure)
         default:
             failure = .dropped(dropReason)
-            inbox.end(.failed(failure))
+            ending = .failed(failure)
         }
+        inbox.end(ending)
         for waiting in output { waiting.completion?.resume(throwing: failure) }
         output.removeAll()
         for waiter in pongWaiters { waiter.continuation.resume(throwing: failure) }
         pongWaiters.removeAll()
-        // `close` returns once the connection is closed, however the server took it.
-        for waiter in closeWaiters { waiter.resume() }
+        // `close` returns once the connection is closed, saying how.
+        for waiter in closeWaiters { waiter.resume(returning: ending) }
         closeWaiters.removeAll()
     }
 }
