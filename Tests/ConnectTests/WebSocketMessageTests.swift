@@ -112,4 +112,79 @@ struct WebSocketMessageTests {
         #expect(violation == nil)
         #expect(events == [nil, .message(.binary(Data([1, 2, 3, 4, 5, 6])))])
     }
+
+    /// `frames` with each payload arriving a byte at a time: the beginning of each frame is
+    /// checked after every byte, then the whole frame taken. The events, then the violation that
+    /// stopped them, with the frame it came in and how many of its payload's bytes had arrived
+    /// (its whole payload when it came from the whole frame).
+    static func eventsByteByByte(
+        _ frames: [WebSocketFrame]
+    ) -> ([Event?], (violation: WebSocketProtocolViolation, frame: Int, bytes: Int)?) {
+        var assembler = WebSocketMessageAssembler(maximumMessageSize: 1 << 20)
+        var events: [Event?] = []
+        for (index, frame) in frames.enumerated() {
+            for count in 1..<max(1, frame.payload.count) {
+                let checked = frame.payload.withUnsafeBytes { payload in
+                    Result { () throws(WebSocketProtocolViolation) in
+                        try assembler.checkBeginning(
+                            of: frame.header, payloadSoFar: UnsafeRawBufferPointer(rebasing: payload[..<count]))
+                    }
+                }
+                if case .failure(let violation) = checked { return (events, (violation, index, count)) }
+            }
+            do throws(WebSocketProtocolViolation) {
+                events.append(try assembler.take(frame))
+            } catch {
+                return (events, (error, index, frame.payload.count))
+            }
+        }
+        return (events, nil)
+    }
+
+    @Test(arguments: sequences)
+    func framesArrivingByteByByteMakeTheSameMessages(name: String, frames: [WebSocketFrame], expected: [Event?]) {
+        let (events, failure) = Self.eventsByteByByte(frames)
+        #expect(failure == nil, "\(name)")
+        #expect(events == expected, "\(name)")
+    }
+
+    static let kosme: [UInt8] = [0xCE, 0xBA, 0xE1, 0xBD, 0xB9, 0xCF, 0x83, 0xCE, 0xBC, 0xCE, 0xB5]
+
+    /// What a frame's beginning already breaks fails there, before the frame is whole: the
+    /// frame, how many of its payload's bytes had come, and the close code.
+    static let failingEarly: [(String, [WebSocketFrame], Int, Int, UInt16)] = [
+        (
+            "a text frame whose 13th byte breaks UTF-8 (U+110000)",
+            [frame(.text, bytes: kosme + [0xF4, 0x90, 0x80, 0x80] + Array("edited".utf8))], 0, 13, 1007
+        ),
+        (
+            "a continuation frame whose second byte breaks UTF-8",
+            [frame(.text, "ab", final: false), frame(.continuation, bytes: [0x61, 0xFF, 0x62])], 1, 2, 1007
+        ),
+        (
+            "a character cut between fragments and broken in the next",
+            [frame(.text, bytes: [0x61, 0xE2], final: false), frame(.continuation, bytes: [0x82, 0x41, 0x41])], 1, 2,
+            1007
+        ),
+        (
+            "a text frame before the last message ended",
+            [frame(.text, "ab", final: false), frame(.text, "cd")], 1, 1, 1002
+        ),
+        ("a continuation frame that continues no message", [frame(.continuation, "cd")], 0, 1, 1002)
+    ]
+
+    @Test(arguments: failingEarly)
+    func whatABeginningBreaksFailsBeforeTheFrameEnds(
+        name: String, frames: [WebSocketFrame], frame: Int, bytes: Int, closeCode: UInt16
+    ) {
+        let (_, failure) = Self.eventsByteByByte(frames)
+        #expect(failure?.violation.closeCode == closeCode, "\(name)")
+        #expect(failure?.frame == frame && failure?.bytes == bytes, "\(name): \(String(describing: failure))")
+    }
+
+    @Test func binaryPayloadsAreNotReadAsText() {
+        let (events, failure) = Self.eventsByteByByte([Self.frame(.binary, bytes: [0xFF, 0xFE, 0xC0])])
+        #expect(failure == nil)
+        #expect(events == [.message(.binary(Data([0xFF, 0xFE, 0xC0])))])
+    }
 }

@@ -7,7 +7,9 @@ import FuzzSupport
 /// whole; every frame it reads obeys RFC 6455's limits and, written back unmasked, is the bytes it
 /// was read from. The same bytes as text: `UTF8Validator` agrees with Swift's own UTF-8
 /// validation, however the text is cut. As a close frame's payload: what reads, writes back. The
-/// frames put together into messages stay within the message size, inflated ones too. As a
+/// frames put together into messages stay within the message size, inflated ones too; put
+/// together as the socket does, checking the beginning of a frame not yet whole after each
+/// piece, they make the same messages, and fail where, and only where, whole frames fail. As a
 /// permessage-deflate payload: inflating stops at its limit.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzWebSocketFrames(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
@@ -57,6 +59,14 @@ public func fuzzWebSocketFrames(_ start: UnsafeRawPointer, _ count: Int) -> CInt
         case .binary(let bytes): require(bytes.count <= 500, "a binary message over the maximum")
         }
     }
+
+    let assembledWhole = assembleAsTheSocketDoes([data], allowsCompression: allowsCompression)
+    let assembledInPieces = assembleAsTheSocketDoes(pieces, allowsCompression: allowsCompression)
+    require(assembledWhole.events == assembledInPieces.events, "the messages differ when the bytes come in pieces")
+    require(
+        (assembledWhole.failure == nil) == (assembledInPieces.failure == nil),
+        "\(String(describing: assembledWhole.failure)) whole, \(String(describing: assembledInPieces.failure)) in pieces"
+    )
 
     var validator = UTF8Validator()
     let middle = data.count / 2
@@ -115,4 +125,40 @@ private func readFrames(
         if let violation { return (frames, violation) }
     }
     return (frames, nil)
+}
+
+/// The events of `pieces` read as `CurlWebSocket.takeFrames` reads them: whole frames put
+/// together into messages, then the beginning of the frame not yet whole checked; the first
+/// violation ends them. Compressed messages are refused (no permessage-deflate here), as a
+/// socket that did not negotiate it refuses them.
+private func assembleAsTheSocketDoes(
+    _ pieces: [[UInt8]], allowsCompression: Bool
+) -> (events: [WebSocketMessageAssembler.Event], failure: WebSocketProtocolViolation?) {
+    var reader = WebSocketFrameReader(maximumPayload: 1 << 20, allowsCompression: allowsCompression)
+    var assembler = WebSocketMessageAssembler(maximumMessageSize: 500)
+    var events: [WebSocketMessageAssembler.Event] = []
+    for piece in pieces {
+        var failure: WebSocketProtocolViolation?
+        piece.withUnsafeBytes { bytes in
+            do throws(WebSocketProtocolViolation) {
+                try reader.read(bytes) { header, payload in
+                    do throws(WebSocketProtocolViolation) {
+                        if let event = try assembler.take(header, payload: payload) { events.append(event) }
+                        return true
+                    } catch {
+                        failure = error
+                        return false
+                    }
+                }
+                guard failure == nil else { return }
+                try reader.withPartialFrame { header, payload throws(WebSocketProtocolViolation) in
+                    try assembler.checkBeginning(of: header, payloadSoFar: payload)
+                }
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { return (events, failure) }
+    }
+    return (events, nil)
 }

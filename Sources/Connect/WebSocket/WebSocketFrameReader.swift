@@ -28,6 +28,27 @@ struct WebSocketFrameReader {
     /// Bytes not yet read as a whole frame.
     var pendingByteCount: Int { buffer.count - start }
 
+    /// Lends `body` the frame that has begun and not ended, its header and the bytes of its
+    /// payload so far; `nil` without calling it when no such frame has its whole header yet.
+    /// What the payload so far already breaks need not wait for the rest (see
+    /// ``WebSocketMessageAssembler/checkBeginning(of:payloadSoFar:)``).
+    func withPartialFrame(
+        _ body: (WebSocketFrame.Header, UnsafeRawBufferPointer) throws(WebSocketProtocolViolation) -> Void
+    ) throws(WebSocketProtocolViolation) {
+        guard pendingByteCount > 0, let header = try header(of: buffer[start...]) else { return }
+        let payloadStart = start + header.byteCount
+        guard payloadStart < buffer.count else { return }
+        var failure: WebSocketProtocolViolation?
+        buffer.withUnsafeBytes { all in
+            do throws(WebSocketProtocolViolation) {
+                try body(header, UnsafeRawBufferPointer(rebasing: all[payloadStart...]))
+            } catch {
+                failure = error
+            }
+        }
+        if let failure { throw failure }
+    }
+
     /// Reads the frames in `bytes`, as they came from the connection after the bytes before
     /// them: `body` gets each whole frame's header and payload, until it returns `false`; the
     /// bytes of a frame not yet whole are kept for the next read. Throws at the first frame

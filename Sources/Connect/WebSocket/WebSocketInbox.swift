@@ -24,6 +24,9 @@ final class WebSocketInbox: Sendable {
         var messages: [WebSocketMessage] = []
         var heldBytes = 0
         var readingPaused = false
+        /// The transfer thread waits for the reader to come back for a message after taking
+        /// every one it was given (see ``deliverBeforeFailing(_:)``).
+        var waitsForReader = false
         var reader: CheckedContinuation<WebSocketMessage?, any Error>?
         var ending: WebSocketEnding?
     }
@@ -61,8 +64,26 @@ final class WebSocketInbox: Sendable {
     /// again.
     func deliver(_ batch: inout [WebSocketMessage]) -> Bool {
         guard !batch.isEmpty else { return false }
+        return deliver(&batch, beforeFailing: false)
+    }
+
+    /// Adds the last messages read before the server broke the protocol, as ``deliver(_:)``
+    /// does, and says whether the reader has yet to come back for a message after taking every
+    /// one it was given: then the connection fails when it does (``take(resuming:)`` runs its
+    /// `resuming`), so that the application handles, and answers, every message the server sent
+    /// before the violation, as a client reading one frame after another would. `false`: the
+    /// reader waits with nothing left, and the connection fails at once.
+    func deliverBeforeFailing(_ batch: inout [WebSocketMessage]) -> Bool {
+        deliver(&batch, beforeFailing: true)
+    }
+
+    private func deliver(_ batch: inout [WebSocketMessage], beforeFailing: Bool) -> Bool {
         let bytes = batch.reduce(0) { $0 + Self.size(of: $1) }
-        let (reader, full) = state.withLock { state -> (CheckedContinuation<WebSocketMessage?, any Error>?, Bool) in
+        let (reader, answer) = state.withLock { state -> (CheckedContinuation<WebSocketMessage?, any Error>?, Bool) in
+            if beforeFailing {
+                state.waitsForReader = state.reader == nil || !batch.isEmpty
+                guard !batch.isEmpty else { return (nil, state.waitsForReader) }
+            }
             let reader = state.reader
             state.reader = nil
             if reader == nil, state.messages.isEmpty {
@@ -75,12 +96,12 @@ final class WebSocketInbox: Sendable {
             // Set here, cleared only by the reader that asks for reading to resume: messages
             // delivered while reading is paused (from bytes already read) leave it paused.
             if state.heldBytes > limit { state.readingPaused = true }
-            return (reader, state.readingPaused)
+            return (reader, beforeFailing ? state.waitsForReader : state.readingPaused)
         }
         // Not swapped when a reader waited: its message is still the batch's first.
         reader?.resume(returning: batch[0])
         batch.removeAll(keepingCapacity: true)
-        return full
+        return answer
     }
 
     /// Records how the connection ended; a waiting reader gets the end at once, a reader with
@@ -122,7 +143,8 @@ final class WebSocketInbox: Sendable {
 
     /// The next message, waiting for one; `nil` after a closing handshake, the connection's
     /// error after any other end. `resuming` runs when reading was paused and the reader has
-    /// taken enough for it to go on.
+    /// taken enough for it to go on, and when the reader comes back with nothing left after a
+    /// violation (``deliverBeforeFailing(_:)``).
     func take(resuming: () -> Void) async throws -> WebSocketMessage? {
         let (outcome, resumes) = takeNow(orWait: nil)
         if resumes { resuming() }
@@ -171,11 +193,14 @@ final class WebSocketInbox: Sendable {
                     return (.message(Self.next(of: &taken)), resumes)
                 }
                 if let ending = state.ending { return (.ended(ending), resumes) }
-                guard let continuation else { return (.waits, resumes) }
+                // Every message before a violation taken: the connection may fail now.
+                let caughtUp = state.waitsForReader
+                state.waitsForReader = false
+                guard let continuation else { return (.waits, resumes || caughtUp) }
                 // A task cancelled before it waits: its cancellation handler found no reader.
-                if Task.isCancelled { return (.cancelled, resumes) }
+                if Task.isCancelled { return (.cancelled, resumes || caughtUp) }
                 state.reader = continuation
-                return (.waits, resumes)
+                return (.waits, resumes || caughtUp)
             }
         }
     }

@@ -10,7 +10,8 @@ import Foundation
 ///
 /// - a continuation frame with no message to continue, or a new message before the last ended
 ///   (1002);
-/// - text that is not UTF-8, at the first fragment that breaks it (1007), not once it is whole;
+/// - text that is not UTF-8, at the first byte that breaks it (1007), even inside a frame that
+///   has not ended (``checkBeginning(of:payloadSoFar:)``), not once the message is whole;
 /// - a message over ``maximumMessageSize`` (1009), as soon as its fragments pass it;
 /// - a close frame whose payload is malformed (see ``WebSocketClosePayload``).
 ///
@@ -34,6 +35,9 @@ struct WebSocketMessageAssembler {
     /// compressed (RSV1 on its first frame).
     private var partial: (isText: Bool, bytes: [UInt8], isCompressed: Bool)?
     private var utf8 = UTF8Validator()
+    /// The text checked so far of the frame that has begun and not ended: the validator after
+    /// it, and how many of its payload's bytes it read. The frame's end goes on from there.
+    private var beginning: (utf8: UTF8Validator, checked: Int)?
 
     init(maximumMessageSize: Int, compression: PermessageDeflate? = nil) {
         self.maximumMessageSize = maximumMessageSize
@@ -42,6 +46,33 @@ struct WebSocketMessageAssembler {
 
     /// Whether a message has started and not ended.
     var isInsideMessage: Bool { partial != nil }
+
+    /// Checks the beginning of the next frame, which has not ended: a frame that cannot come
+    /// now fails at its header (1002), and uncompressed text that is not UTF-8 at the byte that
+    /// breaks it (1007), without waiting for a rest that a server may send slowly or never.
+    mutating func checkBeginning(
+        of frame: WebSocketFrame.Header, payloadSoFar: UnsafeRawBufferPointer
+    ) throws(WebSocketProtocolViolation) {
+        var text: UTF8Validator
+        switch frame.opcode {
+        case .ping, .pong, .close:
+            return
+        case .text, .binary:
+            if partial != nil {
+                throw .protocolError("a \(frame.opcode) frame starts a message before the last one ended")
+            }
+            guard frame.opcode == .text, !frame.isCompressed else { return }
+            text = beginning?.utf8 ?? UTF8Validator()
+        case .continuation:
+            guard let message = partial else { throw .protocolError("a continuation frame continues no message") }
+            guard message.isText, !message.isCompressed else { return }
+            text = beginning?.utf8 ?? utf8
+        }
+        let checked = beginning?.checked ?? 0
+        guard payloadSoFar.count > checked else { return }
+        if !text.accepts(payloadSoFar[checked...]) { throw .invalidData("a text message is not UTF-8") }
+        beginning = (text, payloadSoFar.count)
+    }
 
     /// Takes the next frame; returns what it completes, or `nil` for a fragment that does not.
     mutating func take(_ frame: WebSocketFrame) throws(WebSocketProtocolViolation) -> Event? {
@@ -60,6 +91,8 @@ struct WebSocketMessageAssembler {
     mutating func take(
         _ frame: WebSocketFrame.Header, payload: UnsafeRawBufferPointer
     ) throws(WebSocketProtocolViolation) -> Event? {
+        let begun = beginning
+        beginning = nil
         switch frame.opcode {
         case .ping: return .ping(Array(payload))
         case .pong: return .pong(Array(payload))
@@ -70,7 +103,7 @@ struct WebSocketMessageAssembler {
             }
             utf8 = UTF8Validator()
             if frame.isFinal, !frame.isCompressed {
-                return .message(try wholeMessage(isText: frame.opcode == .text, payload))
+                return .message(try wholeMessage(isText: frame.opcode == .text, payload, begun: begun))
             }
             partial = (frame.opcode == .text, [], frame.isCompressed)
         case .continuation:
@@ -79,7 +112,7 @@ struct WebSocketMessageAssembler {
         guard var message = partial else { return nil }
         try checkSize(message.bytes.count + payload.count)
         // Compressed text is checked once inflated.
-        if message.isText, !message.isCompressed { try checkText(payload) }
+        if message.isText, !message.isCompressed { try checkText(payload, begun: begun) }
         partial = nil  // the bytes move rather than copy as they grow
         message.bytes.append(contentsOf: payload)
         guard frame.isFinal else {
@@ -96,10 +129,10 @@ struct WebSocketMessageAssembler {
     /// A message in one uncompressed frame: the same checks as a fragmented one's, its value
     /// made straight from the payload.
     private mutating func wholeMessage(
-        isText: Bool, _ payload: UnsafeRawBufferPointer
+        isText: Bool, _ payload: UnsafeRawBufferPointer, begun: (utf8: UTF8Validator, checked: Int)?
     ) throws(WebSocketProtocolViolation) -> WebSocketMessage {
         try checkSize(payload.count)
-        if isText { try checkText(payload) }
+        if isText { try checkText(payload, begun: begun) }
         return try completed(isText: isText, payload)
     }
 
@@ -111,6 +144,16 @@ struct WebSocketMessageAssembler {
     /// Refuses the next bytes of a text message at the first that breaks UTF-8 (1007).
     private mutating func checkText(_ bytes: some Sequence<UInt8>) throws(WebSocketProtocolViolation) {
         if !utf8.accepts(bytes) { throw .invalidData("a text message is not UTF-8") }
+    }
+
+    /// ``checkText(_:)`` for a frame's payload, from where ``checkBeginning(of:payloadSoFar:)``
+    /// left it (`begun`) when the frame arrived in more than one read.
+    private mutating func checkText(
+        _ payload: UnsafeRawBufferPointer, begun: (utf8: UTF8Validator, checked: Int)?
+    ) throws(WebSocketProtocolViolation) {
+        guard let begun, begun.checked <= payload.count else { return try checkText(payload) }
+        utf8 = begun.utf8
+        try checkText(payload[begun.checked...])
     }
 
     /// The message of all of `bytes`: text only if its last character is whole (1007).

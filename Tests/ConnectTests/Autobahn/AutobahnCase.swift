@@ -20,6 +20,13 @@ struct AutobahnCase: Sendable, CustomTestStringConvertible {
         /// The client fails the connection with this close code.
         case fails(UInt16)
 
+        /// Whether the client echoes every message it gets: in every case but those its own close
+        /// ends, whose server sends that close without waiting for echoes.
+        var clientEchoes: Bool {
+            if case .echoesClose = self { return false }
+            return true
+        }
+
         /// The code of the client's close frame.
         var clientCloseCode: UInt16? {
             switch self {

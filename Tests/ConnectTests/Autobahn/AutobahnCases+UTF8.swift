@@ -45,7 +45,7 @@ extension AutobahnCases {
             AutobahnCase("6.3.2", "invalid UTF-8 in fragments of one byte", ending: .fails(1007)) {
                 [.send(ServerFrame.message(0x1, invalid, fragmentSize: 1))]
             },
-            // 6.4: the client must fail at the fragment that breaks UTF-8, before the next arrives.
+            // 6.4: the client must fail at the piece that breaks UTF-8, before the next arrives.
             AutobahnCase("6.4.1", "fail fast: the second of three fragments is invalid", ending: .fails(1007)) {
                 [
                     .send(ServerFrame.make(0x1, kosme, fin: false)), .pause(.seconds(1)),
@@ -60,8 +60,8 @@ extension AutobahnCases {
                     .send(ServerFrame.make(0x0, Array(failFast[13...])))
                 ]
             },
-            // A single frame whose payload comes in three writes: Connect checks UTF-8 frame by
-            // frame, so it fails once the frame is whole (Autobahn's "non-strict").
+            // A single frame whose payload comes in three writes: the client fails at the write
+            // that breaks UTF-8, not once the frame is whole.
             AutobahnCase("6.4.3", "one frame written in three pieces, the second invalid", ending: .fails(1007)) {
                 let frame = ServerFrame.make(0x1, failFast)
                 let header = frame.count - failFast.count

@@ -43,18 +43,26 @@ struct AutobahnTests {
     /// Feeds the server's bytes to the values the socket runs on, `pieceSize` bytes at a time,
     /// as `CurlWebSocket.takeFrames` does.
     static func observe(_ testCase: AutobahnCase, pieceSize: Int) -> Observation {
+        var bytes = Data()
+        for case .send(let written) in testCase.serverSteps() { bytes += written }
+        let pieces = stride(from: 0, to: bytes.count, by: pieceSize).map { offset in
+            bytes[offset..<min(bytes.count, offset + min(pieceSize, bytes.count))]
+        }
+        return observe(pieces).observation
+    }
+
+    /// Feeds `pieces` to the values the socket runs on, one read each, as
+    /// `CurlWebSocket.takeFrames` does (the beginning of a frame not yet whole checked too); with
+    /// the number of pieces read when the socket closed.
+    static func observe(_ pieces: [Data]) -> (observation: Observation, piecesRead: Int) {
         let limit = AutobahnCases.largestMessage
         var reader = WebSocketFrameReader(maximumPayload: limit)
         var assembler = WebSocketMessageAssembler(maximumMessageSize: limit)
         var state = WebSocketConnectionState()
         var observation = Observation()
-        var bytes = Data()
-        for case .send(let written) in testCase.serverSteps() { bytes += written }
-        var offset = 0
-        while offset < bytes.count, !observation.closedSocket {
-            let end = min(bytes.count, offset + pieceSize)
-            let piece = bytes[offset..<end]
-            offset = end
+        var piecesRead = 0
+        for piece in pieces where !observation.closedSocket {
+            piecesRead += 1
             var violation: WebSocketProtocolViolation?
             piece.withUnsafeBytes { piece in
                 do throws(WebSocketProtocolViolation) {
@@ -69,13 +77,18 @@ struct AutobahnTests {
                             return false
                         }
                     }
+                    if violation == nil, !observation.closedSocket {
+                        try reader.withPartialFrame { header, payload throws(WebSocketProtocolViolation) in
+                            try assembler.checkBeginning(of: header, payloadSoFar: payload)
+                        }
+                    }
                 } catch {
                     violation = error
                 }
             }
             if let violation { observation.take(state.failed(violation)) }
         }
-        return observation
+        return (observation, piecesRead)
     }
 
     /// A short account of messages, for a failure's report (section 9's run to megabytes).
@@ -110,6 +123,22 @@ struct AutobahnTests {
         }
     }
 
+    /// The fail-fast cases (6.4): the server writes a text message in pieces, with a pause
+    /// between, and the piece that breaks UTF-8 fails the connection before the next is read,
+    /// whether the pieces are frames (6.4.1, 6.4.2) or parts of one frame (6.4.3, 6.4.4).
+    @Test(arguments: AutobahnCases.all.filter { $0.id.hasPrefix("6.4.") })
+    func theBreakingPieceFailsTheConnectionBeforeTheNext(_ testCase: AutobahnCase) {
+        let writes = testCase.serverSteps().compactMap { step -> Data? in
+            if case .send(let bytes) = step { return bytes }
+            return nil
+        }
+        #expect(writes.count == 3)
+        let (observation, piecesRead) = Self.observe(writes)
+        #expect(observation.closeCodes == [1007])
+        #expect(observation.closedSocket)
+        #expect(piecesRead == 2, "the connection failed after piece \(piecesRead) of \(writes.count)")
+    }
+
     /// Every case, or under a sanitizer all but 6.5 to 6.23: one text frame each, which the
     /// decision values read above as the socket reads them.
     static var socketCases: [AutobahnCase] {
@@ -125,14 +154,19 @@ struct AutobahnTests {
         defer { server.shutdown() }
         var options = WebSocketOptions.default
         options.maximumMessageSize = AutobahnCases.largestMessage
+        // How long a violation waits for the reader to answer the messages before it; the
+        // server answers every close at once.
+        options.closeTimeout = .seconds(300)
         let socket = try await sharedConnect.webSocket(TestConnector(url: server.webSocketURL), options: options)
         var delivered: [WebSocketMessage] = []
         var failure: (any Error)?
         do {
             for try await message in socket.messages {
                 delivered.append(message)
-                // The server waits for each echo before it closes (or sends the next, in 9.7 and 9.8).
-                if testCase.ending == .closesNormally { try await socket.send(message) }
+                // The server waits for each echo before it closes (or sends the next, in 9.7 and
+                // 9.8); a case that fails gets the echoes of the messages before its violation
+                // before the connection fails, as Autobahn's strict reading asks.
+                if testCase.ending.clientEchoes { try await socket.send(message) }
             }
         } catch {
             failure = error
@@ -145,20 +179,20 @@ struct AutobahnTests {
         #expect(transcript.close != nil, "the client sent no close frame")
         #expect(transcript.close?.code == testCase.ending.clientCloseCode)
         #expect(transcript.violations.isEmpty)
+        if testCase.ending.clientEchoes {
+            let echoes = expected.map { message -> ScriptedWebSocketServer.Transcript.Message in
+                switch message {
+                case .text(let text): .init(isText: true, bytes: Array(text.utf8))
+                case .binary(let data): .init(isText: false, bytes: Array(data))
+                }
+            }
+            let sameEchoes = transcript.messages == echoes
+            #expect(sameEchoes, "the server got \(transcript.messages.count) messages back of \(echoes.count)")
+        }
         switch testCase.ending {
         case .closesNormally, .echoesClose:
             #expect(failure == nil, "\(String(describing: failure))")
             #expect(socket.closeCode == testCase.ending.clientCloseCode)
-            if testCase.ending == .closesNormally {
-                let echoes = expected.map { message -> ScriptedWebSocketServer.Transcript.Message in
-                    switch message {
-                    case .text(let text): .init(isText: true, bytes: Array(text.utf8))
-                    case .binary(let data): .init(isText: false, bytes: Array(data))
-                    }
-                }
-                let sameEchoes = transcript.messages == echoes
-                #expect(sameEchoes, "the server got \(transcript.messages.count) messages back of \(echoes.count)")
-            }
         case .fails(let code):
             guard case WebSocketError.protocolViolation(let closeCode, _)? = failure else {
                 Issue.record("expected a violation closing with \(code), got \(String(describing: failure))")

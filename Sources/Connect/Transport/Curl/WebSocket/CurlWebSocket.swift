@@ -95,6 +95,10 @@ final class CurlWebSocket: @unchecked Sendable {
     var keepAlivePingUnanswered = false
     var pingSerial: UInt64 = 0
     var readingPaused = false
+    /// The server broke the protocol after messages the reader has not all taken: the socket is
+    /// no longer read, and the connection fails once the reader comes back for more (or
+    /// ``WebSocketOptions/closeTimeout`` passed), so that the application can still answer them.
+    var pendingViolation: WebSocketProtocolViolation?
     /// A read stopped at its budget with bytes possibly left (in the socket or in TLS's buffer,
     /// which a poll does not see): read again without waiting.
     var mayHaveInput = false
@@ -125,7 +129,8 @@ final class CurlWebSocket: @unchecked Sendable {
     /// frames wait to go out.
     var wantedEvents: Int16 {
         guard !isEnded else { return 0 }
-        return (readingPaused ? 0 : Int16(CURL_WAIT_POLLIN)) | (output.isEmpty ? 0 : Int16(CURL_WAIT_POLLOUT))
+        let reads = !readingPaused && pendingViolation == nil
+        return (reads ? Int16(CURL_WAIT_POLLIN) : 0) | (output.isEmpty ? 0 : Int16(CURL_WAIT_POLLOUT))
     }
 
     /// The next time something is due without the socket: a timeout, a keep-alive ping.
@@ -159,7 +164,7 @@ final class CurlWebSocket: @unchecked Sendable {
         mayHaveInput = false
         defer { handOverArrived() }
         var reads = 16
-        while !isEnded, !readingPaused {
+        while !isEnded, !readingPaused, pendingViolation == nil {
             guard reads > 0 else {
                 mayHaveInput = true
                 return
@@ -202,13 +207,41 @@ final class CurlWebSocket: @unchecked Sendable {
                     }
                     return true
                 } catch {
-                    run(state.failed(error))
+                    violated(error)
                     return false
                 }
             }
+            // A frame not yet whole is checked as far as it came.
+            if !isEnded, !closesWhenFlushed, pendingViolation == nil, reader.pendingByteCount > 0 {
+                try reader.withPartialFrame { header, payload throws(WebSocketProtocolViolation) in
+                    try assembler.checkBeginning(of: header, payloadSoFar: payload)
+                }
+            }
         } catch {
-            run(state.failed(error))
+            violated(error)
         }
+    }
+
+    /// The server broke the protocol: the connection fails, once the reader took every message
+    /// read before (see ``pendingViolation``).
+    func violated(_ violation: WebSocketProtocolViolation) {
+        guard case .open = state.phase else { return run(state.failed(violation)) }
+        pendingViolation = violation
+        nextKeepAlivePing = nil
+        arrivedBytes = 0
+        if inbox.deliverBeforeFailing(&arrived) {
+            deadline = .now + options.closeTimeout
+        } else {
+            failForPendingViolation()
+        }
+    }
+
+    /// Fails the connection for the violation that waited for the reader.
+    func failForPendingViolation() {
+        guard let violation = pendingViolation else { return }
+        pendingViolation = nil
+        deadline = nil
+        run(state.failed(violation))
     }
 
     /// A message read, for the next batch.
@@ -300,6 +333,11 @@ final class CurlWebSocket: @unchecked Sendable {
             }
         case .close(let code, let reason, let continuation):
             guard !isEnded else { return continuation.resume(returning: inbox.ending ?? .failed(.closed)) }
+            if pendingViolation != nil {
+                // The server's violation ends the connection, not the application's close.
+                failForPendingViolation()
+                return closeWaiters.append(continuation)
+            }
             do throws(WebSocketConnectionState.Refusal) {
                 run(try state.close(code: code, reason: reason))
             } catch {
@@ -309,6 +347,7 @@ final class CurlWebSocket: @unchecked Sendable {
             startClosingDeadline(now: now)
             readUntilClosed()
         case .resumeReading:
+            guard pendingViolation == nil else { return failForPendingViolation() }
             readingPaused = false
             mayHaveInput = true
         case .flush:
@@ -321,6 +360,7 @@ final class CurlWebSocket: @unchecked Sendable {
                 end()
                 return
             }
+            if pendingViolation != nil { return failForPendingViolation() }
             if case .open = state.phase {
                 run((try? state.close(code: 1001, reason: "")) ?? [])
                 startClosingDeadline(now: now)
@@ -361,6 +401,7 @@ final class CurlWebSocket: @unchecked Sendable {
     }
 
     func deadlinePassed() {
+        if pendingViolation != nil { return failForPendingViolation() }
         if openingTransfer != nil {
             endOpening(failure: ConnectError.timedOut("the WebSocket opening handshake took longer than its timeout"))
             return
