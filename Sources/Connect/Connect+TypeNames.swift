@@ -190,6 +190,8 @@ public enum _ConnectModuleTypes {
     public typealias _WebSocket = WebSocket
     /// The module's `WebSocketCompression`.
     public typealias _WebSocketCompression = WebSocketCompression
+    /// The module's `WebSocketCompressionOffer`.
+    public typealias _WebSocketCompressionOffer = WebSocketCompressionOffer
     /// The module's `WebSocketEnding`.
     public typealias _WebSocketEnding = WebSocketEnding
     /// The module's `WebSocketError`.
@@ -380,6 +382,8 @@ extension Connect {
     public typealias WebSocket = _ConnectModuleTypes._WebSocket
     /// ``WebSocketCompression``, named through the class for an app that has a `WebSocketCompression` of its own.
     public typealias WebSocketCompression = _ConnectModuleTypes._WebSocketCompression
+    /// ``WebSocketCompressionOffer``, named through the class for an app that has a `WebSocketCompressionOffer` of its own.
+    public typealias WebSocketCompressionOffer = _ConnectModuleTypes._WebSocketCompressionOffer
     /// ``WebSocketEnding``, named through the class for an app that has a `WebSocketEnding` of its own.
     public typealias WebSocketEnding = _ConnectModuleTypes._WebSocketEnding
     /// ``WebSocketError``, named through the class for an app that has a `WebSocketError` of its own.

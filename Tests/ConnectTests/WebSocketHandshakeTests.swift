@@ -45,7 +45,7 @@ struct WebSocketHandshakeTests {
             plain.requestHeaders.map { "\($0.name): \($0.value)" } == [
                 "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: k", "Sec-WebSocket-Version: 13"
             ])
-        let offering = WebSocketHandshake(key: "k", subprotocols: ["chat.v2", "chat"], offersCompression: true)
+        let offering = WebSocketHandshake(key: "k", subprotocols: ["chat.v2", "chat"], compressionOffer: .default)
         #expect(
             offering.requestHeaders.dropFirst(4).map { "\($0.name): \($0.value)" } == [
                 "Sec-WebSocket-Protocol: chat.v2, chat",
@@ -61,7 +61,7 @@ struct WebSocketHandshakeTests {
         return (base.filter { $0.0 != dropped } + extra).map { HTTPHeader(name: $0.0, value: $0.1) }
     }
 
-    static let handshake = WebSocketHandshake(key: key, subprotocols: ["chat.v2", "chat"], offersCompression: true)
+    static let handshake = WebSocketHandshake(key: key, subprotocols: ["chat.v2", "chat"], compressionOffer: .default)
 
     @Test(arguments: [
         ([] as [(String, String)], WebSocketHandshake.Outcome()),
@@ -145,5 +145,93 @@ struct WebSocketHandshakeTests {
     @Test func aQuotedWindowSizeIsRead() throws {
         let parameters = try DeflateParameters(accepting: ["server_max_window_bits=\"12\""])
         #expect(parameters.serverMaxWindowBits == 12)
+    }
+
+    /// Each offer as the upgrade request writes it.
+    @Test(arguments: [
+        (WebSocketCompressionOffer.default, "permessage-deflate; client_max_window_bits"),
+        (
+            WebSocketCompressionOffer(serverMaxWindowBits: 10, clientMaxWindowBits: 9),
+            "permessage-deflate; server_max_window_bits=10; client_max_window_bits=9"
+        ),
+        (
+            WebSocketCompressionOffer(serverNoContextTakeover: true, clientNoContextTakeover: true),
+            "permessage-deflate; server_no_context_takeover; client_no_context_takeover; client_max_window_bits"
+        )
+    ])
+    func anOfferIsWrittenAsRFC7692Spells(offer: WebSocketCompressionOffer, header: String) {
+        let handshake = WebSocketHandshake(key: Self.key, compressionOffer: offer)
+        #expect(handshake.requestHeaders.first { $0.hasName("Sec-WebSocket-Extensions") }?.value == header)
+    }
+
+    /// The parameters a server's answer settles, with what the offer asked and promised.
+    @Test(arguments: [
+        // Connect's window offered at 9: the server names none (9), or narrows it.
+        (WebSocketCompressionOffer(clientMaxWindowBits: 9), "permessage-deflate", false, false, 15, 9),
+        (
+            WebSocketCompressionOffer(clientMaxWindowBits: 9), "permessage-deflate; client_max_window_bits=8", false,
+            false, 15, 8
+        ),
+        // The server's window asked for at 10: answered with 10 or less.
+        (
+            WebSocketCompressionOffer(serverMaxWindowBits: 10), "permessage-deflate; server_max_window_bits=10", false,
+            false, 10, 15
+        ),
+        (
+            WebSocketCompressionOffer(serverMaxWindowBits: 10), "permessage-deflate; server_max_window_bits=9", false,
+            false, 9, 15
+        ),
+        // No context takeover: asked of the server and granted; promised by Connect whatever
+        // the answer says.
+        (
+            WebSocketCompressionOffer(serverNoContextTakeover: true), "permessage-deflate; server_no_context_takeover",
+            true, false, 15, 15
+        ),
+        (WebSocketCompressionOffer(clientNoContextTakeover: true), "permessage-deflate", false, true, 15, 15)
+    ])
+    func anAnswerSettlesTheOffer(
+        offer: WebSocketCompressionOffer, answer: String, serverNoContextTakeover: Bool, clientNoContextTakeover: Bool,
+        serverBits: Int, clientBits: Int
+    ) throws {
+        let handshake = WebSocketHandshake(key: Self.key, compressionOffer: offer)
+        let settled = try #require(
+            try handshake.outcome(status: 101, headers: Self.answer([("Sec-WebSocket-Extensions", answer)])).compression
+        )
+        #expect(settled.serverNoContextTakeover == serverNoContextTakeover)
+        #expect(settled.clientNoContextTakeover == clientNoContextTakeover)
+        #expect(settled.serverMaxWindowBits == serverBits)
+        #expect(settled.clientMaxWindowBits == clientBits)
+    }
+
+    /// A 101 that accepts permessage-deflate without what the offer asked of the server fails
+    /// the handshake (RFC 7692 section 5).
+    @Test(arguments: [
+        (WebSocketCompressionOffer(serverNoContextTakeover: true), "permessage-deflate", "server_no_context_takeover"),
+        (WebSocketCompressionOffer(serverMaxWindowBits: 10), "permessage-deflate", "server_max_window_bits=10"),
+        (
+            WebSocketCompressionOffer(serverMaxWindowBits: 10), "permessage-deflate; server_max_window_bits=12",
+            "larger than the 10"
+        ),
+        (
+            WebSocketCompressionOffer(clientMaxWindowBits: 9), "permessage-deflate; client_max_window_bits=12",
+            "more than the 9 offered"
+        )
+    ])
+    func anAnswerThatDoesNotAcceptTheOfferFailsTheHandshake(
+        offer: WebSocketCompressionOffer, answer: String, mentions: String
+    ) {
+        let handshake = WebSocketHandshake(key: Self.key, compressionOffer: offer)
+        do {
+            _ = try handshake.outcome(status: 101, headers: Self.answer([("Sec-WebSocket-Extensions", answer)]))
+            Issue.record("the handshake completed")
+        } catch {
+            #expect(error.reason.contains(mentions), "\(error.reason)")
+        }
+    }
+
+    @Test func windowsOutsideEightToFifteenAreRefusedBeforeAnyRequest() {
+        #expect(WebSocketOptions(compression: WebSocketCompressionOffer(serverMaxWindowBits: 7)).problem != nil)
+        #expect(WebSocketOptions(compression: WebSocketCompressionOffer(clientMaxWindowBits: 16)).problem != nil)
+        #expect(WebSocketOptions(compression: WebSocketCompressionOffer(clientMaxWindowBits: 8)).problem == nil)
     }
 }

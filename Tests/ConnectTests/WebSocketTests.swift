@@ -368,7 +368,7 @@ struct PythonWebSocketTests {
         let peer = try await Self.peer()
         defer { peer.shutdown() }
         var options = WebSocketOptions.default
-        options.compression = true
+        options.compression = .default
         let socket = try await sharedConnect.webSocket(
             TestConnector(
                 url: URL(string: "ws://localhost:\(peer.port)/")!,

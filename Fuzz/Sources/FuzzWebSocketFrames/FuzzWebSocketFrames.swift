@@ -80,7 +80,7 @@ public func fuzzWebSocketFrames(_ start: UnsafeRawPointer, _ count: Int) -> CInt
     // As a handshake answer's Sec-WebSocket-Protocol and Sec-WebSocket-Extensions: what is
     // accepted was offered, and its window sizes are in range.
     let text = String(decoding: data, as: UTF8.self)
-    let handshake = WebSocketHandshake(key: "k", subprotocols: ["chat"], offersCompression: true)
+    let handshake = WebSocketHandshake(key: "k", subprotocols: ["chat"], compressionOffer: .default)
     let headers = [
         HTTPHeader(name: "Upgrade", value: "websocket"), HTTPHeader(name: "Connection", value: "upgrade"),
         HTTPHeader(name: "Sec-WebSocket-Accept", value: WebSocketHandshake.acceptValue(for: "k")),

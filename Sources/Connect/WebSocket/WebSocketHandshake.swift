@@ -15,13 +15,13 @@ struct WebSocketHandshake: Sendable {
     let key: String
     /// The subprotocols offered, most wanted first.
     let subprotocols: [String]
-    /// Whether permessage-deflate is offered.
-    let offersCompression: Bool
+    /// What is offered of permessage-deflate, if anything.
+    let compressionOffer: WebSocketCompressionOffer?
 
-    init(key: String, subprotocols: [String] = [], offersCompression: Bool = false) {
+    init(key: String, subprotocols: [String] = [], compressionOffer: WebSocketCompressionOffer? = nil) {
         self.key = key
         self.subprotocols = subprotocols
-        self.offersCompression = offersCompression
+        self.compressionOffer = compressionOffer
     }
 
     /// A key of 16 bytes from `generator`.
@@ -43,9 +43,8 @@ struct WebSocketHandshake: Sendable {
         if !subprotocols.isEmpty {
             headers.append(HTTPHeader(name: "Sec-WebSocket-Protocol", value: subprotocols.joined(separator: ", ")))
         }
-        if offersCompression {
-            headers.append(
-                HTTPHeader(name: "Sec-WebSocket-Extensions", value: "permessage-deflate; client_max_window_bits"))
+        if let compressionOffer {
+            headers.append(HTTPHeader(name: "Sec-WebSocket-Extensions", value: compressionOffer.headerValue))
         }
         return headers
     }
@@ -96,13 +95,13 @@ struct WebSocketHandshake: Sendable {
         for element in values("Sec-WebSocket-Extensions") {
             let parameters = element.split(separator: ";").map { String($0.trimmingHTTPSpaces) }
             guard let name = parameters.first, HTTPHeader.equalIgnoringASCIICase(name, "permessage-deflate"),
-                offersCompression
+                let compressionOffer
             else {
                 throw Failure(
                     reason: "the server named the extension \(element.debugDescription), which was not offered")
             }
             guard outcome.compression == nil else { throw Failure(reason: "the server named permessage-deflate twice") }
-            outcome.compression = try DeflateParameters(accepting: parameters.dropFirst())
+            outcome.compression = try DeflateParameters(accepting: parameters.dropFirst(), offer: compressionOffer)
         }
         return outcome
     }
@@ -126,9 +125,18 @@ struct DeflateParameters: Equatable, Sendable {
 
     init() {}
 
-    /// Reads a server's accepting parameters; an unknown, repeated or malformed one fails the
-    /// handshake (§5: "the client MUST _Fail the WebSocket Connection_").
-    init(accepting parameters: some Sequence<String>) throws(WebSocketHandshake.Failure) {
+    /// Reads a server's accepting parameters, settled with what `offer` asked and promised; an
+    /// unknown, repeated or malformed parameter, or an answer that does not accept the offer,
+    /// fails the handshake (§5: "the client MUST _Fail the WebSocket Connection_"):
+    ///
+    /// - `server_no_context_takeover` asked for must be in the answer (§7.1.1.1);
+    /// - `server_max_window_bits=n` asked for must be answered with at most `n` (§7.1.2.1);
+    /// - `client_max_window_bits=n` offered may be answered with at most `n`, and is `n` when the
+    ///   answer names none (§7.1.2.2);
+    /// - `client_no_context_takeover` offered holds whatever the answer says (§7.1.1.2).
+    init(
+        accepting parameters: some Sequence<String>, offer: WebSocketCompressionOffer = .default
+    ) throws(WebSocketHandshake.Failure) {
         var seen: Set<String> = []
         for parameter in parameters where !parameter.isEmpty {
             let parts = parameter.split(separator: "=", maxSplits: 1).map { String($0.trimmingHTTPSpaces) }
@@ -165,5 +173,28 @@ struct DeflateParameters: Equatable, Sendable {
                 throw WebSocketHandshake.Failure(reason: "permessage-deflate's parameter \(name) is unknown")
             }
         }
+        if offer.serverNoContextTakeover, !serverNoContextTakeover {
+            throw WebSocketHandshake.Failure(
+                reason: "the server accepted permessage-deflate without the server_no_context_takeover it was asked for"
+            )
+        }
+        if let asked = offer.serverMaxWindowBits, serverMaxWindowBits > asked {
+            throw WebSocketHandshake.Failure(
+                reason: seen.contains("server_max_window_bits")
+                    ? "the server's window of \(serverMaxWindowBits) bits is larger than the \(asked) it was asked for"
+                    : "the server accepted permessage-deflate without the server_max_window_bits=\(asked) it was asked for"
+            )
+        }
+        if let offered = offer.clientMaxWindowBits {
+            if !seen.contains("client_max_window_bits") {
+                clientMaxWindowBits = offered
+            } else if clientMaxWindowBits > offered {
+                throw WebSocketHandshake.Failure(
+                    reason:
+                        "the server set Connect's window to \(clientMaxWindowBits) bits, more than the \(offered) offered"
+                )
+            }
+        }
+        if offer.clientNoContextTakeover { clientNoContextTakeover = true }
     }
 }

@@ -22,12 +22,12 @@ public struct WebSocketOptions: Sendable, Hashable {
     /// How long ``WebSocket/close(code:reason:)`` waits for the server's close frame before it
     /// closes the connection anyway.
     public var closeTimeout: Duration
-    /// Whether the handshake offers permessage-deflate (RFC 7692): messages compressed with
-    /// zlib when the server accepts, the window carried from message to message unless the
-    /// server asks for no context takeover. Worth it for text
-    /// (JSON, chat); it costs each connection zlib's state (about 300 KiB with the largest
-    /// windows), so it is off by default.
-    public var compression: Bool
+    /// What the handshake offers of permessage-deflate (RFC 7692), or `nil` (the default) to
+    /// offer none: messages compressed with zlib when the server accepts (see
+    /// ``WebSocketCompressionOffer``, and ``WebSocket/compression`` for what was settled).
+    /// Worth it for text (JSON, chat); it costs each connection zlib's state (about 300 KiB with
+    /// the largest windows), so it is off by default.
+    public var compression: WebSocketCompressionOffer?
     /// The subprotocols the handshake offers (`Sec-WebSocket-Protocol`), most wanted first; the
     /// one the server chose is ``WebSocket/subprotocol``. Each must be an HTTP token (RFC 6455
     /// section 4.1). Offered after any the request's own header names.
@@ -40,7 +40,8 @@ public struct WebSocketOptions: Sendable, Hashable {
     /// Options with these values; each has the default's unless given.
     public init(
         maximumMessageSize: Int = 16 << 20, receiveBufferSize: Int = 1 << 20, maximumFrameSize: Int = 1 << 20,
-        pingInterval: Duration? = nil, closeTimeout: Duration = .seconds(5), compression: Bool = false,
+        pingInterval: Duration? = nil, closeTimeout: Duration = .seconds(5),
+        compression: WebSocketCompressionOffer? = nil,
         subprotocols: [String] = []
     ) {
         self.maximumMessageSize = maximumMessageSize
@@ -59,6 +60,7 @@ public struct WebSocketOptions: Sendable, Hashable {
         if maximumFrameSize <= 0 { return "maximumFrameSize must be positive, not \(maximumFrameSize)" }
         if let pingInterval, pingInterval <= .zero { return "pingInterval must be positive, not \(pingInterval)" }
         if closeTimeout < .zero { return "closeTimeout must not be negative, not \(closeTimeout)" }
+        if let problem = compression?.problem { return problem }
         for subprotocol in subprotocols
         where subprotocol.isEmpty || !HTTPHeader.allBytes(of: subprotocol, satisfy: HTTPHeader.isTokenCharacter) {
             return "the subprotocol \(subprotocol.debugDescription) is not an HTTP token"

@@ -27,7 +27,9 @@ struct AutobahnCompressionTests {
         let serverArguments: [String]
         /// What the server's `Sec-WebSocket-Extensions` must say.
         let negotiated: [String]
-        var testDescription: String { "\(id) \(kind) \(serverArguments.joined(separator: " "))" }
+        /// What Connect offers.
+        var offer = WebSocketCompressionOffer.default
+        var testDescription: String { "\(id) \(kind) \(serverArguments.joined(separator: " ")) offering \(offer)" }
     }
 
     /// Autobahn's message sizes and the fragment size the server cuts them to (0: none).
@@ -71,7 +73,22 @@ struct AutobahnCompressionTests {
         Variant(
             id: "13.7", kind: "json",
             serverArguments: ["--server-max-window-bits", "9", "--server-no-context-takeover"],
-            negotiated: ["server_max_window_bits=9", "server_no_context_takeover"])
+            negotiated: ["server_max_window_bits=9", "server_no_context_takeover"]),
+        // Autobahn's 13.2 to 13.6 as Autobahn runs them: the client under test offers the
+        // parameters (a server at its defaults accepts them).
+        Variant(
+            id: "13.2 offered", kind: "json", serverArguments: [], negotiated: ["permessage-deflate"],
+            offer: WebSocketCompressionOffer(clientNoContextTakeover: true)),
+        Variant(
+            id: "13.3 offered", kind: "json", serverArguments: [], negotiated: ["permessage-deflate"],
+            offer: WebSocketCompressionOffer(clientMaxWindowBits: 8)),
+        Variant(
+            id: "13.5 offered", kind: "json", serverArguments: [], negotiated: ["permessage-deflate"],
+            offer: WebSocketCompressionOffer(clientMaxWindowBits: 9, clientNoContextTakeover: true)),
+        Variant(
+            id: "13.7 offered", kind: "json", serverArguments: [],
+            negotiated: ["server_max_window_bits=9", "server_no_context_takeover"],
+            offer: WebSocketCompressionOffer(serverMaxWindowBits: 9, serverNoContextTakeover: true))
     ]
 
     @Test(arguments: variants)
@@ -79,7 +96,7 @@ struct AutobahnCompressionTests {
         let peer = try await PythonPeer(script: "websocket_compression_peer.py") { ["\($0)"] + variant.serverArguments }
         defer { peer.shutdown() }
         var options = WebSocketOptions.default
-        options.compression = true
+        options.compression = variant.offer
         for (index, row) in Self.rowsToRun {
             let id = "\(variant.id).\(index + 1)"
             let socket = try await sharedConnect.webSocket(
@@ -88,6 +105,11 @@ struct AutobahnCompressionTests {
             for parameter in variant.negotiated {
                 #expect(extensions.contains(parameter), "\(id): \(extensions)")
             }
+            // What the offer promised holds, whatever the answer said.
+            let settled = try #require(socket.compression, "\(id): the server declined compression")
+            if variant.offer.clientNoContextTakeover { #expect(settled.clientNoContextTakeover, "\(id)") }
+            if let bits = variant.offer.clientMaxWindowBits { #expect(settled.clientMaxWindowBits <= bits, "\(id)") }
+            if let bits = variant.offer.serverMaxWindowBits { #expect(settled.serverMaxWindowBits <= bits, "\(id)") }
             try await socket.send("series \(variant.kind) \(row.size) \(Self.messagesPerCase) \(row.fragment)")
             var verdict: String?
             for try await message in socket.messages {

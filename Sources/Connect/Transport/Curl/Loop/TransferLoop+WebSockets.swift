@@ -84,7 +84,7 @@ extension TransferLoop {
             handshake: WebSocketHandshake(
                 key: WebSocketHandshake.randomKey(using: &random),
                 subprotocols: WebSocketHandshake.offeredSubprotocols(in: transfer.request.headers),
-                offersCompression: opening.options.compression))
+                compressionOffer: opening.options.compression))
         webSockets.append(connection)
         if webSocketReadBuffer == nil {
             webSocketReadBuffer = .allocate(byteCount: Self.webSocketReadSize, alignment: 16)
