@@ -58,7 +58,13 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     /// The message in a parsed JSON value, if one can be found; `json` holds values as
     /// ``FailedExchange/json`` gives them (a `String`, `Int` or `Double` can be the message; a
     /// `Bool` or ``JSONNull`` never is).
-    public func message(in json: Any, depth: Int = 0) -> String? {
+    public func message(in json: Any) -> String? {
+        message(in: json, depth: 0)
+    }
+
+    /// ``message(in:)`` for a value `depth` levels inside the body: the search stops some
+    /// levels down.
+    func message(in json: Any, depth: Int) -> String? {
         guard depth < 8 else { return nil }
         switch json {
         case let object as [String: Any]:

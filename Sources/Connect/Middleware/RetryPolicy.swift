@@ -100,8 +100,8 @@ public struct RetryPolicy: RequestRetrier {
     }
 
     /// The backoff before the retry that follows attempt `number`, with a given source of
-    /// randomness (for tests).
-    public func backoff(afterAttempt number: Int, using generator: inout some RandomNumberGenerator) -> Duration {
+    /// randomness: the tests' fixed one.
+    func backoff(afterAttempt number: Int, using generator: inout some RandomNumberGenerator) -> Duration {
         let exponent = min(max(number - 1, 0), 30)
         let uncapped = baseDelay * (1 << exponent)
         let capped = min(uncapped, maximumDelay)
