@@ -46,7 +46,8 @@ public struct WebSocketCompressionOffer: Sendable, Hashable {
 
     /// Why this offer cannot be made, or `nil`.
     var problem: String? {
-        for (name, bits) in [("serverMaxWindowBits", serverMaxWindowBits), ("clientMaxWindowBits", clientMaxWindowBits)] {
+        for (name, bits) in [("serverMaxWindowBits", serverMaxWindowBits), ("clientMaxWindowBits", clientMaxWindowBits)]
+        {
             if let bits, !(8...15).contains(bits) { return "compression's \(name) must be 8 to 15, not \(bits)" }
         }
         return nil
