@@ -24,14 +24,16 @@ public struct DecodingFailure: Error, CustomStringConvertible, @unchecked Sendab
 
     /// The line (from 1) of a line-by-line body (JSON Lines) that did not decode; `nil` for a
     /// whole body.
-    public var lineNumber: Int?
+    public let lineNumber: Int?
 
     /// How many bytes of the body ``bodyPreview`` keeps.
     public static let previewLength = 256
 
-    /// Describes `error`, thrown while decoding `body` as `type`.
-    public init(type: Any.Type, error: DecodingError, body: Data) {
+    /// Describes `error`, thrown while decoding `body` as `type`; `lineNumber` when the body is
+    /// one line of a line-by-line body.
+    public init(type: Any.Type, error: DecodingError, body: Data, lineNumber: Int? = nil) {
         typeName = String(reflecting: type)
+        self.lineNumber = lineNumber
         underlying = error
         bodyPreview = Self.preview(of: body, limit: Self.previewLength)
         let context: DecodingError.Context?

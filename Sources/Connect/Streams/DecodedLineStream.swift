@@ -30,9 +30,8 @@ public struct DecodedLineStream<Decoded: Decodable & Sendable>: AsyncSequence, S
                     return try decoder.decoder.decode(Decoded.self, from: data)
                 } catch let error as DecodingError {
                     stream.cancel()
-                    var failure = DecodingFailure(type: Decoded.self, error: error, body: data)
-                    failure.lineNumber = number
-                    throw ConnectError.decoding(failure)
+                    throw ConnectError.decoding(
+                        DecodingFailure(type: Decoded.self, error: error, body: data, lineNumber: number))
                 }
             }
             return nil
