@@ -61,9 +61,11 @@ struct LineStreamTests {
         }
         defer { server.shutdown() }
         var steps: [Progress] = []
-        for try await progress in sharedConnect.lines(TestConnector(server, "/progress")).decodedLines(
-            of: Progress.self)
-        {
+        let lines = sharedConnect.lines(
+            TestConnector(server, "/progress"), bufferSize: 64 << 10, maximumLineLength: 256)
+        let response = try await lines.response
+        #expect(response.statusCode == 200 && response.header("Content-Type") == "application/x-ndjson")
+        for try await progress in lines.decodedLines(of: Progress.self) {
             steps.append(progress)
         }
         #expect(steps.count == 1000)

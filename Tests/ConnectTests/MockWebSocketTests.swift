@@ -46,7 +46,7 @@ struct MockWebSocketTests {
         mock.register(
             .webSocket { peer in
                 try await peer.send("one")
-                try await peer.send(.binary(Data([9])))
+                try await peer.send(Data([9]))
                 peer.close(code: 4000, reason: "bye")
             }, for: Self.chat)
         let socket = try await Connect(transport: mock).webSocket(Self.chat)

@@ -51,17 +51,26 @@ extension Connect {
     ///
     /// - Parameters:
     ///   - connector: the endpoint and its parameters.
+    ///   - bufferSize: how many bytes may wait unread before the transfer pauses.
     ///   - maximumLineLength: the longest line accepted; a longer one fails the iteration with a
     ///     `malformedResponse` transport failure instead of growing memory.
-    ///   - bufferSize: how many bytes may wait unread before the transfer pauses.
     ///   - debugResponse: logs the request and response, secrets redacted.
     public func lines(
-        _ connector: any Connector, maximumLineLength: Int = 1 << 20, bufferSize: Int = 256 << 10,
+        _ connector: any Connector, bufferSize: Int = 256 << 10, maximumLineLength: Int = 1 << 20,
         debugResponse: Bool = false
     ) -> LineStream {
         LineStream(
-            response: stream(connector, bufferSize: bufferSize, debugResponse: debugResponse, headers: []),
+            stream: stream(connector, bufferSize: bufferSize, debugResponse: debugResponse, headers: []),
             maximumLineLength: maximumLineLength,
             jsonDecoder: UncheckedDecoder(configuration.jsonDecoder))
+    }
+
+    /// ``lines(_:bufferSize:maximumLineLength:debugResponse:)`` with its two sizes in the order
+    /// they had before ``events(_:reconnection:bufferSize:maximumLineLength:debugResponse:)``'s.
+    @available(*, deprecated, message: "pass bufferSize before maximumLineLength, as events(_:) takes them")
+    public func lines(
+        _ connector: any Connector, maximumLineLength: Int, bufferSize: Int, debugResponse: Bool = false
+    ) -> LineStream {
+        lines(connector, bufferSize: bufferSize, maximumLineLength: maximumLineLength, debugResponse: debugResponse)
     }
 }

@@ -13,7 +13,7 @@ public struct DecodedLineStream<Decoded: Decodable & Sendable>: AsyncSequence, S
     let decoder: UncheckedDecoder
 
     public func makeAsyncIterator() -> Iterator {
-        Iterator(lines: lines.makeAsyncIterator(), decoder: decoder, stream: lines.response)
+        Iterator(lines: lines.makeAsyncIterator(), decoder: decoder, stream: lines.stream)
     }
 
     /// Decodes the lines in order, skipping blank ones.

@@ -6,21 +6,27 @@ import Foundation
 #endif
 
 /// A body read line by line as it arrives (JSON Lines, NDJSON, logs); see
-/// ``Connect/lines(_:maximumLineLength:bufferSize:debugResponse:)``.
+/// ``Connect/lines(_:bufferSize:maximumLineLength:debugResponse:)``.
 ///
 /// Iterate once. A consumer slower than the server pauses the transfer. Cancelling the
 /// iterating task ends the transfer at once.
 public struct LineStream: AsyncSequence, Sendable {
     public typealias Element = String
 
-    let response: ResponseStream
+    let stream: ResponseStream
     let maximumLineLength: Int
     /// The client's `jsonDecoder`, for ``decodedLines(of:decoder:)``.
     let jsonDecoder: UncheckedDecoder
 
+    /// The status and headers, once they are in, as ``ResponseStream/response`` is.
+    public var response: Response {
+        get async throws { try await stream.response }
+    }
+
     /// The status and headers, once they are in.
+    @available(*, deprecated, renamed: "response")
     public var head: Response {
-        get async throws { try await response.response }
+        get async throws { try await stream.response }
     }
 
     /// Each line decoded from JSON as `type` as it arrives, blank lines skipped. A line that
@@ -38,8 +44,8 @@ public struct LineStream: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> Iterator {
         Iterator(
-            chunks: response.makeAsyncIterator(), splitter: LineSplitter(maximumLineLength: maximumLineLength),
-            stream: response)
+            chunks: stream.makeAsyncIterator(), splitter: LineSplitter(maximumLineLength: maximumLineLength),
+            stream: stream)
     }
 
     /// Hands out the lines in order.

@@ -1,4 +1,9 @@
 import ConnectFutures
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// The server's end of a WebSocket that a ``MockTransport`` opens for
 /// ``MockResponse/webSocket(subprotocol:headers:_:)``: a test scripts the conversation with it,
@@ -71,6 +76,11 @@ public final class MockWebSocketPeer: Sendable {
     /// Sends a text message to the app.
     public func send(_ text: String) async throws {
         try await send(.text(text))
+    }
+
+    /// Sends a binary message to the app.
+    public func send(_ data: Data) async throws {
+        try await send(.binary(data))
     }
 
     /// Closes the connection with `code` and `reason`, as a server's close frame does: the app's
