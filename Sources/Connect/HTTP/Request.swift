@@ -169,7 +169,7 @@ public struct Request: Sendable, CustomStringConvertible {
             || HTTPHeader.equalIgnoringASCIICase(scheme, "https") || HTTPHeader.equalIgnoringASCIICase(scheme, "http")
     }
 
-    /// "ws" or "wss", in any case: a WebSocket's URL (see ``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``).
+    /// "ws" or "wss", in any case: a WebSocket's URL (see ``Connect/webSocket(_:options:debugResponse:)-(Connect.Connector,_,_)``).
     static func isWebSocketScheme(_ scheme: String) -> Bool {
         HTTPHeader.equalIgnoringASCIICase(scheme, "ws") || HTTPHeader.equalIgnoringASCIICase(scheme, "wss")
     }
