@@ -15,8 +15,8 @@
 /// handshake (``TransportFailure/Kind/webSocketHandshake``), as RFC 7692 section 5 asks.
 public struct WebSocketCompressionOffer: Sendable, Hashable {
     /// Asks the server to start each message it sends with an empty window
-    /// (`server_no_context_takeover`): Connect then keeps no inflating context between
-    /// messages' worth of memory on the server's behalf.
+    /// (`server_no_context_takeover`), so that the server keeps no compression window between
+    /// messages.
     public var serverNoContextTakeover: Bool
     /// Says Connect starts each message it sends with an empty window
     /// (`client_no_context_takeover`), so that the server need not keep one for it.

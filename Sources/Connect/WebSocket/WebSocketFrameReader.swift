@@ -29,7 +29,8 @@ struct WebSocketFrameReader {
     var pendingByteCount: Int { buffer.count - start }
 
     /// Lends `body` the frame that has begun and not ended, its header and the bytes of its
-    /// payload so far; `nil` without calling it when no such frame has its whole header yet.
+    /// payload so far; returns without calling it when no such frame has its whole header and a
+    /// payload byte yet.
     /// What the payload so far already breaks need not wait for the rest (see
     /// ``WebSocketMessageAssembler/checkBeginning(of:payloadSoFar:)``).
     func withPartialFrame(
