@@ -77,10 +77,15 @@ let package = Package(
             pkgConfig: "libzstd",
             providers: [.apt(["libzstd-dev"]), .yum(["libzstd-devel"]), .brew(["zstd"])]
         ),
+        // What Connect reads from the network, apart from any transport: the response head, chunked
+        // framing, the content decoders, cookies and HTTP dates (each fuzzed, see Fuzz), and the
+        // buffer bodies arrive in. Imports no transport; `package` access, no public API.
+        .target(name: "ConnectWire", dependencies: ["CZlib", "CBrotli", "CZstd"]),
         .target(
             name: "Connect",
             dependencies: [
                 "ConnectFutures",
+                "ConnectWire",
                 "CCurl",
                 "CZlib",
                 "CBrotli",
@@ -117,10 +122,12 @@ let package = Package(
             dependencies: ["Connect", .target(name: "ConnectMacrosPlugin", condition: .when(traits: ["Macros"]))]
         ),
         .testTarget(name: "ConnectFuturesTests", dependencies: ["ConnectFutures"]),
+        // The wire parsers by themselves: nothing of the client is linked.
+        .testTarget(name: "ConnectWireTests", dependencies: ["ConnectWire", "CZlib"]),
         .testTarget(
             name: "ConnectTests",
             dependencies: [
-                "Connect", "ConnectOpenAPI", "CZlib",
+                "Connect", "ConnectOpenAPI", "ConnectWire", "CZlib",
                 .product(name: "ConnectTestServer", package: "Support"),
                 .product(name: "TodoAPIClient", package: "Support"),
                 .product(name: "Logging", package: "swift-log"),

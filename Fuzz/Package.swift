@@ -3,8 +3,9 @@ import PackageDescription
 
 /// libFuzzer harnesses for every parser of bytes from the network, built apart from the library
 /// (with `-sanitize=fuzzer,address -parse-as-library -enable-testing`, see `run`): each reaches
-/// Connect's internal parser through `@testable import Connect`. `make fuzz` runs each for as
-/// long as asked; CI runs each for a short time (`make fuzz-smoke`).
+/// its parser through `@testable import` of the module that holds it (`ConnectWire`, whose module
+/// the `Connect` product builds, or `Connect`). `make fuzz` runs each for as long as asked; CI runs
+/// each for a short time (`make fuzz-smoke`).
 let harnesses = [
     "FuzzResponseHead", "FuzzChunked", "FuzzContentDecoding", "FuzzServerSentEvents", "FuzzLineSplitter",
     "FuzzJSONReader",

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import Connect
+@testable import ConnectWire
 
 /// Request bodies compressed on request, without a socket: every coding round-trips through
 /// Connect's own response decoders, whole and fed in pieces.
@@ -38,8 +39,15 @@ struct BodyCompressionTests {
 
     static func decoded(_ data: Data, _ compression: BodyCompression) throws -> Data {
         let coding = try #require(ContentDecoder.Coding(headerValue: compression.name))
-        let (output, complete) = try ContentDecoderTests.decode(coding, data)
-        #expect(complete, "\(compression) stream ended")
+        let decoder = try ContentDecoder(coding: coding)
+        var output = Data()
+        let delivered = try data.withUnsafeBytes { input in
+            try decoder.decode(input) { decoded in
+                output.append(contentsOf: decoded.bindMemory(to: UInt8.self))
+                return true
+            }
+        }
+        #expect(delivered && decoder.isComplete, "\(compression) stream ended")
         return output
     }
 

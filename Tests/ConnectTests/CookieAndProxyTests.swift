@@ -60,6 +60,15 @@ final class RawListener: @unchecked Sendable {
 
 @Suite("Cookies and proxies", .timeLimit(.minutes(3)))
 struct CookieAndProxyTests {
+    @Test func libcurlReadsExpiryDatesAsItsEngineDoes() {
+        #expect(CookieTarget.date("Wed, 09 Jun 2021 10:18:14 GMT") == 1_623_233_894)
+        #expect(CookieTarget.date("Wednesday, 09-Jun-21 10:18:14 GMT") == 1_623_233_894)
+        #expect(CookieTarget.date("not a date") == nil)
+        let target = CookieTarget(url: "https://[::1]:8443/chat?room=1")
+        #expect(target?.host == "::1" && target?.path == "/chat" && target?.isSecure == true)
+        #expect(CookieTarget(url: "http://example.com")?.path == "/")
+    }
+
     static func cookieServer() throws -> TestServer {
         try TestServer { request in
             request.path == "/login"

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import Connect
+@testable import ConnectWire
 
 @Suite("Requests over real sockets", .timeLimit(.minutes(3)))
 struct RequestTests {

@@ -185,14 +185,6 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
-/// Runs `body` with a copy of `bytes` in memory of its own, for the parsers that read raw bytes.
-func withCopiedBytes<Result>(_ bytes: some Collection<UInt8>, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-    defer { buffer.deallocate() }
-    buffer.copyBytes(from: bytes)
-    return body(UnsafeRawBufferPointer(buffer))
-}
-
 extension Process {
     /// Points a server's standard input at /dev/null and its output at `log`, away from the test
     /// runner's own pipes: a server that outlives a crashed test process would otherwise hold

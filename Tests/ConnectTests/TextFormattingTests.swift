@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Connect
+@testable import ConnectWire
 
 /// The small text helpers that stand in for Foundation's formatters, table by table.
 @Suite("Text formatting")

@@ -2,6 +2,7 @@ import CCurl
 import Testing
 
 @testable import Connect
+@testable import ConnectWire
 
 /// One HTTP transfer as a value, without a socket: the events libcurl's callbacks and its end
 /// bring (header lines, body bytes, connections chosen and refused), in order, and the action

@@ -5,6 +5,7 @@ import Foundation
 import Testing
 
 @testable import Connect
+@testable import ConnectWire
 
 /// What reaches a request when the server breaks HTTP/1.1 on the wire: every response reaches
 /// only the request it answers, nothing is sent twice behind the caller's back, and a broken
@@ -296,6 +297,28 @@ struct CompressedBodyTests {
         }
         compressed.count = Int(length)
         return compressed
+    }
+
+    /// The transport's decoder for a body that is chunked, then gzipped, then deflated.
+    @Test func bodyDecoderUndoesChunkedThenEachContentCoding() throws {
+        let layered = Self.deflated(WireTests.gzipped)
+        let wire = Data("\(String(layered.count, radix: 16))\r\n".utf8) + layered + Data("\r\n0\r\n\r\n".utf8)
+        for pieceSize in [1, 7, wire.count] {
+            let decoder = try BodyDecoder(chunked: true, codings: [.gzip, .deflate])
+            var body = Data()
+            for start in stride(from: 0, to: wire.count, by: pieceSize) {
+                Data(wire[start..<min(start + pieceSize, wire.count)]).withUnsafeBytes { input in
+                    #expect(throws: Never.self) {
+                        _ = try decoder.decode(input) { decoded in
+                            body.append(contentsOf: decoded.bindMemory(to: UInt8.self))
+                            return true
+                        }
+                    }
+                }
+            }
+            #expect(String(decoding: body, as: UTF8.self) == WireTests.plain, "pieces of \(pieceSize)")
+            #expect(decoder.isComplete)
+        }
     }
 
     @Test func aSlowReaderOfACompressedStreamGetsEveryByteOnce() async throws {

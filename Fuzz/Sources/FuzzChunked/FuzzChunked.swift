@@ -1,6 +1,6 @@
 import FuzzSupport
 
-@testable import Connect
+@testable import ConnectWire
 
 /// Chunked bodies: the same bytes give the same body, trailers, ending or problem however they
 /// are split, and a body the decoder accepts re-encodes to one it reads back the same.

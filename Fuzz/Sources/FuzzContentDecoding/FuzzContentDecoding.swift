@@ -1,7 +1,7 @@
 import CZlibReference
 import FuzzSupport
 
-@testable import Connect
+@testable import ConnectWire
 
 /// The content decoders: any bytes in any coding, in any pieces, never crash and never give
 /// more than the limit; zlib's own inflate is the reference for gzip and deflate (where it reads

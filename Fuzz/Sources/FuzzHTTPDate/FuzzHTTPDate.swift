@@ -1,7 +1,7 @@
 import Foundation
 import FuzzSupport
 
-@testable import Connect
+@testable import ConnectWire
 
 /// HTTP dates against Foundation's formatter: any instant Foundation writes as an IMF-fixdate,
 /// Connect reads back to the same second; any text Connect reads, written back by Foundation,

@@ -1,6 +1,6 @@
 import FuzzSupport
 
-@testable import Connect
+@testable import ConnectWire
 
 /// Response heads as the transport reads them, line by line: no crash, and what the parser
 /// learns stays within what it promises.

@@ -1,6 +1,7 @@
 import FuzzSupport
 
 @testable import Connect
+@testable import ConnectWire
 
 /// `Set-Cookie` headers as the WebSocket handshake stores them: whatever a server sends, a
 /// cookie that is kept writes a jar line libcurl reads back to the same cookie (one line, seven

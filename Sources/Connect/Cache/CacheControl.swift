@@ -1,3 +1,5 @@
+internal import ConnectWire
+
 /// The directives of a message's `Cache-Control` fields (RFC 9111 §5.2), every field line
 /// together, as a private cache reads them; a request's and a response's share the type, each
 /// using its own.
@@ -118,7 +120,7 @@ struct CacheControl: Equatable, Sendable {
         }
         func token() -> ArraySlice<UInt8> {
             let start = index
-            while index < bytes.count, HTTPHeader.isTokenCharacter(bytes[index]) { index += 1 }
+            while index < bytes.count, HeaderText.isTokenCharacter(bytes[index]) { index += 1 }
             return bytes[start..<index]
         }
         while index < bytes.count {

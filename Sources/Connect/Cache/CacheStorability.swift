@@ -1,3 +1,5 @@
+internal import ConnectWire
+
 /// Whether a private cache may store a response (RFC 9111 §3), and why not: a decision value,
 /// tested with tables.
 enum CacheStorability: Equatable, Sendable {

@@ -1,3 +1,5 @@
+internal import ConnectWire
+
 /// Revalidating a stored response (RFC 9111 §4.3): the conditional request's headers from the
 /// stored validators, and the stored headers a 304 updates. A decision value, tested with tables.
 enum CacheValidation {

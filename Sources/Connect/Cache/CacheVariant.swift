@@ -1,3 +1,5 @@
+internal import ConnectWire
+
 /// Which stored response a request may be answered with, of those stored for its URL (RFC 9111
 /// §4.1): each field its `Vary` names must have the same value in the new request as in the
 /// request that got the stored response. A decision value, tested with tables.

@@ -1,3 +1,4 @@
+internal import ConnectWire
 import ConnectFutures
 import Tracing
 #if canImport(FoundationEssentials)
@@ -213,8 +214,8 @@ final class RedirectFollower: Sendable {
     /// `https` or `https+unix`.
     private static func isHTTPS(_ url: URL) -> Bool {
         guard let scheme = url.scheme else { return false }
-        return HTTPHeader.equalIgnoringASCIICase(scheme, "https")
-            || HTTPHeader.equalIgnoringASCIICase(scheme, "https+unix")
+        return HeaderText.equalIgnoringASCIICase(scheme, "https")
+            || HeaderText.equalIgnoringASCIICase(scheme, "https+unix")
     }
 
     /// `response` with the hops counted and the time measured from the first request.

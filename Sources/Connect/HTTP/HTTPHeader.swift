@@ -1,3 +1,4 @@
+internal import ConnectWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -60,75 +61,21 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether this header has the given name, compared as HTTP does (ignoring case).
     public func hasName(_ other: String) -> Bool {
-        Self.equalIgnoringASCIICase(name, other)
-    }
-
-    /// Byte by byte, folding only A–Z: names are ASCII tokens, and this runs several times per
-    /// request, where `lowercased()` would build two new strings each time.
-    static func equalIgnoringASCIICase(_ first: String, _ second: String) -> Bool {
-        guard first.utf8.count == second.utf8.count else { return false }
-        var first = first
-        var second = second
-        return first.withUTF8 { a in
-            second.withUTF8 { b in equalIgnoringASCIICase(UnsafeRawBufferPointer(a), UnsafeRawBufferPointer(b)) }
-        }
-    }
-
-    /// The same comparison for bytes as received, e.g. a header line's name.
-    static func equalIgnoringASCIICase(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
-        guard first.count == second.count else { return false }
-        for index in 0..<first.count where foldedASCII(first[index]) != foldedASCII(second[index]) { return false }
-        return true
-    }
-
-    /// `byte` with A–Z lowered and every other byte as it is: the one case rule for header names.
-    /// (Setting the case bit on every byte would also make `^` equal `~` and CR equal `-`.)
-    @inline(__always)
-    static func foldedASCII(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+        HeaderText.equalIgnoringASCIICase(name, other)
     }
 
     /// Why this header cannot be sent, or `nil` if it can.
     var validationProblem: String? {
         if name.isEmpty { return "a header name is empty" }
-        if !Self.allBytes(of: name, satisfy: Self.isTokenCharacter) {
+        if !HeaderText.allBytes(of: name, satisfy: HeaderText.isTokenCharacter) {
             return "the header name \(name.debugDescription) is not a valid HTTP token"
         }
-        if !Self.allBytes(of: value, satisfy: { $0 != 0x0D && $0 != 0x0A && $0 != 0x00 }) {
+        if !HeaderText.allBytes(of: value, satisfy: { $0 != 0x0D && $0 != 0x0A && $0 != 0x00 }) {
             return "the value of header \(name) contains CR, LF or NUL"
         }
         return nil
     }
 
-    /// Over the contiguous UTF-8 of a native string when there is one (the common case), which
-    /// is several times faster than stepping through `utf8`. Inlined, so that `predicate` is too:
-    /// every request's headers are checked, and a call per byte was most of the cost.
-    @inline(__always)
-    static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
-        // `withUTF8` also covers small strings (stored inline, so without contiguous storage of
-        // their own), which most header names and values are.
-        var text = text
-        return text.withUTF8 { bytes in
-            for byte in bytes where !predicate(byte) { return false }
-            return true
-        }
-    }
-
-    /// tchar from RFC 9110 §5.6.2.
-    @inline(__always)
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
-    }
 }
 
 extension Array where Element == HTTPHeader {

@@ -1,3 +1,5 @@
+internal import ConnectWire
+
 /// An HTTP request method.
 ///
 /// The common methods are static members (`.get`, `.post`, …); any other token works too:
@@ -69,7 +71,7 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, ExpressibleByStr
 
         init(of method: String) {
             var traits: Traits = []
-            if !method.isEmpty, HTTPHeader.allBytes(of: method, satisfy: HTTPHeader.isTokenCharacter) {
+            if !method.isEmpty, HeaderText.allBytes(of: method, satisfy: HeaderText.isTokenCharacter) {
                 traits.insert(.validToken)
             }
             // Spelled out, not compared with `.get` and the others: the static members are

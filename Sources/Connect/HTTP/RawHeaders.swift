@@ -1,3 +1,5 @@
+internal import ConnectWire
+
 /// Header lines as received ("Name: value", each ending in CRLF), parsed into ``HTTPHeader``
 /// values only when someone reads them.
 ///
@@ -61,7 +63,7 @@ struct RawHeaders: Sendable {
         return name.withUTF8 { wanted in
             var found: String?
             forEachHeader { lineName, value in
-                guard HTTPHeader.equalIgnoringASCIICase(lineName, UnsafeRawBufferPointer(wanted)) else { return false }
+                guard HeaderText.equalIgnoringASCIICase(lineName, UnsafeRawBufferPointer(wanted)) else { return false }
                 found = String(decoding: value, as: UTF8.self)
                 return true
             }

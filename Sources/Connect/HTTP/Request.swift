@@ -1,3 +1,4 @@
+internal import ConnectWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -166,19 +167,19 @@ public struct Request: Sendable, CustomStringConvertible {
     /// "http" or "https", in any case, compared without building a lowercased copy.
     static func isHTTPScheme(_ scheme: String) -> Bool {
         scheme == "https" || scheme == "http"
-            || HTTPHeader.equalIgnoringASCIICase(scheme, "https") || HTTPHeader.equalIgnoringASCIICase(scheme, "http")
+            || HeaderText.equalIgnoringASCIICase(scheme, "https") || HeaderText.equalIgnoringASCIICase(scheme, "http")
     }
 
     /// "ws" or "wss", in any case: a WebSocket's URL (see ``Connect/webSocket(_:options:debugResponse:)-(Connect.Connector,_,_)``).
     static func isWebSocketScheme(_ scheme: String) -> Bool {
-        HTTPHeader.equalIgnoringASCIICase(scheme, "ws") || HTTPHeader.equalIgnoringASCIICase(scheme, "wss")
+        HeaderText.equalIgnoringASCIICase(scheme, "ws") || HeaderText.equalIgnoringASCIICase(scheme, "wss")
     }
 
     /// "http+unix" or "https+unix", in any case: a Unix domain socket's path as the host (see
     /// ``UnixSocketURL``).
     static func isUnixSocketScheme(_ scheme: String) -> Bool {
-        HTTPHeader.equalIgnoringASCIICase(scheme, "http+unix")
-            || HTTPHeader.equalIgnoringASCIICase(scheme, "https+unix")
+        HeaderText.equalIgnoringASCIICase(scheme, "http+unix")
+            || HeaderText.equalIgnoringASCIICase(scheme, "https+unix")
     }
 
     /// Checks everything that would make the request unsendable or ambiguous on the wire.

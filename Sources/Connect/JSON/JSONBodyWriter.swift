@@ -1,3 +1,4 @@
+internal import ConnectWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

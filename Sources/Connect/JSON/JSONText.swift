@@ -1,3 +1,5 @@
+internal import ConnectWire
+
 /// The bytes of JSON's scalars as `JSONEncoder` writes them with its default settings: strings
 /// quoted and escaped, integers, finite floating-point numbers. Shared by the two writers of
 /// request bodies, ``JSONBodyWriter`` (for `Encodable` values) and ``JSONWriter`` (for

@@ -1,3 +1,4 @@
+internal import ConnectWire
 import ConnectFutures
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,3 +1,4 @@
+internal import ConnectWire
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -70,10 +71,10 @@ struct WebSocketHandshake: Sendable {
         func values(_ name: String) -> [String] {
             headers.filter { $0.hasName(name) }.flatMap { Self.listElements($0.value) }
         }
-        guard values("Upgrade").contains(where: { HTTPHeader.equalIgnoringASCIICase($0, "websocket") }) else {
+        guard values("Upgrade").contains(where: { HeaderText.equalIgnoringASCIICase($0, "websocket") }) else {
             throw Failure(reason: "the 101 does not upgrade to websocket")
         }
-        guard values("Connection").contains(where: { HTTPHeader.equalIgnoringASCIICase($0, "upgrade") }) else {
+        guard values("Connection").contains(where: { HeaderText.equalIgnoringASCIICase($0, "upgrade") }) else {
             throw Failure(reason: "the 101 has no Connection: upgrade")
         }
         let accepts = headers.filter { $0.hasName("Sec-WebSocket-Accept") }.map(\.value)
@@ -94,7 +95,7 @@ struct WebSocketHandshake: Sendable {
         }
         for element in values("Sec-WebSocket-Extensions") {
             let parameters = element.split(separator: ";").map { String($0.trimmingHTTPSpaces) }
-            guard let name = parameters.first, HTTPHeader.equalIgnoringASCIICase(name, "permessage-deflate"),
+            guard let name = parameters.first, HeaderText.equalIgnoringASCIICase(name, "permessage-deflate"),
                 let compressionOffer
             else {
                 throw Failure(

@@ -1,3 +1,5 @@
+internal import ConnectWire
+
 /// How a ``WebSocket`` connection behaves: the largest message it accepts, how much it holds for
 /// a slow reader, keep-alive pings and how long a closing handshake may take.
 ///
@@ -62,7 +64,7 @@ public struct WebSocketOptions: Sendable, Hashable {
         if closeTimeout < .zero { return "closeTimeout must not be negative, not \(closeTimeout)" }
         if let problem = compression?.problem { return problem }
         for subprotocol in subprotocols
-        where subprotocol.isEmpty || !HTTPHeader.allBytes(of: subprotocol, satisfy: HTTPHeader.isTokenCharacter) {
+        where subprotocol.isEmpty || !HeaderText.allBytes(of: subprotocol, satisfy: HeaderText.isTokenCharacter) {
             return "the subprotocol \(subprotocol.debugDescription) is not an HTTP token"
         }
         return nil

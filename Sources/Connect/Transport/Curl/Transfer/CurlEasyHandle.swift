@@ -1,3 +1,4 @@
+internal import ConnectWire
 import CCurl
 
 /// A libcurl easy handle and its error buffer; reused across transfers by the transfer loop.

@@ -1,3 +1,4 @@
+internal import ConnectWire
 import CCurl
 import Dispatch
 #if canImport(FoundationEssentials)

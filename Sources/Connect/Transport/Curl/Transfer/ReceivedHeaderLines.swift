@@ -1,3 +1,5 @@
+internal import ConnectWire
+
 /// The header lines of a response as the transfer thread receives them ("Name: value", each
 /// ending in CRLF), in one malloc'd block that the ``ResponseBuffers`` keeps from response to
 /// response.

@@ -1,3 +1,4 @@
+internal import ConnectWire
 import CCurl
 
 /// What one HTTP transfer has seen, and what it does next: libcurl's callbacks and its end come

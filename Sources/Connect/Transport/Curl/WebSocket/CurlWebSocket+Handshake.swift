@@ -1,3 +1,4 @@
+internal import ConnectWire
 import CCurl
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,13 +1,13 @@
 /// Undoes what was applied to a response body on its way, in order: the chunked transfer
 /// coding (``ChunkedDecoder``), then each content coding of `Content-Encoding`, the last listed
 /// first (``ContentDecoder``). Made by the transport when a head ends, for a body that has any.
-final class BodyDecoder {
+package final class BodyDecoder {
     /// Why a body could not be decoded.
-    enum Failure: Error, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         case chunked(ChunkedDecoder.Problem)
         case content(ContentDecoder.Failure)
 
-        var description: String {
+        package var description: String {
             switch self {
             case .chunked(let problem): return "the chunked body is malformed: \(problem)"
             case .content(let failure): return failure.description
@@ -21,7 +21,7 @@ final class BodyDecoder {
 
     /// `codings`: the content codings as `Content-Encoding` lists them, in the order they were
     /// applied. At most ``maximumCodings``.
-    init(chunked: Bool, codings: [ContentDecoder.Coding]) throws(Failure) {
+    package init(chunked: Bool, codings: [ContentDecoder.Coding]) throws(Failure) {
         self.chunked = chunked ? ChunkedDecoder() : nil
         var decoders: [ContentDecoder] = []
         do throws(ContentDecoder.Failure) {
@@ -34,25 +34,27 @@ final class BodyDecoder {
 
     /// More content codings than a sender has reason to apply; a body with more is refused
     /// (each would cost a decoder's memory).
-    static let maximumCodings = 4
+    package static let maximumCodings = 4
 
     /// Any body bytes have come.
-    private(set) var hasInput = false
+    package private(set) var hasInput = false
 
     /// Whether the body so far is whole: the chunked body ended and every compressed stream
     /// that started has ended.
-    var isComplete: Bool {
+    package var isComplete: Bool {
         (chunked?.isComplete ?? true) && contentDecoders.allSatisfy(\.isComplete)
     }
 
     /// The chunked body's trailer section (field lines ending with CRLF), once it came.
-    var trailers: [UInt8] { chunked?.trailers ?? [] }
+    package var trailers: [UInt8] { chunked?.trailers ?? [] }
 
     /// Decodes `input`, handing each piece of the decoded body to `deliver`, which returns
     /// `false` to stop.
     ///
     /// - Returns: whether every piece was delivered.
-    func decode(_ input: UnsafeRawBufferPointer, deliver: (UnsafeRawBufferPointer) -> Bool) throws(Failure) -> Bool {
+    package func decode(
+        _ input: UnsafeRawBufferPointer, deliver: (UnsafeRawBufferPointer) -> Bool
+    ) throws(Failure) -> Bool {
         guard !input.isEmpty else { return true }
         hasInput = true
         guard chunked != nil else { return try decodeContent(input, from: 0, deliver) }

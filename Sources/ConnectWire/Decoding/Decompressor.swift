@@ -1,5 +1,5 @@
 /// One compression format's decoder, driven by ``ContentDecoder``.
-protocol Decompressor: AnyObject {
+package protocol Decompressor: AnyObject {
     /// Decodes what it can of `input` into `output`.
     func decompress(
         _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer

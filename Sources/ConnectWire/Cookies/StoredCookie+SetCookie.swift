@@ -1,6 +1,6 @@
 extension StoredCookie {
     /// The longest name and value together a cookie may have (RFC 6265bis §5.7: 4096 bytes).
-    static let largestNameAndValue = 4096
+    package static let largestNameAndValue = 4096
 
     /// The cookie a `Set-Cookie` header sets, received in the answer to a request for `host` and
     /// `path`, over a secure connection or not, at `now` (seconds since 1970); `nil` when the
@@ -18,7 +18,7 @@ extension StoredCookie {
     /// `Max-Age` wins over `Expires`; a cookie that has expired already (to delete one) keeps an
     /// expiry in the past; with neither it is a session cookie. `expiry` reads an `Expires` date
     /// (libcurl's `curl_getdate` in the transport, as libcurl's own engine does).
-    init?(
+    package init?(
         setCookie header: String, host: String, path requestPath: String, isSecure secure: Bool, now: Int64,
         expiry: (String) -> Int64?
     ) {

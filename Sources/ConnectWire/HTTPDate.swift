@@ -14,7 +14,7 @@ import Foundation
 /// date spaced otherwise is not one, and a cache takes such an `Expires` as already past.
 /// The weekday is checked to be a day's name but not against the date, as the RFC allows.
 /// A field out of range (the 31st of April, hour 24) makes the whole date invalid.
-struct HTTPDate {
+package struct HTTPDate {
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
     private static let shortDays = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
     private static let longDays = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
@@ -23,7 +23,7 @@ struct HTTPDate {
     ///
     /// `now` places an RFC 850 two-digit year: one that would be more than 50 years after
     /// `now` is taken to be in the century before.
-    static func date(from text: some StringProtocol, now: Date = Date()) -> Date? {
+    package static func date(from text: some StringProtocol, now: Date = Date()) -> Date? {
         // One space between fields (RFC 9110's SP), but the one asctime pads a day with.
         var fields = String(text).split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         if fields.count == 6, fields[2].isEmpty, fields[3].utf8.count == 1 { fields.remove(at: 2) }
@@ -88,7 +88,7 @@ struct HTTPDate {
 
     /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar (the civil-from-days
     /// inverse: years counted from March, so the leap day falls at the end of a year).
-    static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
+    package static func daysSince1970(year: Int, month: Int, day: Int) -> Int {
         let marchYear = month <= 2 ? year - 1 : year
         let era = (marchYear >= 0 ? marchYear : marchYear - 399) / 400
         let yearOfEra = marchYear - era * 400

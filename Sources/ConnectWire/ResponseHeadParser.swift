@@ -19,9 +19,9 @@ import Darwin
 ///
 /// A plain value: it holds no bytes, only what it has learnt. Interim (1xx) responses and a
 /// proxy's answer to `CONNECT` come before the final head; each status line starts over.
-struct ResponseHeadParser {
+package struct ResponseHeadParser {
     /// Why a head is refused.
-    enum Problem: Error, Equatable, CustomStringConvertible {
+    package enum Problem: Error, Equatable, CustomStringConvertible {
         case malformedStatusLine
         case fieldWithoutColon
         case continuationBeforeAnyField
@@ -42,7 +42,7 @@ struct ResponseHeadParser {
         /// Found by the transport, not by ``read(_:)``: see ``ConnectionSharing``.
         case http2StatusOnHTTP1Connection
 
-        var description: String {
+        package var description: String {
             switch self {
             case .malformedStatusLine: return "the status line is not HTTP/<version> <three-digit status>"
             case .fieldWithoutColon: return "a header line has no colon"
@@ -62,7 +62,7 @@ struct ResponseHeadParser {
     }
 
     /// What one line was.
-    enum Line: Equatable {
+    package enum Line: Equatable {
         /// A status line; a new head starts.
         case status
         /// A `name: value` field.
@@ -77,21 +77,24 @@ struct ResponseHeadParser {
     }
 
     /// The last status line's code.
-    private(set) var statusCode = 0
+    package private(set) var statusCode = 0
     /// The last status line's HTTP version, as ``Response/httpVersion`` names it: "1.0", "1.1",
     /// "2" or "3".
-    private(set) var httpVersion = "1.1"
+    package private(set) var httpVersion = "1.1"
     /// The final head's length of the body, if it gave one.
-    private(set) var contentLength: Int?
+    package private(set) var contentLength: Int?
     /// The blank line after a final (non-1xx) status line has come: the head is whole.
-    private(set) var isComplete = false
+    package private(set) var isComplete = false
     /// The body is in the chunked transfer coding.
-    private(set) var isChunked = false
+    package private(set) var isChunked = false
     /// The content codings of the `Content-Encoding` lines, in the order they were applied.
-    private(set) var contentCodings: [ContentDecoder.Coding] = []
+    package private(set) var contentCodings: [ContentDecoder.Coding] = []
     /// A `Content-Encoding` names a coding Connect does not decode: the body is handed on as it
     /// came.
-    private(set) var hasUnknownContentCoding = false
+    package private(set) var hasUnknownContentCoding = false
+    /// A parser before the first line of a head.
+    package init() {}
+
     private var hasField = false
     /// Bytes of every head of the response so far, interim ones included.
     private var headBytes = 0
@@ -99,13 +102,13 @@ struct ResponseHeadParser {
     /// The most bytes a response's heads may take together: under libcurl's own limit (300 KiB
     /// in 7.88, which it reports as a receive error), so that Connect decides, the same on
     /// every libcurl.
-    static let maximumHeadSize = 256 << 10
+    package static let maximumHeadSize = 256 << 10
     /// The last field was `Content-Length`, `Content-Encoding` or `Transfer-Encoding`: a folded
     /// line after it would change how the body is read.
     private var lastFieldFramesBody = false
 
     /// Reads one line, its line ending included.
-    mutating func read(_ line: UnsafeRawBufferPointer) throws(Problem) -> Line {
+    package mutating func read(_ line: UnsafeRawBufferPointer) throws(Problem) -> Line {
         headBytes += line.count
         guard headBytes <= Self.maximumHeadSize else { throw .headTooLarge }
         let content = Self.content(of: line)
@@ -191,7 +194,7 @@ struct ResponseHeadParser {
 
     /// The elements of a comma-separated field value, without the blanks around them, empty
     /// ones left out (RFC 9110 §5.6.1).
-    static func listElements(_ value: UnsafeRawBufferPointer) -> [UnsafeRawBufferPointer] {
+    package static func listElements(_ value: UnsafeRawBufferPointer) -> [UnsafeRawBufferPointer] {
         var elements: [UnsafeRawBufferPointer] = []
         var start = 0
         for index in 0...value.count where index == value.count || value[index] == UInt8(ascii: ",") {
@@ -205,7 +208,7 @@ struct ResponseHeadParser {
     }
 
     /// `line` without its line ending.
-    static func content(of line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    package static func content(of line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         var end = line.count
         if end > 0, line[end - 1] == UInt8(ascii: "\n") { end -= 1 }
         if end > 0, line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
@@ -215,7 +218,7 @@ struct ResponseHeadParser {
     /// The reason phrase of a status line that ``read(_:)`` accepted (`HTTP/1.1 404 Gone
     /// Fishing`), when it is neither empty (HTTP/2 has none) nor the standard phrase for
     /// `statusCode`: only then is a string made.
-    static func unusualReasonPhrase(ofStatusLine line: UnsafeRawBufferPointer, statusCode: Int) -> String? {
+    package static func unusualReasonPhrase(ofStatusLine line: UnsafeRawBufferPointer, statusCode: Int) -> String? {
         let content = Self.content(of: line)
         // After the version come one space, three digits and one space, then the reason.
         let start = versionEnd(ofStatusLine: content) + 5
@@ -231,13 +234,13 @@ struct ResponseHeadParser {
     }
 
     /// Whether a status line is HTTP/2's ("HTTP/2 200").
-    static func isHTTP2StatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
+    package static func isHTTP2StatusLine(_ line: UnsafeRawBufferPointer) -> Bool {
         startsWithHTTPVersion(line) && line.count >= 6 && line[5] == UInt8(ascii: "2")
     }
 
     /// "HTTP/" at the start of a line.
     @inline(__always)
-    static func startsWithHTTPVersion(_ line: UnsafeRawBufferPointer) -> Bool {
+    package static func startsWithHTTPVersion(_ line: UnsafeRawBufferPointer) -> Bool {
         line.count >= 5 && line[0] == UInt8(ascii: "H") && line[1] == UInt8(ascii: "T") && line[2] == UInt8(ascii: "T")
             && line[3] == UInt8(ascii: "P") && line[4] == UInt8(ascii: "/")
     }
@@ -246,7 +249,7 @@ struct ResponseHeadParser {
     /// space, three digits from 100 to 999, then the end or a space and the reason. A code over
     /// 599 is invalid, and RFC 9110 §15 has a client treat it as a server error: it is kept,
     /// and fails as a status outside the accepted ones.
-    static func statusCode(ofStatusLine line: UnsafeRawBufferPointer) throws(Problem) -> Int {
+    package static func statusCode(ofStatusLine line: UnsafeRawBufferPointer) throws(Problem) -> Int {
         let count = line.count
         guard count > 5 else { throw .malformedStatusLine }
         // The version: 1.0, 1.1, 2 or 3 (libcurl writes HTTP/2 and HTTP/3 heads as "HTTP/2 …"),
@@ -276,7 +279,7 @@ struct ResponseHeadParser {
 
     /// The version of a status line ``statusCode(ofStatusLine:)`` accepted: "1.0", "1.1", "2"
     /// ("HTTP/2" and "HTTP/2.0") or "3".
-    static func versionName(ofStatusLine line: UnsafeRawBufferPointer) -> String {
+    package static func versionName(ofStatusLine line: UnsafeRawBufferPointer) -> String {
         switch line[5] {
         case UInt8(ascii: "2"): return "2"
         case UInt8(ascii: "3"): return "3"
@@ -286,13 +289,13 @@ struct ResponseHeadParser {
 
     /// Where the version of a line starting "HTTP/" ends: after "HTTP/x.y" when a dot follows
     /// the major digit, after "HTTP/x" otherwise. ``statusCode(ofStatusLine:)`` checks the digits.
-    static func versionEnd(ofStatusLine line: UnsafeRawBufferPointer) -> Int {
+    package static func versionEnd(ofStatusLine line: UnsafeRawBufferPointer) -> Int {
         line.count > 6 && line[6] == UInt8(ascii: ".") ? 8 : 6
     }
 
     /// A `Content-Length` value: digits, or a list of the same digits ("3, 3", which RFC 9112
     /// §6.3 lets a recipient read as one); at most 18 digits, so it fits.
-    static func contentLength(_ value: UnsafeRawBufferPointer) throws(Problem) -> Int {
+    package static func contentLength(_ value: UnsafeRawBufferPointer) throws(Problem) -> Int {
         var length = -1
         var current = 0
         var digits = 0
@@ -327,10 +330,10 @@ struct ResponseHeadParser {
     /// Compares `bytes` with a lowercase ASCII literal, folding `bytes` alone. Not inlined: one
     /// loop serves every literal, rather than one unrolled copy for each.
     @inline(never)
-    static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercaseASCII: StaticString) -> Bool {
+    package static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, _ lowercaseASCII: StaticString) -> Bool {
         guard bytes.count == lowercaseASCII.utf8CodeUnitCount else { return false }
         let expected = lowercaseASCII.utf8Start
-        for index in 0..<bytes.count where HTTPHeader.foldedASCII(bytes[index]) != expected[index] {
+        for index in 0..<bytes.count where HeaderText.foldedASCII(bytes[index]) != expected[index] {
             return false
         }
         return true

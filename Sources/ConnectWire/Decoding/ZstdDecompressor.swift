@@ -1,10 +1,10 @@
 import CZstd
 
 /// Decodes zstd (RFC 8878) bodies: one frame or several in a row.
-final class ZstdDecompressor: Decompressor {
+package final class ZstdDecompressor: Decompressor {
     private let stream: OpaquePointer
 
-    init() throws(ContentDecoder.Failure) {
+    package init() throws(ContentDecoder.Failure) {
         guard let stream = ZSTD_createDStream() else { throw .corrupt("zstd could not start") }
         self.stream = stream
         guard ZSTD_isError(ZSTD_initDStream(stream)) == 0 else {
@@ -17,7 +17,7 @@ final class ZstdDecompressor: Decompressor {
         ZSTD_freeDStream(stream)
     }
 
-    func decompress(
+    package func decompress(
         _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) throws(ContentDecoder.Failure) -> DecompressionStep {
         var inBuffer = ZSTD_inBuffer(src: input.baseAddress, size: input.count, pos: 0)
@@ -28,7 +28,7 @@ final class ZstdDecompressor: Decompressor {
         return DecompressionStep(consumed: inBuffer.pos, produced: outBuffer.pos, streamEnded: result == 0)
     }
 
-    func startNextStream() throws(ContentDecoder.Failure) {
+    package func startNextStream() throws(ContentDecoder.Failure) {
         // The next frame starts by itself.
     }
 }

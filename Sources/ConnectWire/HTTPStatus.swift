@@ -5,9 +5,9 @@ import FoundationEssentials
 import Foundation
 #endif
 
-enum HTTPStatus {
+package enum HTTPStatus {
     /// The standard reason phrase for `code`, or its class's name for a code without one.
-    static func reasonPhrase(for code: Int) -> StaticString {
+    package static func reasonPhrase(for code: Int) -> StaticString {
         switch code {
         case 100: return "Continue"
         case 101: return "Switching Protocols"

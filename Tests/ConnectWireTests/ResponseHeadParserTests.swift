@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Connect
+@testable import ConnectWire
 
 /// The response-head decisions, line by line, without a socket.
 @Suite("Response head parsing")

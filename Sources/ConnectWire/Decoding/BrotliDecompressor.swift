@@ -1,10 +1,10 @@
 import CBrotli
 
 /// Decodes brotli (RFC 7932) bodies.
-final class BrotliDecompressor: Decompressor {
+package final class BrotliDecompressor: Decompressor {
     private let state: OpaquePointer
 
-    init() throws(ContentDecoder.Failure) {
+    package init() throws(ContentDecoder.Failure) {
         guard let state = BrotliDecoderCreateInstance(nil, nil, nil) else { throw .corrupt("brotli could not start") }
         self.state = state
     }
@@ -13,7 +13,7 @@ final class BrotliDecompressor: Decompressor {
         BrotliDecoderDestroyInstance(state)
     }
 
-    func decompress(
+    package func decompress(
         _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) throws(ContentDecoder.Failure) -> DecompressionStep {
         var availableIn = input.count
@@ -29,7 +29,7 @@ final class BrotliDecompressor: Decompressor {
             streamEnded: result == BROTLI_DECODER_RESULT_SUCCESS)
     }
 
-    func startNextStream() throws(ContentDecoder.Failure) {
+    package func startNextStream() throws(ContentDecoder.Failure) {
         throw .corrupt("bytes after the end of the brotli stream")
     }
 }

@@ -1,8 +1,8 @@
 import CZlib
 
 /// Inflates gzip (RFC 1952) and deflate bodies with zlib.
-final class ZlibDecompressor: Decompressor {
-    enum Format {
+package final class ZlibDecompressor: Decompressor {
+    package enum Format {
         case gzip
         /// A zlib stream (RFC 1950) as RFC 9110 says, or the raw deflate (RFC 1951) some
         /// servers send: told apart by the first bytes.
@@ -15,7 +15,7 @@ final class ZlibDecompressor: Decompressor {
     private var isRawDeflate = false
     private var hasOutput = false
 
-    init(format: Format) throws(ContentDecoder.Failure) {
+    package init(format: Format) throws(ContentDecoder.Failure) {
         self.format = format
         stream = .allocate(capacity: 1)
         stream.initialize(to: z_stream())
@@ -31,7 +31,7 @@ final class ZlibDecompressor: Decompressor {
         stream.deallocate()
     }
 
-    func decompress(
+    package func decompress(
         _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
     ) throws(ContentDecoder.Failure) -> DecompressionStep {
         stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
@@ -60,7 +60,7 @@ final class ZlibDecompressor: Decompressor {
         }
     }
 
-    func startNextStream() throws(ContentDecoder.Failure) {
+    package func startNextStream() throws(ContentDecoder.Failure) {
         // A gzip body may hold several members, one after another; a deflate body is one stream.
         guard format == .gzip else { throw .corrupt("bytes after the end of the deflate stream") }
         inflateReset(stream)

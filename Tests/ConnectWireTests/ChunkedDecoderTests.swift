@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Connect
+@testable import ConnectWire
 
 /// Chunked framing (RFC 9112 §7.1) without a socket, fed whole and one byte at a time.
 @Suite("Chunked decoder")
@@ -120,20 +120,6 @@ struct ChunkedDecoderTests {
         #expect(Self.feed(&decoder, Array("5\r\nhello\r\n".utf8), into: &body, accepting: false) == nil)
         #expect(body == Data("hello".utf8))
         #expect(!decoder.isComplete)
-    }
-
-    @Test func bodyDecoderUndoesChunkedThenEachContentCoding() throws {
-        let layered = CompressedBodyTests.deflated(WireTests.gzipped)
-        let wire = Data("\(String(layered.count, radix: 16))\r\n".utf8) + layered + Data("\r\n0\r\n\r\n".utf8)
-        for pieceSize in [1, 7, wire.count] {
-            let decoder = try BodyDecoder(chunked: true, codings: [.gzip, .deflate])
-            var body = Data()
-            for start in stride(from: 0, to: wire.count, by: pieceSize) {
-                #expect(Self.feed(decoder, wire[start..<min(start + pieceSize, wire.count)], into: &body) == nil)
-            }
-            #expect(String(decoding: body, as: UTF8.self) == WireTests.plain, "pieces of \(pieceSize)")
-            #expect(decoder.isComplete)
-        }
     }
 
     @Test func bodyDecoderReportsAChunkedProblemAndAContentFailure() throws {

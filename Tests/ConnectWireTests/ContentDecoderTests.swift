@@ -2,7 +2,7 @@ import CZlib
 import Foundation
 import Testing
 
-@testable import Connect
+@testable import ConnectWire
 
 /// Body decoding without a socket: every coding, whole and cut off, fed at once and a byte at a time.
 @Suite("Content decoding")

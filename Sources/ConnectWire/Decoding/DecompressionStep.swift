@@ -1,9 +1,9 @@
 /// What one call of ``Decompressor/decompress(_:into:)`` did.
-struct DecompressionStep: Equatable {
+package struct DecompressionStep: Equatable {
     /// Input bytes read.
-    var consumed: Int
+    package var consumed: Int
     /// Output bytes written.
-    var produced: Int
+    package var produced: Int
     /// The stream (member, frame) ended with this step, its checks passed.
-    var streamEnded: Bool
+    package var streamEnded: Bool
 }

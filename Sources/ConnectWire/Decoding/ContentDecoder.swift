@@ -10,9 +10,9 @@ import Foundation
 ///
 /// Connect decodes bodies itself rather than through libcurl, whose decoders hand on whatever a
 /// cut-off stream decoded to and report success.
-final class ContentDecoder {
+package final class ContentDecoder {
     /// The codings Connect decodes, as named in `Content-Encoding`.
-    enum Coding: Equatable, CaseIterable {
+    package enum Coding: Equatable, CaseIterable {
         case gzip
         case deflate
         case brotli
@@ -20,7 +20,7 @@ final class ContentDecoder {
 
         /// The coding a `Content-Encoding` value names, or `nil` for none Connect decodes
         /// (`identity`, or a coding it does not know, whose body is handed on as it came).
-        init?(headerValue: some StringProtocol) {
+        package init?(headerValue: some StringProtocol) {
             switch headerValue.trimmingHTTPSpaces.lowercased() {
             case "gzip", "x-gzip": self = .gzip
             case "deflate": self = .deflate
@@ -31,17 +31,17 @@ final class ContentDecoder {
         }
 
         /// `Accept-Encoding` for every coding Connect decodes.
-        static let acceptEncoding = "gzip, deflate, br, zstd"
+        package static let acceptEncoding = "gzip, deflate, br, zstd"
     }
 
     /// Why a body could not be decoded.
-    enum Failure: Error, Equatable, CustomStringConvertible {
+    package enum Failure: Error, Equatable, CustomStringConvertible {
         /// The bytes are not a stream of the coding the response named.
         case corrupt(String)
         /// The stream stopped before its end.
         case truncated
 
-        var description: String {
+        package var description: String {
             switch self {
             case .corrupt(let detail): return "the compressed body is corrupt (\(detail))"
             case .truncated: return "the compressed body ends before its stream does"
@@ -49,7 +49,7 @@ final class ContentDecoder {
         }
     }
 
-    let coding: Coding
+    package let coding: Coding
     private let decompressor: any Decompressor
     private let output: UnsafeMutableRawBufferPointer
     /// Input has been read since the last stream ended (or since the start).
@@ -57,11 +57,11 @@ final class ContentDecoder {
     /// A stream has ended, so more input starts another (where the coding allows it).
     private var streamEnded = false
     /// Any input has come at all.
-    private(set) var hasInput = false
+    package private(set) var hasInput = false
 
-    static let outputChunk = 16 << 10
+    package static let outputChunk = 16 << 10
 
-    init(coding: Coding) throws(Failure) {
+    package init(coding: Coding) throws(Failure) {
         self.coding = coding
         switch coding {
         case .gzip: decompressor = try ZlibDecompressor(format: .gzip)
@@ -77,13 +77,15 @@ final class ContentDecoder {
     }
 
     /// Whether the body so far is whole: every stream that started has ended.
-    var isComplete: Bool { !isInsideStream }
+    package var isComplete: Bool { !isInsideStream }
 
     /// Decodes `input`, handing each piece of output to `deliver`, which returns `false` to stop
     /// (the rest of the input is then left undecoded).
     ///
     /// - Returns: whether every piece was delivered.
-    func decode(_ input: UnsafeRawBufferPointer, deliver: (UnsafeRawBufferPointer) -> Bool) throws(Failure) -> Bool {
+    package func decode(
+        _ input: UnsafeRawBufferPointer, deliver: (UnsafeRawBufferPointer) -> Bool
+    ) throws(Failure) -> Bool {
         guard !input.isEmpty else { return true }
         hasInput = true
         var remaining = input

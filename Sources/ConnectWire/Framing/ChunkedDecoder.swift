@@ -9,9 +9,9 @@
 /// same bytes. The trailer fields are kept apart from the head's (RFC 9110 §6.5.1).
 ///
 /// A plain value: it holds only its state and the trailer section's bytes.
-struct ChunkedDecoder {
+package struct ChunkedDecoder {
     /// Why a chunked body is refused.
-    enum Problem: Error, Equatable, CustomStringConvertible {
+    package enum Problem: Error, Equatable, CustomStringConvertible {
         case malformedChunkSize
         case chunkSizeTooLarge
         case missingLineEnd
@@ -19,7 +19,7 @@ struct ChunkedDecoder {
         case malformedTrailer
         case trailerSectionTooLarge
 
-        var description: String {
+        package var description: String {
             switch self {
             case .malformedChunkSize: return "a chunk size is not hex digits"
             case .chunkSizeTooLarge: return "a chunk size is too large"
@@ -49,23 +49,26 @@ struct ChunkedDecoder {
     }
 
     /// The largest trailer section kept, in bytes.
-    static let maximumTrailerSection = 64 << 10
+    package static let maximumTrailerSection = 64 << 10
+
+    /// A decoder before the first chunk.
+    package init() {}
 
     private var state = State.sizeStart
     private var size = 0
     /// The trailer section's field lines, each ending with CRLF.
-    private(set) var trailers: [UInt8] = []
+    package private(set) var trailers: [UInt8] = []
     private var trailerLineStart = 0
 
     /// The last chunk and the trailer section have come: the body is whole. Bytes after it are
     /// not part of it.
-    var isComplete: Bool { state == .complete }
+    package var isComplete: Bool { state == .complete }
 
     /// Decodes `input`, handing each run of chunk data to `deliver`, which returns `false` to
     /// stop.
     ///
     /// - Returns: whether every run was delivered.
-    mutating func decode(
+    package mutating func decode(
         _ input: UnsafeRawBufferPointer, deliver: (UnsafeRawBufferPointer) -> Bool
     ) throws(Problem) -> Bool {
         var index = 0
@@ -177,7 +180,7 @@ struct ChunkedDecoder {
     private mutating func endTrailerLine() throws(Problem) {
         let line = trailers[trailerLineStart...]
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > trailerLineStart,
-            line[..<colon].allSatisfy(HTTPHeader.isTokenCharacter)
+            line[..<colon].allSatisfy(HeaderText.isTokenCharacter)
         else { throw .malformedTrailer }
         trailers.append(UInt8(ascii: "\r"))
         trailers.append(UInt8(ascii: "\n"))

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Connect
+@testable import ConnectWire
 
 /// HTTP dates in `Retry-After`, without a socket: the three formats RFC 9110 §5.6.7 has a
 /// recipient accept, and the dates that are not dates.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import Connect
+@testable import ConnectWire
 
 /// Cookies as the WebSocket handshake reads and stores them (RFC 6265): libcurl's jar lines,
 /// which cookies go with a request, and what a `Set-Cookie` header stores.
@@ -134,14 +134,5 @@ struct StoredCookieTests {
         #expect(Self.stored("s=1; Secure", secure: false) == nil)
         #expect(Self.stored("s=1", secure: false) != nil)
         #expect(Self.stored("ip=1; Domain=0.0.1", host: "127.0.0.1") == nil)
-    }
-
-    @Test func libcurlReadsExpiryDatesAsItsEngineDoes() {
-        #expect(CookieTarget.date("Wed, 09 Jun 2021 10:18:14 GMT") == 1_623_233_894)
-        #expect(CookieTarget.date("Wednesday, 09-Jun-21 10:18:14 GMT") == 1_623_233_894)
-        #expect(CookieTarget.date("not a date") == nil)
-        let target = CookieTarget(url: "https://[::1]:8443/chat?room=1")
-        #expect(target?.host == "::1" && target?.path == "/chat" && target?.isSecure == true)
-        #expect(CookieTarget(url: "http://example.com")?.path == "/")
     }
 }
