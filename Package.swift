@@ -52,8 +52,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime", from: "1.13.4"),
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.0"..<"700.0.0"),
-        // `swift package generate-documentation`: the DocC catalog in Sources/Connect/Connect.docc.
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
         // The tests' server and generated client (SwiftNIO, the OpenAPI runtime): test targets only.
         .package(path: "Tests/Support")
     ],
@@ -81,10 +79,15 @@ let package = Package(
         // framing, the content decoders, cookies and HTTP dates (each fuzzed, see Fuzz), and the
         // buffer bodies arrive in. Imports no transport; `package` access, no public API.
         .target(name: "ConnectWire", dependencies: ["CZlib", "CBrotli", "CZstd"]),
+        // The JSON stack: `JSONWritable` and `JSONWriter`, the request body writer that matches
+        // `JSONEncoder`, the reader of error bodies, and `decoded(toType:)` on futures of `Data`.
+        // `Connect` re-exports it.
+        .target(name: "ConnectJSON", dependencies: ["ConnectFutures", "ConnectWire"]),
         .target(
             name: "Connect",
             dependencies: [
                 "ConnectFutures",
+                "ConnectJSON",
                 "ConnectWire",
                 "CCurl",
                 "CZlib",
@@ -121,13 +124,16 @@ let package = Package(
             name: "ConnectMacros",
             dependencies: ["Connect", .target(name: "ConnectMacrosPlugin", condition: .when(traits: ["Macros"]))]
         ),
+        // What the test targets share (a seeded generator, bytes in a buffer of their own).
+        .target(name: "SharedTestSupport", path: "Tests/SharedSupport"),
         .testTarget(name: "ConnectFuturesTests", dependencies: ["ConnectFutures"]),
+        .testTarget(name: "ConnectJSONTests", dependencies: ["ConnectJSON", "ConnectFutures", "SharedTestSupport"]),
         // The wire parsers by themselves: nothing of the client is linked.
-        .testTarget(name: "ConnectWireTests", dependencies: ["ConnectWire", "CZlib"]),
+        .testTarget(name: "ConnectWireTests", dependencies: ["ConnectWire", "CZlib", "SharedTestSupport"]),
         .testTarget(
             name: "ConnectTests",
             dependencies: [
-                "Connect", "ConnectOpenAPI", "ConnectWire", "CZlib",
+                "Connect", "ConnectOpenAPI", "ConnectJSON", "ConnectWire", "CZlib", "SharedTestSupport",
                 .product(name: "ConnectTestServer", package: "Support"),
                 .product(name: "TodoAPIClient", package: "Support"),
                 .product(name: "Logging", package: "swift-log"),

@@ -72,11 +72,7 @@ public struct Future<Value: Sendable>: Sendable {
     /// otherwise a future that completes on `queue` like this one. Cancelling it cancels this one.
     public func delivered(on queue: DispatchQueue) -> Future<Value> {
         if storage.callbackQueue === queue { return self }
-        let current = storage.context
-        return following(
-            FutureContext(
-                callbackQueue: queue, cancellationError: current?.cancellationError,
-                decodingFailure: current?.decodingFailure))
+        return following(storage.context?.delivering(on: queue) ?? FutureContext(callbackQueue: queue))
     }
 
     /// This future in a chain that follows `context`: itself if it already does, otherwise a

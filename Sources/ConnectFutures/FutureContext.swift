@@ -1,9 +1,4 @@
 import Dispatch
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// Settings a whole chain of futures shares: made once by a producer, handed down to every
 /// future chained from its promise.
@@ -20,25 +15,38 @@ public final class FutureContext: Sendable {
     public let callbackQueue: DispatchQueue?
     /// The error a cancelled future of the chain fails with; `CancellationError()` when `nil`.
     public let cancellationError: (any Error)?
-    /// Wraps the ``DecodingFailure`` that `decoded(toType:)` reports, e.g. into a library's own
-    /// error type; `nil` reports it as it is.
-    public let decodingFailure: (@Sendable (DecodingFailure) -> any Error)?
-    /// What `decoded(toType:)` decodes JSON with when it is given no decoder.
-    let jsonDecoder: UncheckedDecoder?
+    /// What the modules built on the futures keep for the chain, one value of each type: how
+    /// `decoded(toType:)` decodes, for instance (ConnectJSON). The futures never read them.
+    let settings: [any FutureContextSetting]
 
     /// Creates a context.
-    ///
-    /// - Parameter jsonDecoder: decodes JSON for `decoded(toType:)` when the call names no
-    ///   decoder; a new `JSONDecoder()` when `nil`. Not changed after it is handed over.
-    public init(
-        callbackQueue: DispatchQueue? = nil,
-        cancellationError: (any Error)? = nil,
-        decodingFailure: (@Sendable (DecodingFailure) -> any Error)? = nil,
-        jsonDecoder: JSONDecoder? = nil
-    ) {
+    public init(callbackQueue: DispatchQueue? = nil, cancellationError: (any Error)? = nil) {
         self.callbackQueue = callbackQueue
         self.cancellationError = cancellationError
-        self.decodingFailure = decodingFailure
-        self.jsonDecoder = jsonDecoder.map(UncheckedDecoder.init)
+        self.settings = []
+    }
+
+    /// Creates a context that also carries `settings` (at most one of each type).
+    package init(callbackQueue: DispatchQueue?, cancellationError: (any Error)?, settings: [any FutureContextSetting]) {
+        self.callbackQueue = callbackQueue
+        self.cancellationError = cancellationError
+        self.settings = settings
+    }
+
+    /// The setting of type `Setting` this context carries, if any.
+    package func setting<Setting: FutureContextSetting>(_ type: Setting.Type) -> Setting? {
+        for setting in settings {
+            if let found = setting as? Setting { return found }
+        }
+        return nil
+    }
+
+    /// This context with its callbacks on `queue`, every other setting kept.
+    func delivering(on queue: DispatchQueue) -> FutureContext {
+        FutureContext(callbackQueue: queue, cancellationError: cancellationError, settings: settings)
     }
 }
+
+/// A value a module built on the futures keeps in a ``FutureContext`` for a whole chain, found
+/// by its type.
+package protocol FutureContextSetting: Sendable {}

@@ -16,7 +16,9 @@ package enum HeaderText {
 
     /// The same comparison for bytes as received, e.g. a header line's name.
     @inlinable
-    package static func equalIgnoringASCIICase(_ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer) -> Bool {
+    package static func equalIgnoringASCIICase(
+        _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer
+    ) -> Bool {
         guard first.count == second.count else { return false }
         for index in 0..<first.count where foldedASCII(first[index]) != foldedASCII(second[index]) { return false }
         return true
@@ -28,7 +30,6 @@ package enum HeaderText {
     package static func foldedASCII(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
-
 
     /// Over the contiguous UTF-8 of a native string when there is one (the common case), which
     /// is several times faster than stepping through `utf8`. Inlined, so that `predicate` is too:

@@ -6,7 +6,6 @@ import Testing
 
 @Suite("Context")
 struct ContextTests {
-    struct Wrapped: Error { let failure: DecodingFailure }
 
     static func queue(_ label: String) -> (DispatchQueue, DispatchSpecificKey<String>) {
         let key = DispatchSpecificKey<String>()
@@ -46,15 +45,6 @@ struct ContextTests {
         #expect(label == "target")
         let bound = Promise<Int>(callbackQueue: queue).future
         #expect(bound.delivered(on: queue).storage === bound.storage)
-    }
-
-    @Test func decodingFailuresAreWrappedByTheContext() async {
-        let context = FutureContext(decodingFailure: { Wrapped(failure: $0) })
-        let promise = Promise<Data>(context: context)
-        let decoded = promise.future.map { $0 }.decoded(toType: Todo.self)
-        promise.succeed(Data("[]".utf8))
-        let wrapped = await error(of: decoded) as? Wrapped
-        #expect(wrapped?.failure.typeName.hasSuffix("Todo") == true)
     }
 
     @Test func theChainInheritsTheCancellationError() async {

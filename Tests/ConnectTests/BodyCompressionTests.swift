@@ -2,6 +2,7 @@ import CZlib
 import ConnectFutures
 import Foundation
 import Testing
+import SharedTestSupport
 
 @testable import Connect
 @testable import ConnectWire

@@ -1,9 +1,11 @@
 import ConnectFutures
 import ConnectTestServer
 import Foundation
+import SharedTestSupport
 import Testing
 
 @testable import Connect
+@testable import ConnectJSON
 
 /// Values that write their own JSON (`JSONWritable`) against `JSONEncoder`: the same bytes for the
 /// same value, a typed error for a writer used wrongly, and the request paths that choose it.
@@ -72,10 +74,15 @@ struct JSONWriterTests {
         JSONWriter.data(of: value, escapingSlashes: escapingSlashes)
     }
 
+    /// `value` as a request's JSON body, or the error the request fails with.
+    static func requestBody(_ value: some JSONWritable) -> Result<RequestBody, any Error> {
+        Result { try RequestBody.json(value) }
+    }
+
     /// The same document however its objects' keys are ordered: `JSONEncoder` on Linux writes
     /// them in its dictionary's order, the writer in the order the value writes them.
     static func same(_ written: Result<Data, any Error>, _ encoded: Data) throws -> Bool {
-        try JSONBodyWriterTests.canonical(written.get()) == JSONBodyWriterTests.canonical(encoded)
+        try canonicalJSON(written.get()) == canonicalJSON(encoded)
     }
 
     static let strings = [
@@ -294,7 +301,7 @@ struct JSONWriterTests {
     @Test(arguments: mistakes.indices)
     func aWriterUsedWronglyFailsTheRequestWithATypedError(index: Int) throws {
         let (name, mistake) = Self.mistakes[index]
-        guard case .failure(let error) = Self.written(Mistaken(mistake: mistake)),
+        guard case .failure(let error) = Self.requestBody(Mistaken(mistake: mistake)),
             case ConnectError.invalidRequest(let message) = error
         else {
             Issue.record("\(name): expected invalidRequest")
@@ -321,7 +328,7 @@ struct JSONWriterTests {
     }
 
     @Test func theMistakeIsNamed() throws {
-        guard case .failure(let error) = Self.written(Mistaken { json in json.write(1, forKey: "id") }),
+        guard case .failure(let error) = Self.requestBody(Mistaken { json in json.write(1, forKey: "id") }),
             case ConnectError.invalidRequest(let message) = error
         else {
             Issue.record("expected invalidRequest")

@@ -2,6 +2,7 @@ import ConnectFutures
 import ConnectTestServer
 import Foundation
 import Testing
+import SharedTestSupport
 
 @testable import Connect
 

@@ -172,19 +172,6 @@ func freshTokenServer() throws -> TestServer {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so that a randomized test names a seed that
-/// reproduces a failure.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 extension Process {
     /// Points a server's standard input at /dev/null and its output at `log`, away from the test
     /// runner's own pipes: a server that outlives a crashed test process would otherwise hold

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SharedTestSupport
 
 @testable import ConnectWire
 

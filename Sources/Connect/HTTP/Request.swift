@@ -170,7 +170,7 @@ public struct Request: Sendable, CustomStringConvertible {
             || HeaderText.equalIgnoringASCIICase(scheme, "https") || HeaderText.equalIgnoringASCIICase(scheme, "http")
     }
 
-    /// "ws" or "wss", in any case: a WebSocket's URL (see ``Connect/webSocket(_:options:debugResponse:)-(Connect.Connector,_,_)``).
+    /// "ws" or "wss", in any case: a WebSocket's URL (see ``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``).
     static func isWebSocketScheme(_ scheme: String) -> Bool {
         HeaderText.equalIgnoringASCIICase(scheme, "ws") || HeaderText.equalIgnoringASCIICase(scheme, "wss")
     }

@@ -40,7 +40,11 @@ public struct RequestBody: Sendable {
     public static func json<Value: Encodable>(
         _ value: Value, encoder: JSONEncoder = JSONEncoder()
     ) throws -> RequestBody {
-        .data(try JSONBodyWriter.encode(value, with: encoder), contentType: "application/json")
+        do {
+            return .data(try JSONBodyWriter.encode(value, with: encoder), contentType: "application/json")
+        } catch let mistake as JSONWriterMistake {
+            throw ConnectError.invalidRequest(mistake.description)
+        }
     }
 
     /// A file on disk as the whole body (e.g. a PUT to object storage), streamed from disk.

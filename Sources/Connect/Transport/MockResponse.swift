@@ -40,7 +40,7 @@ public struct MockResponse: Sendable {
         MockResponse(outcome: .failure(error))
     }
 
-    /// Accepts a WebSocket's opening handshake (``Connect/webSocket(_:options:debugResponse:)-(Connect.Connector,_,_)``)
+    /// Accepts a WebSocket's opening handshake (``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``)
     /// with a 101, and runs `conversation` as the server's end of the connection: the test
     /// scripts what the server sends and reads what the app sends (see ``MockWebSocketPeer``).
     ///

@@ -35,7 +35,7 @@ extension Connect {
             errorHandler: connector.errorHandler, redirectHandler: connector.redirectHandler)
     }
 
-    /// Opens a WebSocket with a request built by hand; see ``webSocket(_:options:debugResponse:)-(Connect.Connector,_,_)``.
+    /// Opens a WebSocket with a request built by hand; see ``webSocket(_:options:debugResponse:)-(Connector,_,_)``.
     public func webSocket(
         _ request: Request, options: WebSocketOptions = .default, debugResponse: Bool = false
     ) async throws -> WebSocket {

@@ -4,7 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// An open WebSocket connection (RFC 6455), from ``Connect/webSocket(_:options:debugResponse:)-(Connect.Connector,_,_)``.
+/// An open WebSocket connection (RFC 6455), from ``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``.
 ///
 /// ```swift
 /// let socket = try await connect.webSocket(ChatConnector.room("swift"))

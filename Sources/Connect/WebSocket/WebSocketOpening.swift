@@ -1,7 +1,7 @@
 import ConnectFutures
 
 /// A WebSocket being opened by an exchange: the options its transfers need, and the connection
-/// the transfer whose handshake completed leaves here for ``Connect/webSocket(_:options:debugResponse:)-(Connect.Connector,_,_)``
+/// the transfer whose handshake completed leaves here for ``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``
 /// to hand over once the exchange (middleware, status check) accepts its 101.
 ///
 /// Carried in the transfer's ``TransferOptions``, so that every attempt and redirect hop of the

@@ -68,7 +68,7 @@ extension CurlTransfer {
         if stored, case .file = settings.cookies { handle.set(CURLOPT_COOKIELIST, "FLUSH") }
     }
 
-    /// Whether `url` is a `ws://` or `wss://` URL, which only ``Connect/webSocket(_:options:debugResponse:)-(Connect.Connector,_,_)``
+    /// Whether `url` is a `ws://` or `wss://` URL, which only ``Connect/webSocket(_:options:debugResponse:)-(Connector,_,_)``
     /// opens.
     static func isWebSocketURL(_ url: String) -> Bool {
         // Most URLs are told apart by their first byte, before the scheme is taken out.

@@ -1,7 +1,8 @@
 import Foundation
+import SharedTestSupport
 import Testing
 
-@testable import Connect
+@testable import ConnectJSON
 
 /// The JSON body writer against JSONEncoder: the same bytes, or JSONEncoder's own when the
 /// writer steps aside.
@@ -104,14 +105,6 @@ struct JSONBodyWriterTests {
         }
     }
 
-    /// Bytes that are the same however an object's keys are ordered: both sides parsed and
-    /// written again with sorted keys.
-    static func canonical(_ data: Data) throws -> Data {
-        try JSONSerialization.data(
-            withJSONObject: JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed),
-            options: [.sortedKeys, .fragmentsAllowed])
-    }
-
     static func written<Value: Encodable>(
         _ value: Value, _ encoder: JSONEncoder = JSONEncoder()
     ) throws -> (writer: Data, encoder: Data) {
@@ -174,7 +167,7 @@ struct JSONBodyWriterTests {
             Item(id: -2, title: "", done: false)
         ]
         let (writer, encoder) = try Self.written(items)
-        #expect(try Self.canonical(writer) == Self.canonical(encoder))
+        #expect(try canonicalJSON(writer) == canonicalJSON(encoder))
         #expect(try JSONDecoder().decode([Item].self, from: writer) == items)
         // Keys come in the order the value encodes them.
         #expect(
@@ -184,7 +177,7 @@ struct JSONBodyWriterTests {
 
     @Test func aSubclassAddsToItsSuperclasssObject() throws {
         let (writer, encoder) = try Self.written(Derived())
-        #expect(try Self.canonical(writer) == Self.canonical(encoder))
+        #expect(try canonicalJSON(writer) == canonicalJSON(encoder))
         #expect(String(decoding: writer, as: UTF8.self) == #"{"base":1,"extra":"more"}"#)
     }
 
@@ -193,7 +186,7 @@ struct JSONBodyWriterTests {
         for (writer, encoder) in try [
             Self.written(Interleaved()), Self.written(DuplicateKey()), Self.written(SuperEncoding())
         ] {
-            #expect(try Self.canonical(writer) == Self.canonical(encoder))
+            #expect(try canonicalJSON(writer) == canonicalJSON(encoder))
         }
         #expect(try JSONBodyWriter.written(Interleaved(), escapingSlashes: true, userInfo: [:]) == nil)
         #expect(try JSONBodyWriter.written(DuplicateKey(), escapingSlashes: true, userInfo: [:]) == nil)
@@ -215,7 +208,7 @@ struct JSONBodyWriterTests {
                 == nil)
         for repeatsBase in [false, true] {
             let (writer, encoder) = try Self.written(KeysAroundANestedObject(repeatsBase: repeatsBase))
-            #expect(try Self.canonical(writer) == Self.canonical(encoder))
+            #expect(try canonicalJSON(writer) == canonicalJSON(encoder))
         }
     }
 
@@ -237,7 +230,7 @@ struct JSONBodyWriterTests {
         for (first, second, same) in pairs {
             for names in [[first, second], many + [first] + many.map { $0 + "!" } + [second]] {
                 let (writer, encoder) = try Self.written(Keys(names: names))
-                #expect(try Self.canonical(writer) == Self.canonical(encoder), "\(first) and \(second)")
+                #expect(try canonicalJSON(writer) == canonicalJSON(encoder), "\(first) and \(second)")
                 let steppedAside =
                     try JSONBodyWriter.written(Keys(names: names), escapingSlashes: true, userInfo: [:]) == nil
                 #expect(steppedAside == same, "\(first) and \(second) among \(names.count)")
@@ -247,7 +240,7 @@ struct JSONBodyWriterTests {
         }
         let large = Dictionary(uniqueKeysWithValues: (0..<20_000).map { ("key \($0)", $0) })
         let writer = try #require(try JSONBodyWriter.written(large, escapingSlashes: true, userInfo: [:]))
-        #expect(try Self.canonical(writer) == Self.canonical(JSONEncoder().encode(large)))
+        #expect(try canonicalJSON(writer) == canonicalJSON(JSONEncoder().encode(large)))
     }
 
     /// Strings longer than the first block, escapes at its edges, and every length of number.
@@ -263,7 +256,7 @@ struct JSONBodyWriterTests {
         #expect(integers.writer == integers.encoder)
         // Objects: the same keys and values (JSONEncoder may order keys differently).
         let (writer, encoder) = try Self.written(items)
-        #expect(try Self.canonical(writer) == Self.canonical(encoder))
+        #expect(try canonicalJSON(writer) == canonicalJSON(encoder))
         #expect(try JSONDecoder().decode([Item].self, from: writer) == items)
         for written in try [
             JSONBodyWriter.written(items, escapingSlashes: true, userInfo: [:]),
@@ -285,7 +278,7 @@ struct JSONBodyWriterTests {
             #expect(JSONBodyWriter.writesLike(encoder) == nil)
             let item = Item(id: 1, title: "x", done: true, due: Date(timeIntervalSinceReferenceDate: 0))
             let (writer, expected) = try Self.written(item, encoder)
-            let same = try writer == expected || Self.canonical(writer) == Self.canonical(expected)
+            let same = try writer == expected || canonicalJSON(writer) == canonicalJSON(expected)
             #expect(same)
         }
         #expect(String(decoding: try Self.written(["k": 1], sorted).writer, as: UTF8.self) == "{\n  \"k\" : 1\n}")

@@ -50,7 +50,7 @@ public struct JSONWriter: ~Copyable {
 
     /// `value` as JSON, or the problem that stopped it: a ``ConnectError/invalidRequest(_:)``, or
     /// an `EncodingError` for a number JSON cannot hold.
-    static func data(of value: some JSONWritable, escapingSlashes: Bool) -> Result<Data, any Error> {
+    package static func data(of value: some JSONWritable, escapingSlashes: Bool) -> Result<Data, any Error> {
         var writer = JSONWriter(escapingSlashes: escapingSlashes)
         writer.write(value)
         if writer.count == 0 { writer.fail("the value wrote nothing") }
@@ -260,7 +260,7 @@ public struct JSONWriter: ~Copyable {
 
     /// Records the first mistake; a later one follows from it.
     private mutating func fail(_ mistake: String) {
-        record(ConnectError.invalidRequest("the JSON body could not be written: \(mistake)"))
+        record(JSONWriterMistake(description: "the JSON body could not be written: \(mistake)"))
     }
 
     /// Keeps `error` as the problem that fails the request, unless there is one already.

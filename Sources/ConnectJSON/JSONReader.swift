@@ -17,7 +17,7 @@ import Foundation
 /// surrogate, a leading zero, a trailing comma, a number too large for a `Double`, anything
 /// after the value but whitespace, or
 /// nesting deeper than ``maximumDepth`` makes the whole text invalid (`nil`), never a partial value.
-struct JSONReader {
+package struct JSONReader {
     /// Objects and arrays nested deeper than this are refused rather than read by recursion
     /// without bound: the reader may run on a thread with a small stack (512 KiB for a
     /// secondary thread on Darwin), where a debug or sanitizer build's frames are large. A failed
@@ -32,7 +32,7 @@ struct JSONReader {
     }
 
     /// The value `data` holds, or `nil` if it is not exactly one JSON value.
-    static func value(from data: Data) -> Any? {
+    package static func value(from data: Data) -> Any? {
         var reader = JSONReader(Array(data))
         guard let value = reader.readValue(depth: 0) else { return nil }
         reader.skipWhitespace()

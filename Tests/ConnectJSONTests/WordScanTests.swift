@@ -1,6 +1,6 @@
 import Testing
 
-@testable import Connect
+@testable import ConnectJSON
 
 /// `WordScan`, the copy-and-check of JSON strings' bytes a word at a time, against a byte-by-byte
 /// reading of the same bytes: every byte value at every position of strings of every length

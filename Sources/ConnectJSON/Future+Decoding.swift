@@ -1,3 +1,4 @@
+import ConnectFutures
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -22,9 +23,9 @@ extension Future where Value == Data {
         toType type: Decoded.Type = Decoded.self,
         decoder: JSONDecoder? = nil
     ) -> Future<Decoded> {
-        let decoder =
-            decoder.map(UncheckedDecoder.init) ?? storage.context?.jsonDecoder ?? UncheckedDecoder(JSONDecoder())
-        let report = storage.context?.decodingFailure
+        let settings = context?.setting(JSONDecoding.self)
+        let decoder = decoder.map(UncheckedDecoder.init) ?? settings?.decoder ?? UncheckedDecoder(JSONDecoder())
+        let report = settings?.failure
         return map { data in
             if data.isEmpty, let empty = Decoded.self as? any EmptyDecodable.Type {
                 return empty.init() as! Decoded

@@ -2,7 +2,9 @@ import Dispatch
 import Foundation
 import Testing
 
-@testable import ConnectFutures
+import ConnectFutures
+
+@testable import ConnectJSON
 
 struct Todo: Decodable, Sendable, Equatable {
     struct Tag: Decodable, Sendable, Equatable { let name: String }

@@ -16,7 +16,7 @@ import Foundation
 /// opened, a key written twice, a super-encoder, a number JSON cannot hold. `JSONEncoder` then
 /// encodes the value as usual, so the bytes are always `JSONEncoder`'s. Object keys come in the
 /// order the value encodes them.
-final class JSONBodyWriter: Encoder {
+package final class JSONBodyWriter: Encoder {
     /// One open object or array.
     private struct Frame {
         let id: Int
@@ -36,8 +36,8 @@ final class JSONBodyWriter: Encoder {
     // `@exclusivity(unchecked)`: one writer encodes one value on one thread, and the runtime's
     // dynamic checks (a thread-local lookup per access) would cost more than the writing.
     @exclusivity(unchecked) private var output = GrowableBytes()
-    @exclusivity(unchecked) var codingPath: [any CodingKey] = []
-    let userInfo: [CodingUserInfoKey: Any]
+    @exclusivity(unchecked) package var codingPath: [any CodingKey] = []
+    package let userInfo: [CodingUserInfoKey: Any]
     private let escapesSlashes: Bool
     /// The innermost open frame, where most writing goes, held apart from `enclosing` so that
     /// writing to it touches no array; meaningful when `openFrames` > 0.
@@ -72,7 +72,7 @@ final class JSONBodyWriter: Encoder {
     /// `value` as JSON: when `encoder` has the default strategies, written by the value itself if
     /// it is ``JSONWritable`` (see ``JSONWriter``) or else here; by `encoder` itself otherwise or
     /// when this writer steps aside. Throws what `encoder` throws.
-    static func encode<Value: Encodable>(_ value: Value, with encoder: JSONEncoder) throws -> Data {
+    package static func encode<Value: Encodable>(_ value: Value, with encoder: JSONEncoder) throws -> Data {
         guard let escapesSlashes = Self.writesLike(encoder) else { return try encoder.encode(value) }
         if let writable = value as? any JSONWritable {
             return try JSONWriter.data(of: writable, escapingSlashes: escapesSlashes).get()
@@ -321,16 +321,16 @@ final class JSONBodyWriter: Encoder {
         return openFrame(isObject: true)
     }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
         KeyedEncodingContainer(KeyedContainer<Key>(writer: self, frame: objectFrame()))
     }
 
-    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+    package func unkeyedContainer() -> any UnkeyedEncodingContainer {
         if openFrames > levelDepth { failed = true }
         return UnkeyedContainer(writer: self, frame: openFrame(isObject: false))
     }
 
-    func singleValueContainer() -> any SingleValueEncodingContainer {
+    package func singleValueContainer() -> any SingleValueEncodingContainer {
         SingleValueContainer(writer: self, mark: written)
     }
 

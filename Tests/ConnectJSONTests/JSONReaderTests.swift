@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import SharedTestSupport
 
-@testable import Connect
+@testable import ConnectJSON
 
 /// The JSON reader behind ``FailedExchange/json``, without a socket: what it reads, as which
 /// Swift types, and every way a text is refused.
