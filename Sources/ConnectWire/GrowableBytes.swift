@@ -17,117 +17,134 @@ import Darwin
 /// copy.
 ///
 /// `Data.append` and `[UInt8].append` go through storage checks on every call; this is a
-/// capacity check and a `memcpy`. Used by one thread at a time. The appends are inlinable: the
-/// JSON writers (another module) append byte by byte.
-package struct GrowableBytes: ~Copyable {
-    // Internal rather than private, and the counts' setters too, for the inlinable appends below.
+/// capacity check and a `memcpy`. Used by one thread at a time.
+///
+/// Public, and its small members inlinable, only so that the transport and the JSON writers (other
+/// modules, which append byte by byte) inline them: this toolchain inlines no `package`
+/// function across modules. ConnectWire is in no product, so no app sees it.
+public struct GrowableBytes: ~Copyable {
+    // Internal rather than private, for the inlinable members below.
     @usableFromInline var bytes: UnsafeMutableRawPointer?
-    @usableFromInline package internal(set) var count = 0
-    @usableFromInline package internal(set) var capacity = 0
+    @usableFromInline var storedCount = 0
+    @usableFromInline var storedCapacity = 0
 
-    package init() {}
+    /// An empty buffer, without a block until the first byte.
+    @inlinable
+    public init() {}
+
+    /// How many bytes it holds.
+    @inlinable
+    public var count: Int { storedCount }
+
+    /// How many bytes its block holds before it grows.
+    @inlinable
+    public var capacity: Int { storedCapacity }
 
     deinit {
         free(bytes)
     }
 
+    /// Whether it holds no bytes.
     @inlinable
-    package var isEmpty: Bool { count == 0 }
+    public var isEmpty: Bool { storedCount == 0 }
 
     /// Makes room for `total` bytes in all, e.g. a Content-Length.
-    package mutating func reserveCapacity(_ total: Int) {
-        guard total > capacity else { return }
+    public mutating func reserveCapacity(_ total: Int) {
+        guard total > storedCapacity else { return }
         guard let grown = realloc(bytes, total) else { return }
         bytes = grown
-        capacity = total
+        storedCapacity = total
     }
 
     /// Appends `chunk`; `false` if memory ran out (nothing is appended then).
     @inlinable
-    package mutating func append(_ chunk: UnsafeRawBufferPointer) -> Bool {
+    public mutating func append(_ chunk: UnsafeRawBufferPointer) -> Bool {
         guard let source = chunk.baseAddress, !chunk.isEmpty else { return true }
-        guard count + chunk.count <= capacity || makeRoom(for: chunk.count) else { return false }
-        (bytes! + count).copyMemory(from: source, byteCount: chunk.count)
-        count += chunk.count
+        guard storedCount + chunk.count <= storedCapacity || makeRoom(for: chunk.count) else { return false }
+        (bytes! + storedCount).copyMemory(from: source, byteCount: chunk.count)
+        storedCount += chunk.count
         return true
     }
 
     /// Appends one byte; `false` if memory ran out.
     @inlinable @inline(__always)
-    package mutating func append(_ byte: UInt8) -> Bool {
-        guard count < capacity || makeRoom(for: 1) else { return false }
-        bytes.unsafelyUnwrapped.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
-        count += 1
+    public mutating func append(_ byte: UInt8) -> Bool {
+        guard storedCount < storedCapacity || makeRoom(for: 1) else { return false }
+        bytes.unsafelyUnwrapped.storeBytes(of: byte, toByteOffset: storedCount, as: UInt8.self)
+        storedCount += 1
         return true
     }
 
     /// Room for `extra` more bytes after the last, for the caller to write and then
     /// ``didAppend(_:)``; `nil` if memory ran out.
     @inlinable @inline(__always)
-    package mutating func roomAtEnd(for extra: Int) -> UnsafeMutablePointer<UInt8>? {
-        guard count + extra <= capacity || makeRoom(for: extra), let bytes else { return nil }
-        return (bytes + count).assumingMemoryBound(to: UInt8.self)
+    public mutating func roomAtEnd(for extra: Int) -> UnsafeMutablePointer<UInt8>? {
+        guard storedCount + extra <= storedCapacity || makeRoom(for: extra), let bytes else { return nil }
+        return (bytes + storedCount).assumingMemoryBound(to: UInt8.self)
     }
 
     /// Counts `written` bytes the caller wrote into ``roomAtEnd(for:)``.
     @inlinable @inline(__always)
-    package mutating func didAppend(_ written: Int) {
-        count += written
+    public mutating func didAppend(_ written: Int) {
+        storedCount += written
     }
 
     /// Calls `body` with the bytes, valid only for the call.
     @inlinable
-    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try body(UnsafeRawBufferPointer(start: bytes, count: count))
+    public func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: bytes, count: storedCount))
     }
 
     /// Whether the bytes at `first` and at `second`, `length` of each, are the same.
-    package func bytesMatch(at first: Int, _ second: Int, length: Int) -> Bool {
+    @inlinable
+    public func bytesMatch(at first: Int, _ second: Int, length: Int) -> Bool {
         guard let bytes, length > 0 else { return true }
         return memcmp(bytes + first, bytes + second, length) == 0
     }
 
     /// `length` bytes from `start`, read as UTF-8.
-    package func string(at start: Int, length: Int) -> String {
+    @inlinable
+    public func string(at start: Int, length: Int) -> String {
         guard let bytes, length > 0 else { return "" }
         return String(decoding: UnsafeRawBufferPointer(start: bytes + start, count: length), as: UTF8.self)
     }
 
     /// Grows the block, at least doubling it, so `extra` more bytes fit; `false` if memory ran out.
+    /// Out of line: the slow path of the inlined appends.
     @usableFromInline
     mutating func makeRoom(for extra: Int) -> Bool {
-        guard count + extra > capacity else { return true }
-        reserveCapacity(max(count + extra, capacity * 2, 4096))
-        return count + extra <= capacity
+        guard storedCount + extra > storedCapacity else { return true }
+        reserveCapacity(max(storedCount + extra, storedCapacity * 2, 4096))
+        return storedCount + extra <= storedCapacity
     }
 
     /// Forgets the bytes; without `keepingCapacity`, frees the block too.
-    package mutating func removeAll(keepingCapacity: Bool) {
-        count = 0
+    public mutating func removeAll(keepingCapacity: Bool) {
+        storedCount = 0
         guard !keepingCapacity else { return }
         free(bytes)
         bytes = nil
-        capacity = 0
+        storedCapacity = 0
     }
 
     /// A copy of the bytes, in a block of the calling thread's; the buffer keeps its block, empty.
-    package mutating func copyDataAndEmpty() -> Data {
-        guard let block = bytes, count > 0 else { return Data() }
-        defer { count = 0 }
-        return Data(bytes: block, count: count)
+    public mutating func copyDataAndEmpty() -> Data {
+        guard let block = bytes, storedCount > 0 else { return Data() }
+        defer { storedCount = 0 }
+        return Data(bytes: block, count: storedCount)
     }
 
     /// The bytes as `Data`, which takes over the block; the buffer is empty afterwards. Out of
     /// line: with a callback queue it serves large bodies only, and inlined it would sit between
     /// the lines of the copy every small body takes there.
     @inline(never)
-    package mutating func takeData() -> Data {
-        guard let block = bytes, count > 0 else { return Data() }
+    public mutating func takeData() -> Data {
+        guard let block = bytes, storedCount > 0 else { return Data() }
         bytes = nil
         defer {
-            count = 0
-            capacity = 0
+            storedCount = 0
+            storedCapacity = 0
         }
-        return Data(bytesNoCopy: block, count: count, deallocator: .free)
+        return Data(bytesNoCopy: block, count: storedCount, deallocator: .free)
     }
 }

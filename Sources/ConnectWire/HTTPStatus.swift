@@ -1,10 +1,3 @@
-import ConnectFutures
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 package enum HTTPStatus {
     /// The standard reason phrase for `code`, or its class's name for a code without one.
     package static func reasonPhrase(for code: Int) -> StaticString {

@@ -1,11 +1,12 @@
 /// The rules for header names and tokens as bytes (RFC 9110 §5.1, §5.6.2): one case rule and
-/// one token rule for every header Connect reads or sends. Inlinable: these run several times per
+/// one token rule for every header Connect reads or sends. Public and inlinable, as
+/// ``GrowableBytes`` is, so that they inline into other modules: they run several times per
 /// request, byte by byte, from the transport and the request model alike.
-package enum HeaderText {
+public enum HeaderText {
     /// Byte by byte, folding only A–Z: names are ASCII tokens, and this runs several times per
     /// request, where `lowercased()` would build two new strings each time.
     @inlinable
-    package static func equalIgnoringASCIICase(_ first: String, _ second: String) -> Bool {
+    public static func equalIgnoringASCIICase(_ first: String, _ second: String) -> Bool {
         guard first.utf8.count == second.utf8.count else { return false }
         var first = first
         var second = second
@@ -16,7 +17,7 @@ package enum HeaderText {
 
     /// The same comparison for bytes as received, e.g. a header line's name.
     @inlinable
-    package static func equalIgnoringASCIICase(
+    public static func equalIgnoringASCIICase(
         _ first: UnsafeRawBufferPointer, _ second: UnsafeRawBufferPointer
     ) -> Bool {
         guard first.count == second.count else { return false }
@@ -27,7 +28,7 @@ package enum HeaderText {
     /// `byte` with A–Z lowered and every other byte as it is: the one case rule for header names.
     /// (Setting the case bit on every byte would also make `^` equal `~` and CR equal `-`.)
     @inlinable @inline(__always)
-    package static func foldedASCII(_ byte: UInt8) -> UInt8 {
+    public static func foldedASCII(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
     }
 
@@ -35,7 +36,7 @@ package enum HeaderText {
     /// is several times faster than stepping through `utf8`. Inlined, so that `predicate` is too:
     /// every request's headers are checked, and a call per byte was most of the cost.
     @inlinable @inline(__always)
-    package static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
+    public static func allBytes(of text: String, satisfy predicate: (UInt8) -> Bool) -> Bool {
         // `withUTF8` also covers small strings (stored inline, so without contiguous storage of
         // their own), which most header names and values are.
         var text = text
@@ -47,7 +48,7 @@ package enum HeaderText {
 
     /// tchar from RFC 9110 §5.6.2.
     @inlinable @inline(__always)
-    package static func isTokenCharacter(_ byte: UInt8) -> Bool {
+    public static func isTokenCharacter(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
             UInt8(ascii: "0")...UInt8(ascii: "9"):
