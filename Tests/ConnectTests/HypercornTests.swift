@@ -143,23 +143,16 @@ struct HypercornTests {
         // it left unanswered start over on it. Never one per waiting request (15 connections of
         // one request each, before Connect held them back).
         //
-        // libcurl 8.14, which waits for a pending connection itself, gives the requests that
-        // asked to share the connection that went away (those started between the GOAWAY and
-        // the next connection) a new connection each, on which they start over with prior
-        // knowledge: a few connections of one request besides ([991, 100, 1, 1, 1] seen). Sending
-        // them to wait for the next connection instead made libcurl 8.14 leave one waiting until
-        // its timeout against nginx (HTTPVersionTests.h2cOutlivesItsConnections, 1 run in 5): a
-        // request that fails is worse than three more connections.
+        // The same on libcurl 8.14, which waits for a pending connection itself but not when a
+        // request asks for a fresh one: those that had asked to share the connection that went
+        // away (started between the GOAWAY and the next connection) start over on a new
+        // connection, and each opened its own before Connect held them back on 8.14 too
+        // ([991, 100, 1, 1, 1] seen).
         let counts = requestsPerConnection.values.sorted(by: >)
         let singles = counts.filter { $0 == 1 }.count
         #expect(counts.reduce(0, +) + cutShort == total)
-        if LibcurlDefects.running.opensAConnectionPerWaitingTransfer {
-            #expect((2...4).contains(counts.count), "requests per connection: \(counts)")
-            #expect(singles <= 2, "requests per connection: \(counts)")
-        } else {
-            #expect((2...4).contains(counts.count - singles), "requests per connection: \(counts)")
-            #expect(singles < concurrency / 2, "requests per connection: \(counts)")
-        }
+        #expect((2...4).contains(counts.count), "requests per connection: \(counts)")
+        #expect(singles <= 2, "requests per connection: \(counts)")
     }
 
     /// hypercorn closes an idle TLS connection with close_notify and no GOAWAY: a request

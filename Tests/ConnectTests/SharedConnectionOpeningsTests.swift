@@ -23,8 +23,8 @@ struct SharedConnectionOpeningsTests {
     static let origin = "example.com:443"
     static let other = "example.org:443"
 
-    func run(_ steps: [Step], libcurlWaitsItself: Bool = false) {
-        var openings = SharedConnectionOpenings(libcurlWaitsItself: libcurlWaitsItself)
+    func run(_ steps: [Step]) {
+        var openings = SharedConnectionOpenings()
         for (index, step) in steps.enumerated() {
             switch step {
             case .multiplexes(let origin):
@@ -42,7 +42,7 @@ struct SharedConnectionOpeningsTests {
     }
 
     @Test func anOriginThatHasNotMultiplexedNeverMakesAnyoneWait() {
-        #expect(SharedConnectionOpenings(libcurlWaitsItself: false).isEmpty)
+        #expect(SharedConnectionOpenings().isEmpty)
         run([
             .opening(Self.origin, first, mayWait: true, .proceeds),
             .opening(Self.origin, second, mayWait: true, .proceeds),
@@ -79,17 +79,6 @@ struct SharedConnectionOpeningsTests {
             // The next new connection has a new opener.
             .opening(Self.origin, third, mayWait: true, .opens)
         ])
-    }
-
-    @Test func onALibcurlThatWaitsItselfNothingWaitsHere() {
-        // libcurl 8.14 waits for the pending connection itself.
-        run(
-            [
-                .multiplexes(Self.origin),
-                .opening(Self.origin, first, mayWait: true, .proceeds),
-                .opening(Self.origin, second, mayWait: true, .proceeds),
-                .waits(Self.origin, false)
-            ], libcurlWaitsItself: true)
     }
 
     @Test func aTransferThatMayNotWaitOpensItsOwn() {

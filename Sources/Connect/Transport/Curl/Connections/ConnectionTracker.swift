@@ -58,8 +58,7 @@ final class ConnectionTracker {
     @exclusivity(unchecked) var priorKnowledge = PriorKnowledgeConnections()
     /// Which origins multiplex, and which transfer opens a new connection to one while others
     /// wait to share it.
-    @exclusivity(unchecked) var openings = SharedConnectionOpenings(
-        libcurlWaitsItself: !LibcurlDefects.running.opensAConnectionPerWaitingTransfer)
+    @exclusivity(unchecked) var openings = SharedConnectionOpenings()
 
     // `@exclusivity(unchecked)`: the transfer thread alone touches these, one access at a time.
     /// Open sockets, indexed by descriptor (small numbers, so an array).

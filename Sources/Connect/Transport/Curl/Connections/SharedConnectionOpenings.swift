@@ -11,6 +11,11 @@
 /// connections as there were transfers waiting, at the same moment (hypercorn's `GOAWAY` after
 /// 1,000 requests, with 16 requests in flight, gave 17 connections).
 ///
+/// libcurl 8.14 waits for a pending connection itself (its verbose log: "Found pending candidate
+/// for reuse and CURLOPT_PIPEWAIT is set"), but not a transfer that asks for a fresh connection:
+/// after a `GOAWAY`, the transfers that had asked to share the connection going away start over
+/// on a new connection (``ResendDecision/restartConnection(after:)``), and each opened one.
+///
 /// So the transport decides when libcurl creates a socket for a transfer (see
 /// ``ConnectionTracker/opened(_:)``): to an origin that multiplexes, the first such transfer
 /// opens its connection, and any other is stopped before it connects and waits until that
@@ -31,22 +36,12 @@ struct SharedConnectionOpenings {
     private(set) var multiplexing: Set<String> = []
     /// Per origin, the transfer opening a new connection to it.
     private(set) var openers: [String: ObjectIdentifier] = [:]
-    /// The running libcurl waits for a pending connection itself (see
-    /// ``LibcurlDefects/opensAConnectionPerWaitingTransfer``): then no origin is recorded, and
-    /// nothing ever waits here.
-    let libcurlWaitsItself: Bool
-
-    init(libcurlWaitsItself: Bool) {
-        self.libcurlWaitsItself = libcurlWaitsItself
-    }
-
-    /// Whether no origin multiplexes, so that nothing ever waits: the common HTTP/1 case, and
-    /// every case on a libcurl that waits itself, pay only for this check.
+    /// Whether no origin multiplexes, so that nothing ever waits: the common HTTP/1 case pays
+    /// only for this check.
     var isEmpty: Bool { multiplexing.isEmpty }
 
     /// A connection to `origin` multiplexed.
     mutating func multiplexes(_ origin: String) {
-        guard !libcurlWaitsItself else { return }
         multiplexing.insert(origin)
     }
 

@@ -4,7 +4,10 @@ import CCurl
 // follows (settle, start over, open a WebSocket), and a settled transfer goes to the hand-off
 // (CompletionHandOff), which completes its future on the callback queue.
 extension TransferLoop {
-    func collectFinished(from multi: UnsafeMutableRawPointer? = nil) {
+    /// Collects every transfer libcurl finished; whether there was one.
+    @discardableResult
+    func collectFinished(from multi: UnsafeMutableRawPointer? = nil) -> Bool {
+        var collected = false
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi ?? self.multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let raw = message.pointee.easy_handle else { continue }
@@ -12,7 +15,9 @@ extension TransferLoop {
             // before it is kept for another transfer.
             guard let handle = CurlEasyHandle.owner(of: raw), let transfer = handle.transfer else { continue }
             collect(transfer, endedWith: message.pointee.data.result, on: handle)
+            collected = true
         }
+        return collected
     }
 
     /// Delivers `transfer`, which libcurl ended with `code` on `handle`, opens its WebSocket, or

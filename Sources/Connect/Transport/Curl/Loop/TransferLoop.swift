@@ -126,6 +126,10 @@ final class TransferLoop: @unchecked Sendable {
     /// state across a handle's transfers that can crash it (see
     /// ``LibcurlDefects/keepsFreedHeaderAcrossTransfers``).
     let renewsHandles = LibcurlDefects.running.keepsFreedHeaderAcrossTransfers
+    /// After a pass that finished transfers, the loop runs libcurl once more before it sleeps:
+    /// the running libcurl may leave an answered transfer waiting for its next timer otherwise
+    /// (``LibcurlDefects/leavesAnsweredTransfersWaiting``).
+    let runsAgainAfterFinishing = LibcurlDefects.running.leavesAnsweredTransfersWaiting
     /// The loop's threads: one, or two with a callback queue (see ``LoopBaton``).
     let threads = Locked<[pthread_t]>([])
     /// Whether a loop thread may complete a lone finished transfer itself on the callback queue,
@@ -239,7 +243,10 @@ final class TransferLoop: @unchecked Sendable {
                 return false
             }
             curl_multi_perform(multi, &running)
-            collectFinished()
+            if collectFinished(), runsAgainAfterFinishing {
+                curl_multi_perform(multi, &running)
+                collectFinished()
+            }
             if _slowPath(!waiting.isEmpty) { releaseWaiting() }
             if handOff.handOverPass(
                 drainingHere: completesOnLoopThread && active.isEmpty && handOff.finishedInPassCount == 1)
