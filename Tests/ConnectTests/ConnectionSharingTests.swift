@@ -55,17 +55,6 @@ struct ConnectionSharingTests {
         #expect(defects.keepsFreedHeaderAcrossTransfers == affected, "\(defects.versionText)")
     }
 
-    @Test(arguments: [
-        (0x07_51_00, false), (0x07_58_01, false),
-        // libcurl 8 may leave an answered HTTP/2 transfer waiting for its next timer (seen on
-        // 8.14): the loop runs libcurl once more after a pass that finished transfers.
-        (0x08_00_00, true), (0x08_0E_01, true)
-    ])
-    func anotherPassOnVersionsThatLeaveAnsweredTransfersWaiting(_ version: Int, _ affected: Bool) {
-        let defects = LibcurlDefects(version: UInt32(version))
-        #expect(defects.leavesAnsweredTransfersWaiting == affected, "\(defects.versionText)")
-    }
-
     @Test func versionText() {
         #expect(LibcurlDefects(version: 0x07_58_01).versionText == "7.88.1")
         #expect(LibcurlDefects(version: 0x08_0E_01).versionText == "8.14.1")

@@ -4,20 +4,21 @@ import CCurl
 // follows (settle, start over, open a WebSocket), and a settled transfer goes to the hand-off
 // (CompletionHandOff), which completes its future on the callback queue.
 extension TransferLoop {
-    /// Collects every transfer libcurl finished; whether there was one.
+    /// Collects every transfer libcurl finished; whether one of them had gone out on an HTTP/2
+    /// connection (see the loop's second pass, in `TransferLoop.swift`).
     @discardableResult
     func collectFinished(from multi: UnsafeMutableRawPointer? = nil) -> Bool {
-        var collected = false
+        var collectedMultiplexed = false
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi ?? self.multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let raw = message.pointee.easy_handle else { continue }
             // Retained: removing it from the active handles may drop the loop's other reference
             // before it is kept for another transfer.
             guard let handle = CurlEasyHandle.owner(of: raw), let transfer = handle.transfer else { continue }
+            collectedMultiplexed = collectedMultiplexed || transfer.state.wentOutOnHTTP2
             collect(transfer, endedWith: message.pointee.data.result, on: handle)
-            collected = true
         }
-        return collected
+        return collectedMultiplexed
     }
 
     /// Delivers `transfer`, which libcurl ended with `code` on `handle`, opens its WebSocket, or

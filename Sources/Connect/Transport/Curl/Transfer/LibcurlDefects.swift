@@ -39,21 +39,6 @@ struct LibcurlDefects: Equatable {
         version == .http2WithPriorKnowledge && !isHTTPS && !throughProxy && !opensWebSocket
     }
 
-    /// libcurl 8 (8.14 as run here) can leave an HTTP/2 transfer whose answer it has already
-    /// read unfinished until the transfer's next timer. Seen when transfers that waited for a
-    /// new h2c connection (see ``SharedConnectionOpenings``) went out on it: libcurl took them
-    /// from its list of pending transfers in the pass that also read their answers (on the
-    /// socket, for another transfer of the connection), and the last of them finished only when
-    /// its connect timeout (10 s) fired; a timestamped verbose log shows its whole answer read 10 s
-    /// before it ended. A second `curl_multi_perform` right after a pass that finished transfers
-    /// runs it at once (see ``TransferLoop``). nginx's h2c `GOAWAY` test
-    /// (`HTTPVersionTests.h2cOutlivesItsConnections`) stalled 2 times in 170 runs without it and
-    /// 0 in 360 with it. The 8.x versions before 8.14 were not run here; the pass costs little
-    /// (nothing is due), so they take it too.
-    var leavesAnsweredTransfersWaiting: Bool {
-        version >= 0x08_00_00
-    }
-
     /// The version as text, "7.88.1".
     var versionText: String {
         "\(version >> 16).\((version >> 8) & 0xFF).\(version & 0xFF)"
