@@ -1,7 +1,7 @@
 import Foundation
 import FuzzSupport
 
-@testable import Connect
+@testable import ConnectJSON
 
 /// The JSON reader against Foundation's: a text Connect reads, Foundation reads too, to the same
 /// values (Connect's reader is at least as strict).
