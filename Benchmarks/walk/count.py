@@ -143,6 +143,10 @@ def walk(debugger, command, result, internal):
     if os.environ.get("WALK_SEQUENCE"):
         print()
         print(" -> ".join(os.path.basename(file) for file in path))
+    if os.environ.get("WALK_FUNCTIONS"):
+        print()
+        for thread, stack in without_leaves(without_helpers(hits)):
+            print(thread, " > ".join(f"{os.path.basename(file)}:{function}" for file, function, _ in stack[-3:]))
 
 
 def __lldb_init_module(debugger, internal):

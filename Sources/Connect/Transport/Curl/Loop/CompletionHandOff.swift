@@ -16,8 +16,7 @@ import ObjectiveC
 /// that finished in one go, without a dispatch and a thread wakeup per loop pass. Order is kept:
 /// batches are completed in the order they were handed over.
 final class CompletionHandOff: @unchecked Sendable {
-    // @unchecked: `emptied` is touched by the one drain running at a time (see `draining`), and
-    // `finishedInPass` by the loop thread that leads (see ``LoopBaton``).
+    // @unchecked: `emptied` is touched by the one drain running at a time (see `draining`).
     /// A finished transfer and what it came to. A struct of this module rather than a tuple:
     /// emptying an array of tuples has the runtime walk each element's tuple metadata, where a
     /// struct has value witnesses compiled here.
@@ -33,9 +32,6 @@ final class CompletionHandOff: @unchecked Sendable {
     /// The received responses of the batch being completed off the transfer thread, given back
     /// to the pool together: one lock per batch rather than one per transfer.
     @exclusivity(unchecked) private var emptied: [ResponseBuffers] = []
-    /// The transfers the loop's pass finished, handed over together at its end; touched by the
-    /// leading loop thread alone.
-    @exclusivity(unchecked) private var finishedInPass: [Finished] = []
 
     init(queue: DispatchQueue?, responseBuffers: ResponseBuffersPool) {
         self.queue = queue
@@ -44,44 +40,31 @@ final class CompletionHandOff: @unchecked Sendable {
 
     // MARK: The transfer thread
 
-    /// Keeps `transfer`, which ended with `outcome`, for the hand-over at the end of the loop's
-    /// pass. A failed transfer's received buffers go back to the pool at once: what it received
-    /// never leaves this thread.
-    func add(_ transfer: consuming CurlTransfer, _ outcome: consuming Result<ResponseBuffers, any Error>) {
-        if let received = transfer.received {
-            transfer.received = nil
-            responseBuffers.reclaim(received)
-        }
-        finishedInPass.append(Finished(transfer: transfer, outcome: outcome))
-    }
-
-    /// How many transfers the loop's pass finished so far.
-    var finishedInPassCount: Int { finishedInPass.count }
-
-    /// One hand-over for everything that finished in the loop's pass: with many transfers in
-    /// flight, waking a callback thread per transfer cost more than the callbacks themselves.
-    /// Returns `true` when the calling loop thread is to run the drain itself (``drainHere()``),
-    /// after handing the loop over.
-    func handOverPass(drainingHere: Bool) -> Bool {
-        guard !finishedInPass.isEmpty else { return false }
+    /// Hands over `batch`, the transfers one pass of the loop settled (see
+    /// ``TransferLoop/settle(_:_:)``), and leaves it empty: with many transfers in flight, waking
+    /// a callback thread per transfer cost more than the callbacks themselves. Returns `true`
+    /// when the calling loop thread is to run the drain itself (``drainHere()``), after handing
+    /// the loop over.
+    func handOver(_ batch: inout [Finished], drainingHere: Bool) -> Bool {
+        guard !batch.isEmpty else { return false }
         // Transfers with progress reports complete behind them, on their own queue. Looked for
         // first: taking none out of the list would still rewrite it.
-        if _slowPath(finishedInPass.contains(where: { $0.transfer.progressQueue != nil })) {
-            completeBehindProgressReports()
-            guard !finishedInPass.isEmpty else { return false }
+        if _slowPath(batch.contains(where: { $0.transfer.progressQueue != nil })) {
+            completeBehindProgressReports(&batch)
+            guard !batch.isEmpty else { return false }
         }
         guard drainingHere else {
-            deliver(&finishedInPass)
+            deliver(&batch)
             return false
         }
-        return startsDrain(with: &finishedInPass)
+        return startsDrain(with: &batch)
     }
 
-    /// Takes the finished transfers that report progress out of the pass and completes each on
+    /// Takes the finished transfers that report progress out of `batch` and completes each on
     /// its progress queue, after its final report.
     @inline(never)
-    private func completeBehindProgressReports() {
-        finishedInPass.removeAll { entry in
+    private func completeBehindProgressReports(_ batch: inout [Finished]) {
+        batch.removeAll { entry in
             let transfer = entry.transfer
             guard let progressQueue = transfer.progressQueue, let handler = transfer.options?.progress else {
                 return false
@@ -132,7 +115,7 @@ final class CompletionHandOff: @unchecked Sendable {
         return mustStart
     }
 
-    /// Runs the drain ``handOverPass(drainingHere:)`` asked for on the callback queue from the
+    /// Runs the drain ``handOver(_:drainingHere:)`` asked for on the callback queue from the
     /// calling loop thread (`DispatchQueue.sync`).
     func drainHere() {
         let queue = queue!

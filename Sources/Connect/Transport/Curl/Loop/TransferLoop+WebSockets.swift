@@ -71,7 +71,7 @@ extension TransferLoop {
         removeActive(handle)
         guard socket >= 0 else {
             remove(handle)
-            handOff.add(
+            settle(
                 transfer,
                 .failure(
                     ConnectError.transport(
@@ -197,7 +197,7 @@ extension TransferLoop {
     func settle(_ connection: CurlWebSocket) {
         if let (transfer, outcome) = connection.openingOutcome {
             connection.openingOutcome = nil
-            handOff.add(transfer, outcome)
+            settle(transfer, outcome)
         }
         guard connection.isEnded else { return }
         webSockets.removeAll { $0 === connection }

@@ -99,6 +99,9 @@ final class TransferLoop: @unchecked Sendable {
     /// that ran a transfer read as HTTP/2 frames alone, kept as they are for the next such
     /// transfer, which they are safe for (``CurlTransfer/receivesHTTP2FramesOnly``).
     @exclusivity(unchecked) var usedHandles: [CurlEasyHandle] = []
+    /// The transfers this pass of the loop settled, handed to `handOff` together at its end (see
+    /// ``settle(_:_:)``).
+    @exclusivity(unchecked) var settledInPass: [CompletionHandOff.Finished] = []
     /// Transfers (active, on their handles) kept from libcurl while another transfer opens a
     /// connection to their origin that they will share (see ``SharedConnectionOpenings``).
     @exclusivity(unchecked) var waiting: [WaitingTransfer] = []
@@ -235,7 +238,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             if _slowPath(stopping) {
                 cancelAll()
-                _ = handOff.handOverPass(drainingHere: false)
+                _ = handOff.handOver(&settledInPass, drainingHere: false)
                 return false
             }
             curl_multi_perform(multi, &running)
@@ -254,8 +257,9 @@ final class TransferLoop: @unchecked Sendable {
                 collectFinished()
             }
             if _slowPath(!waiting.isEmpty) { releaseWaiting() }
-            if handOff.handOverPass(
-                drainingHere: completesOnLoopThread && active.isEmpty && handOff.finishedInPassCount == 1)
+            if !settledInPass.isEmpty,
+                handOff.handOver(
+                    &settledInPass, drainingHere: completesOnLoopThread && active.isEmpty && settledInPass.count == 1)
             {
                 let commandsWait = inbox.withLock { inbox -> Bool in
                     inbox.isUnled = true
@@ -274,6 +278,23 @@ final class TransferLoop: @unchecked Sendable {
                 takeCommands(into: &commands)
             }
         }
+    }
+
+    /// Collects every transfer libcurl finished (see ``collect(_:endedWith:on:)``); whether one
+    /// of them had gone out on an HTTP/2 connection (see the second pass, above).
+    @discardableResult
+    func collectFinished(from multi: UnsafeMutableRawPointer? = nil) -> Bool {
+        var collectedMultiplexed = false
+        var remaining: Int32 = 0
+        while let message = curl_multi_info_read(multi ?? self.multi, &remaining) {
+            guard message.pointee.msg == CURLMSG_DONE, let raw = message.pointee.easy_handle else { continue }
+            // Retained: removing it from the active handles may drop the loop's other reference
+            // before it is kept for another transfer.
+            guard let handle = CurlEasyHandle.owner(of: raw), let transfer = handle.transfer else { continue }
+            collectedMultiplexed = collectedMultiplexed || transfer.state.wentOutOnHTTP2
+            collect(transfer, endedWith: message.pointee.data.result, on: handle)
+        }
+        return collectedMultiplexed
     }
 
     /// Carries out a command other than `.start` (the one every request sends, handled in the
@@ -299,7 +320,7 @@ final class TransferLoop: @unchecked Sendable {
             let handle = (receivesHTTP2FramesOnly ? usedHandles.popLast() : nil) ?? idleHandles.popLast()
                 ?? CurlEasyHandle(connections: connections)
         else {
-            handOff.add(
+            settle(
                 transfer,
                 .failure(ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false))))
             return
@@ -328,7 +349,7 @@ final class TransferLoop: @unchecked Sendable {
         handle.holdsPlainSetup = false
         recycle(handle)
         transfer.finishSink(succeeded: false)
-        handOff.add(transfer, .failure(error))
+        settle(transfer, .failure(error))
     }
 
     /// Hands `handle`, active for `transfer`, to the multi handle. If libcurl refuses it, the
@@ -346,7 +367,7 @@ final class TransferLoop: @unchecked Sendable {
         removeActive(handle)
         recycle(handle)
         let message = String(cString: curl_multi_strerror(code))
-        handOff.add(
+        settle(
             transfer,
             .failure(
                 ConnectError.transport(
@@ -364,7 +385,7 @@ final class TransferLoop: @unchecked Sendable {
         transfer.stopBody()
         // The future has already failed with .cancelled; completing again is a no-op, but makes
         // sure nothing waits if the cancel came from elsewhere.
-        handOff.add(transfer, .failure(ConnectError.cancelled))
+        settle(transfer, .failure(ConnectError.cancelled))
     }
 
     private func resume(_ transfer: CurlTransfer) {
@@ -378,7 +399,7 @@ final class TransferLoop: @unchecked Sendable {
             remove(handle)
             transfer.finishSink(succeeded: false)
             transfer.stopBody()
-            handOff.add(transfer, .failure(ConnectError.cancelled))
+            settle(transfer, .failure(ConnectError.cancelled))
         }
     }
 }

@@ -7,8 +7,36 @@ import Foundation
 #endif
 
 /// The connection a transfer goes out on: libcurl's choice checked as it is made (a socket
-/// opened, a connection chosen), and where the transfer starts over when it must.
+/// opened, a connection chosen), and where the transfer starts over when it must. The two
+/// callbacks, C function pointers with the easy handle as their context, sit beside the methods
+/// they call.
 extension CurlTransfer {
+    /// libcurl created a socket for a new connection (`CURLOPT_SOCKOPTFUNCTION`): the tracker
+    /// learns of it, and the transfer may be stopped to wait for another's new connection to the
+    /// same origin (`CURL_SOCKOPT_ERROR` ends the attempt before it connects); see
+    /// ``mayOpenConnection(_:)``.
+    static let socketOpenedCallback: ccurl_sockopt_callback = { context, socket, _ in
+        let opens = Unmanaged<CurlEasyHandle>.fromOpaque(context!)._withUnsafeGuaranteedRef { handle in
+            let serial = handle.connections.opened(
+                socket, unixSocketPath: handle.withTransfer { $0.unixSocketPath } ?? nil)
+            return handle.withTransfer { transfer in
+                transfer.connection.opened = serial.map { (socket, $0) }
+                return transfer.mayOpenConnection(handle.connections)
+            }
+        }
+        return opens != false ? 0 : 1  // CURL_SOCKOPT_OK, CURL_SOCKOPT_ERROR
+    }
+
+    /// libcurl's pre-request callback (`CURLOPT_PREREQFUNCTION`): whether the request may go out
+    /// on the connection libcurl chose; see ``connectionChosen(ports:connections:)``.
+    static let connectionChosenCallback: ccurl_prereq_callback = { context, _, _, remotePort, localPort in
+        let ports = ConnectionTracker.ports(local: Int(localPort), remote: Int(remotePort))
+        let proceeds = Unmanaged<CurlEasyHandle>.fromOpaque(context!)._withUnsafeGuaranteedRef { handle in
+            handle.withTransfer { $0.connectionChosen(ports: ports, connections: handle.connections) }
+        }
+        return proceeds != false ? ccurl_prereq_ok : ccurl_prereq_abort
+    }
+
     /// Rewinds the body for the transfer to run again on its handle reset, before
     /// ``configure(_:again:)``: false when the body cannot go out again (a one-time stream), and
     /// the handle keeps its options instead. libcurl rewinds a multipart body itself.

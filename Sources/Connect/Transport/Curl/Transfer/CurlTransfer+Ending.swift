@@ -9,6 +9,58 @@ import Foundation
 /// How a transfer ends: what libcurl reported and the resources show, handed to
 /// ``TransferState/ended(_:)``, and the response or error a settlement delivers.
 extension CurlTransfer {
+    /// What the transfer loop does with a transfer libcurl ended, as its last event says.
+    enum Finish {
+        /// Hand the outcome to the callback queue.
+        case deliver(Delivery)
+        /// Start over as the restart says; if the body cannot go out again, deliver what
+        /// ``deliveryWithoutRestart(_:handle:)`` makes of the end instead.
+        case restart(TransferState.Restart, TransferState.End)
+        /// The WebSocket handshake's answer came: open the connection.
+        case openWebSocket(WebSocketOpening)
+    }
+
+    /// A settled transfer's response or error, and whether its handle keeps its plain setup for
+    /// the next transfer (see ``ResendDecision/keepsHandleSetup(transferSucceeded:connectionsChosen:)``).
+    struct Delivery {
+        let outcome: Result<ResponseBuffers, any Error>
+        let keepsHandleSetup: Bool
+    }
+
+    /// The last event: libcurl ended the transfer with `code` on `handle`. Reads the end
+    /// (``end(_:on:requestWasWritten:)``), lets the state decide (``TransferState/ended(_:)``),
+    /// and makes the delivery of a settled transfer.
+    func finished(_ code: CURLcode, on handle: CurlEasyHandle) -> Finish {
+        let end = end(code, on: handle)
+        switch state.ended(end) {
+        case .settle(let settlement):
+            return .deliver(delivery(settlement, end, handle: handle))
+        case .openWebSocket:
+            guard let opening = options?.webSocket else {
+                let failure = TransportFailure(.other, "a WebSocket's connection without its opening")
+                return .deliver(delivery(.fail(.transport(failure)), end, handle: handle))
+            }
+            return .openWebSocket(opening)
+        case .restart(let restart):
+            return .restart(restart, end)
+        }
+    }
+
+    /// The delivery of a transfer whose restart required its body to go out again, which it
+    /// cannot (see ``TransferState/bodyDidNotRewind(_:)``).
+    func deliveryWithoutRestart(_ end: TransferState.End, handle: CurlEasyHandle) -> Delivery {
+        delivery(state.bodyDidNotRewind(end), end, handle: handle)
+    }
+
+    private func delivery(
+        _ settlement: TransferState.Settlement, _ end: TransferState.End, handle: CurlEasyHandle
+    ) -> Delivery {
+        Delivery(
+            outcome: outcome(settlement, end, handle: handle),
+            keepsHandleSetup: ResendDecision.keepsHandleSetup(
+                transferSucceeded: end.code == CURLE_OK, connectionsChosen: state.connectionsChosen))
+    }
+
     /// The end event for ``TransferState/ended(_:)``: libcurl's `code`, and what the handle and
     /// the transfer's resources show. `requestWasWritten`: the request went out without libcurl
     /// counting it (the WebSocket handshake writes its request itself).

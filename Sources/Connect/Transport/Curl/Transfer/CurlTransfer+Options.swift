@@ -70,7 +70,7 @@ extension CurlTransfer {
             configureDestinationAndProgress(handle, again: again)
         }
         handle.setHeaders(
-            _slowPath(downloadHeaders != nil) ? request.headers + downloadHeaders! : request.headers,
+            _slowPath(resume != nil) ? request.headers + resume!.headers : request.headers,
             adjusting: isPlainGet ? [] : headerAdjustments())
     }
 
@@ -79,31 +79,23 @@ extension CurlTransfer {
     /// its progress callback.
     @inline(never)
     func configureDestinationAndProgress(_ handle: CurlEasyHandle, again: Bool) {
-        if again {
-            if resumeOffset > 0 { handle.set(CURLOPT_RANGE, "\(resumeOffset)-") }
-        } else if case .file(let url, let resuming)? = options?.destination {
+        if !again, case .file(let url, let resuming)? = options?.destination {
             let sink = FileSink(destination: url, resuming: resuming)
             self.sink = sink
             if resuming {
-                var headers: [HTTPHeader] = []
-                if !request.headers.contains(name: "Accept-Encoding") {
-                    headers.append(HTTPHeader(name: "Accept-Encoding", value: "identity"))
-                }
-                if let partial = sink.partialFileToContinue() {
-                    resumeOffset = partial.offset
-                    headers.append(HTTPHeader(name: "If-Range", value: partial.validator))
-                    // A plain Range header rather than CURLOPT_RESUME_FROM_LARGE, which fails the
-                    // transfer when the server answers 200; here that starts the file over instead.
-                    handle.set(CURLOPT_RANGE, "\(partial.offset)-")
-                }
-                downloadHeaders = headers
+                resume = ResumeRequest(
+                    requestNamesEncoding: request.headers.contains(name: "Accept-Encoding"),
+                    partialFile: sink.partialFileToContinue())
             }
         }
+        // A plain Range header rather than CURLOPT_RESUME_FROM_LARGE, which fails the transfer
+        // when the server answers 200; here that starts the file over instead.
+        if let range = resume?.range { handle.set(CURLOPT_RANGE, range) }
         if let rate = options?.maximumReceiveRate { handle.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: curl_off_t(rate)) }
         if let rate = options?.maximumSendRate { handle.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: curl_off_t(rate)) }
         if options?.progress != nil {
             handle.set(CURLOPT_NOPROGRESS, 0)
-            ccurl_easy_setopt_progress_callback(handle.raw, TransferCallbacks.reportProgress)
+            ccurl_easy_setopt_progress_callback(handle.raw, Self.progressCallback)
             handle.set(CURLOPT_XFERINFODATA, pointer: Unmanaged.passUnretained(self).toOpaque())
         }
     }
@@ -129,8 +121,8 @@ extension CurlTransfer {
     func configureCommonOptions(_ handle: CurlEasyHandle) {
         handle.set(CURLOPT_NOSIGNAL, 1)
         handle.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(handle.errorBuffer))
-        handle.setDataCallback(CURLOPT_WRITEFUNCTION, TransferCallbacks.writeBody)
-        handle.setDataCallback(CURLOPT_HEADERFUNCTION, TransferCallbacks.receiveHeader)
+        handle.setDataCallback(CURLOPT_WRITEFUNCTION, Self.bodyCallback)
+        handle.setDataCallback(CURLOPT_HEADERFUNCTION, Self.headerCallback)
         // Connect asks for compressed bodies with a header of its own (see
         // `CurlEasyHandle.setHeaders`) and decodes them itself (see ContentDecoder): libcurl
         // must hand them over as they came.
@@ -141,11 +133,11 @@ extension CurlTransfer {
         // Each connection's socket is known, so that an idle one with unread bytes is never
         // reused (see ConnectionTracker), and each is chosen through `connectionChosen`.
         let tracker = Unmanaged.passUnretained(handle.connections).toOpaque()
-        ccurl_easy_setopt_sockopt_callback(handle.raw, TransferCallbacks.socketOpened)
+        ccurl_easy_setopt_sockopt_callback(handle.raw, Self.socketOpenedCallback)
         handle.set(CURLOPT_SOCKOPTDATA, pointer: Unmanaged.passUnretained(handle).toOpaque())
         ccurl_easy_setopt_closesocket_callback(handle.raw, ConnectionTrackerCallbacks.socketClosing)
         handle.set(CURLOPT_CLOSESOCKETDATA, pointer: tracker)
-        ccurl_easy_setopt_prereq_callback(handle.raw, TransferCallbacks.connectionChosen)
+        ccurl_easy_setopt_prereq_callback(handle.raw, Self.connectionChosenCallback)
         handle.set(CURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(handle).toOpaque())
         handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(settings.connectTimeout))
         handle.set(CURLOPT_TCP_KEEPALIVE, 1)

@@ -8,8 +8,42 @@ import Foundation
 #endif
 
 /// What libcurl's callbacks hand a transfer on the transfer thread: header lines, body bytes and
-/// progress.
+/// progress. Each callback, a C function pointer, sits beside the method it calls.
 extension CurlTransfer {
+    /// Runs `body` with the transfer behind a callback's `context`, without retaining it: the
+    /// transfer loop holds it for as long as libcurl can call back, and the callbacks below run
+    /// for every header line, body chunk and progress tick.
+    private static func withTransfer<Result>(
+        _ context: UnsafeMutableRawPointer?, _ body: (CurlTransfer) -> Result
+    ) -> Result {
+        Unmanaged<CurlTransfer>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// libcurl's write callback (`CURLOPT_WRITEFUNCTION`): body bytes, to ``receiveBody(_:)``.
+    static let bodyCallback: ccurl_data_callback = { buffer, size, count, context in
+        withTransfer(context) { $0.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count)) }
+    }
+
+    /// libcurl's header callback (`CURLOPT_HEADERFUNCTION`): one header line, to
+    /// ``receiveHeaderLine(_:)``.
+    static let headerCallback: ccurl_data_callback = { buffer, size, count, context in
+        let length = size * count
+        return withTransfer(context) { $0.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length)) }
+            ? length : 0
+    }
+
+    /// libcurl's progress callback (`CURLOPT_XFERINFOFUNCTION`), for requests with a progress
+    /// handler: to ``reportProgress(downloadTotal:downloaded:uploadTotal:uploaded:)``.
+    static let progressCallback: ccurl_progress_callback = {
+        context, downloadTotal, downloaded, uploadTotal, uploaded in
+        withTransfer(context) {
+            $0.reportProgress(
+                downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal),
+                uploaded: Int64(uploaded))
+        }
+        return 0
+    }
+
     func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Int {
         let taken = decoder == nil ? deposit(bytes) : decodeBody(bytes)
         if taken == bytes.count, uploadingHandle != nil, state.bodyTaken(taken, isBodySent: { isBodySent }) {
@@ -26,42 +60,25 @@ extension CurlTransfer {
         return uploadingHandle.infoOffset(CURLINFO_SIZE_UPLOAD_T) >= size
     }
 
-    /// Inflates `bytes` into ``deposit(_:)``. When a stream consumer is full, what is already
-    /// decoded waits in `pendingDecoded` and libcurl is paused; it hands the same input over
-    /// again when it resumes, and that much of it is skipped.
+    /// Decodes a chunked or compressed body into ``deposit(_:)``, through ``PausableDecoding``,
+    /// which keeps what a full stream did not take while libcurl is paused.
     func decodeBody(_ input: UnsafeRawBufferPointer) -> Int {
         guard let decoder else { return 0 }
-        if !pendingDecoded.isEmpty {
-            let accepted = pendingDecoded.withUnsafeBytes { deposit($0) }
-            guard accepted == pendingDecoded.count else { return accepted == ccurl_writefunc_pause ? accepted : 0 }
-            pendingDecoded.removeAll()
-        }
-        let skipped = min(alreadyDecodedInput, input.count)
-        alreadyDecodedInput = 0
-        var paused = false
         do {
-            let delivered = try decoder.decode(UnsafeRawBufferPointer(rebasing: input[skipped...])) { chunk in
-                if paused {
-                    pendingDecoded.append(contentsOf: chunk.bindMemory(to: UInt8.self))
-                    return true
-                }
-                let accepted = deposit(chunk)
-                if accepted == chunk.count { return true }
-                guard accepted == ccurl_writefunc_pause else { return false }
-                paused = true
-                pendingDecoded.append(contentsOf: chunk.bindMemory(to: UInt8.self))
-                return true
+            let outcome = try decoding.decode(input, with: decoder) { piece in
+                let accepted = deposit(piece)
+                if accepted == piece.count { return .all }
+                return accepted == ccurl_writefunc_pause ? .full : .refused
             }
-            guard delivered else { return 0 }
+            switch outcome {
+            case .consumed: return input.count
+            case .paused: return ccurl_writefunc_pause
+            case .stopped: return 0
+            }
         } catch {
             state.decodingFailed(error)
             return 0
         }
-        if paused {
-            alreadyDecodedInput = input.count
-            return ccurl_writefunc_pause
-        }
-        return input.count
     }
 
     /// Hands body bytes to where the response goes: a stream, a file or memory. Returns
@@ -220,7 +237,7 @@ extension CurlTransfer {
         guard
             let report = progress.ticked(
                 downloadTotal: downloadTotal, downloaded: downloaded, uploadTotal: uploadTotal, uploaded: uploaded,
-                offset: state.statusCode == 206 ? resumeOffset : 0, bodySize: request.body?.count,
+                offset: resume?.progressOffset(statusCode: state.statusCode) ?? 0, bodySize: request.body?.count,
                 now: DispatchTime.now().uptimeNanoseconds),
             let handler = options?.progress, let progressQueue
         else { return }
@@ -233,6 +250,7 @@ extension CurlTransfer {
         _ = progress.ended(
             length: Int64(handle.infoOffset(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)),
             received: Int64(handle.infoOffset(CURLINFO_SIZE_DOWNLOAD_T)),
-            sent: Int64(handle.infoOffset(CURLINFO_SIZE_UPLOAD_T)), offset: state.statusCode == 206 ? resumeOffset : 0)
+            sent: Int64(handle.infoOffset(CURLINFO_SIZE_UPLOAD_T)),
+            offset: resume?.progressOffset(statusCode: state.statusCode) ?? 0)
     }
 }

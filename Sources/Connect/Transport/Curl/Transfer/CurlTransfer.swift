@@ -18,7 +18,7 @@ import Darwin
 /// fill in (status, headers, body).
 ///
 /// Its roles, one file each: setting the options (`CurlTransfer+Options`), taking what the
-/// callbacks hand over (`CurlTransfer+Receiving`, reached through ``TransferCallbacks``), the
+/// callbacks hand over (`CurlTransfer+Receiving`, where libcurl's C callbacks come in), the
 /// connection libcurl chooses (`CurlTransfer+Connections`, deciding by ``SharedConnectionOpenings``
 /// and ``PriorKnowledgeConnections``), and the ending (`CurlTransfer+Ending`). What the transfer
 /// has seen and what it does next is ``TransferState``, a value each callback and the end are
@@ -55,10 +55,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var received: ResponseBuffers?
     /// Decodes a chunked or compressed body (gzip, deflate, br, zstd); see ``BodyDecoder``.
     @exclusivity(unchecked) var decoder: BodyDecoder?
-    /// Decoded bytes a paused stream did not take yet, and how many bytes of the input libcurl
-    /// will hand over again when it resumes were already decoded into them.
-    @exclusivity(unchecked) var pendingDecoded: [UInt8] = []
-    @exclusivity(unchecked) var alreadyDecodedInput = 0
+    /// What a full stream did not take of the decoded body while libcurl is paused.
+    @exclusivity(unchecked) var decoding = PausableDecoding()
     /// The Unix domain socket this transfer's connections go through when the request names
     /// one itself (an `http+unix` URL, ``Request/unixSocketPath``), set with its options.
     @exclusivity(unchecked) var ownUnixSocketPath: String?
@@ -76,12 +74,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var mime: OpaquePointer?
     /// Where a 2xx body is written, for file destinations.
     @exclusivity(unchecked) var sink: FileSink?
-    /// Bytes already on disk that a resumed download continues from.
-    @exclusivity(unchecked) var resumeOffset: Int64 = 0
-    /// Headers a resumable download adds to the request's: `If-Range` with the partial file's
-    /// validator, and `Accept-Encoding: identity` (a range counts the bytes as sent, and the file
-    /// holds them decoded) unless the request names its own.
-    @exclusivity(unchecked) var downloadHeaders: [HTTPHeader]?
+    /// What a resumable download asks beyond the request: its range and headers.
+    @exclusivity(unchecked) var resume: ResumeRequest?
     /// Progress reporting, for requests with a handler: updates go to this serial queue (which
     /// targets the callback queue) so they arrive in order.
     @exclusivity(unchecked) var progressQueue: DispatchQueue?
