@@ -14,6 +14,7 @@ reader tracing the request by hand does; and the pipeline's, where the helpers e
 calls (HELPERS: header lookups, locks, byte buffers, trimming) are transparent as well.
 """
 import collections
+import json
 import os
 
 import lldb
@@ -129,17 +130,23 @@ def walk(debugger, command, result, internal):
         process.Continue()
     print("| walk | function entries | stays | files | re-entries |")
     print("| --- | ---: | ---: | ---: | ---: |")
-    summary("every function", hits)
-    summary("the path (no leaf calls)", without_leaves(hits))
-    path = summary("the pipeline (no leaf calls, helpers transparent)", without_leaves(without_helpers(hits)))
-    counts = collections.Counter(path)
+    walks = [
+        summary("every function", hits),
+        summary("the path (no leaf calls)", without_leaves(hits)),
+        summary("the pipeline (no leaf calls, helpers transparent)", without_leaves(without_helpers(hits))),
+    ]
+    path = walks[-1]
+    counts = [collections.Counter(walk) for walk in walks]
     print()
-    print("The pipeline's stays, by file:")
+    print("Stays by file:")
     print()
-    print("| file | stays |")
-    print("| --- | ---: |")
-    for file, count in counts.most_common():
-        print(f"| `{file}` | {count} |")
+    print("| file | every function | path | pipeline |")
+    print("| --- | ---: | ---: | ---: |")
+    for file, _ in counts[0].most_common():
+        print(f"| `{file}` | " + " | ".join(str(count[file]) for count in counts) + " |")
+    if os.environ.get("WALK_HITS"):
+        with open(os.environ["WALK_HITS"], "w") as out:
+            json.dump(hits, out)
     if os.environ.get("WALK_SEQUENCE"):
         print()
         print(" -> ".join(os.path.basename(file) for file in path))

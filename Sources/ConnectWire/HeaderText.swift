@@ -25,6 +25,13 @@ public enum HeaderText {
         return true
     }
 
+    /// `text` with A–Z lowered and every other character as it is (``foldedASCII(_:)``): a
+    /// header name as a key of a set of names.
+    public static func foldedASCII(_ text: String) -> String {
+        guard text.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { return text }
+        return String(decoding: text.utf8.map(foldedASCII), as: UTF8.self)
+    }
+
     /// `byte` with A–Z lowered and every other byte as it is: the one case rule for header names.
     /// (Setting the case bit on every byte would also make `^` equal `~` and CR equal `-`.)
     @inlinable @inline(__always)

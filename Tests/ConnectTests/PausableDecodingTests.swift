@@ -55,7 +55,7 @@ struct PausableDecodingTests {
         Row(
             name: "resumed with more input than was paused on: only the rest is decoded",
             inputs: [Array(chunkedBody[..<10]), chunkedBody], answers: [.full],
-            outcomes: [.paused, .consumed], taken: "hello, world"),
+            outcomes: [.paused, .consumed], taken: "hello, world")
     ]
 
     @Test(arguments: rows)

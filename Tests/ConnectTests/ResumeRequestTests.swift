@@ -31,7 +31,7 @@ struct ResumeRequestTests {
             headers: ["If-Range: Tue, 15 Nov 1994 08:12:31 GMT"], range: "1000-"),
         Row(
             name: "a whole one-byte file asks for its byte again", requestNamesEncoding: false,
-            partialFile: (0, "\"v1\""), headers: ["Accept-Encoding: identity", "If-Range: \"v1\""], range: "0-"),
+            partialFile: (0, "\"v1\""), headers: ["Accept-Encoding: identity", "If-Range: \"v1\""], range: "0-")
     ]
 
     @Test(arguments: rows)

@@ -45,8 +45,8 @@ struct CacheControl: Equatable, Sendable {
     /// The directives of every `Cache-Control` field in `headers`.
     init(headers: [HTTPHeader]) {
         self.init()
-        for header in headers where header.hasName("Cache-Control") {
-            read(header.value)
+        for value in headers.values(for: "Cache-Control") {
+            read(value)
         }
     }
 

@@ -123,7 +123,7 @@ struct CacheFreshness: Equatable, Sendable {
 
     /// The field `name` as a date, `nil` when absent.
     static func date(_ headers: [HTTPHeader], _ name: String) -> FieldDate? {
-        let values = headers.filter { $0.hasName(name) }.map(\.value)
+        let values = headers.values(for: name)
         guard let first = values.first else { return nil }
         guard values.allSatisfy({ $0 == first }), let date = HTTPDate.date(from: first) else { return .invalid }
         return .valid(Int(date.timeIntervalSince1970.rounded(.down)))

@@ -29,7 +29,7 @@ enum CacheLookup: Equatable, Sendable {
     /// `headers`: a `GET` for a whole response, to keep in memory (`hasTransferOptions`: a
     /// download to a file, a stream, an event stream, whose body never is).
     static func isCacheable(method: String, headers: [HTTPHeader], hasTransferOptions: Bool) -> Bool {
-        method == "GET" && !hasTransferOptions && !bypassingFields.contains { headers.contains(name: $0) }
+        method == "GET" && !hasTransferOptions && !headers.contains(nameAmong: bypassingFields)
     }
 
     /// Decides for a request with `headers` under `policy`: `cacheable`, whether the cache

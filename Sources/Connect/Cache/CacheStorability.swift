@@ -52,20 +52,17 @@ enum CacheStorability: Equatable, Sendable {
     }
 
     /// The fields of a hop, not of the response (RFC 9111 §3.1): the connection's own and
-    /// those for the proxy in between.
-    static let hopFields: [String] = [
-        "Connection", "Keep-Alive", "Proxy-Connection", "TE", "Transfer-Encoding", "Upgrade", "Proxy-Authenticate",
-        "Proxy-Authentication-Info", "Proxy-Authorization"
+    /// those for the proxy in between; lowered, as ``HTTPHeader`` compares names.
+    static let hopFields: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding", "upgrade", "proxy-authenticate",
+        "proxy-authentication-info", "proxy-authorization"
     ]
 
     /// The fields a stored response keeps of `headers`: every one but ``hopFields`` and the
     /// fields `Connection` names (§3.1), which describe the hop it came over.
     static func storedFields(of headers: [HTTPHeader]) -> [HTTPHeader] {
-        let named = headers.filter { $0.hasName("Connection") }
-            .flatMap { $0.value.split(separator: ",").map { String($0.trimmingHTTPSpaces) } }
-        let dropped = named.isEmpty ? hopFields : hopFields + named
-        // Most responses carry none of them: kept as they are, not copied.
-        guard headers.contains(where: { field in dropped.contains { field.hasName($0) } }) else { return headers }
-        return headers.filter { field in !dropped.contains { field.hasName($0) } }
+        let named = headers.values(for: "Connection")
+            .flatMap { $0.split(separator: ",").map { HeaderText.foldedASCII(String($0.trimmingHTTPSpaces)) } }
+        return headers.removingFields(named: named.isEmpty ? hopFields : hopFields.union(named))
     }
 }

@@ -6,8 +6,8 @@ internal import ConnectWire
 enum CacheVariant {
     /// The field names a response's `Vary` lists, lowercased; `["*"]` for `Vary: *`.
     static func varyingFields(of responseHeaders: [HTTPHeader]) -> [String] {
-        responseHeaders.filter { $0.hasName("Vary") }
-            .flatMap { $0.value.split(separator: ",") }
+        responseHeaders.values(for: "Vary")
+            .flatMap { $0.split(separator: ",") }
             .map { $0.trimmingHTTPSpaces.lowercased() }
             .filter { !$0.isEmpty }
     }
@@ -26,9 +26,9 @@ enum CacheVariant {
     /// A field's value as Vary compares it: every line's values, trimmed, joined with `,`;
     /// `nil` when the field is absent.
     static func normalized(_ name: String, in headers: [HTTPHeader]) -> String? {
-        let lines = headers.filter { $0.hasName(name) }
+        let lines = headers.values(for: name)
         guard !lines.isEmpty else { return nil }
-        return lines.flatMap { $0.value.split(separator: ",", omittingEmptySubsequences: false) }
+        return lines.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }
             .map { $0.trimmingHTTPSpaces }
             .joined(separator: ",")
     }

@@ -41,7 +41,7 @@ final class CachedResponse: Equatable, Sendable {
         let vary = CacheVariant.varyingFields(of: headers)
         self.init(
             url: url, status: status, headers: headers, body: body, vary: vary,
-            varyingRequestHeaders: requestHeaders.filter { header in vary.contains { header.hasName($0) } },
+            varyingRequestHeaders: requestHeaders.fields(namedAmong: vary),
             requestTime: requestTime, responseTime: responseTime, httpVersion: httpVersion,
             control: CacheControl(headers: headers),
             conditionalHeaders: CacheValidation.conditionalHeaders(for: headers))

@@ -89,6 +89,34 @@ extension Array where Element == HTTPHeader {
         contains { $0.hasName(name) }
     }
 
+    /// The values of every header named `name` (ignoring case), in order.
+    func values(for name: String) -> [String] {
+        var values: [String] = []
+        for header in self where header.hasName(name) { values.append(header.value) }
+        return values
+    }
+
+    /// The headers whose names are among `names` (ignoring case), in order.
+    func fields(namedAmong names: [String]) -> [HTTPHeader] {
+        filter { header in names.contains { header.hasName($0) } }
+    }
+
+    /// Whether a header named any of `names` is present (ignoring case).
+    func contains(nameAmong names: [String]) -> Bool {
+        contains { header in names.contains { header.hasName($0) } }
+    }
+
+    /// The headers whose names are none of `foldedNames` (names with A–Z lowered, see
+    /// `HeaderText.foldedASCII(_:)`): this array itself, without a copy, when it has
+    /// none of them, as most do. One look-up a header, however many names.
+    func removingFields(named foldedNames: Set<String>) -> [HTTPHeader] {
+        func isNamed(_ header: HTTPHeader) -> Bool { foldedNames.contains(HeaderText.foldedASCII(header.name)) }
+        guard let first = firstIndex(where: isNamed) else { return self }
+        var kept = Array(self[..<first])
+        for header in self[(first + 1)...] where !isNamed(header) { kept.append(header) }
+        return kept
+    }
+
     /// Adds `body`'s content type and coding, unless a `Content-Type` or `Content-Encoding` is
     /// set already.
     mutating func addBodyHeaders(of body: RequestBody?) {

@@ -40,6 +40,6 @@ extension WebSocketHandshake {
 
     /// The subprotocols a request offers in its `Sec-WebSocket-Protocol` headers, in order.
     static func offeredSubprotocols(in headers: [HTTPHeader]) -> [String] {
-        headers.filter { $0.hasName("Sec-WebSocket-Protocol") }.flatMap { listElements($0.value) }
+        headers.values(for: "Sec-WebSocket-Protocol").flatMap { listElements($0) }
     }
 }

@@ -69,7 +69,7 @@ struct WebSocketHandshake: Sendable {
     func outcome(status: Int, headers: [HTTPHeader]) throws(Failure) -> Outcome {
         guard status == 101 else { throw Failure(reason: "the server answered \(status), not 101 Switching Protocols") }
         func values(_ name: String) -> [String] {
-            headers.filter { $0.hasName(name) }.flatMap { Self.listElements($0.value) }
+            headers.values(for: name).flatMap { Self.listElements($0) }
         }
         guard values("Upgrade").contains(where: { HeaderText.equalIgnoringASCIICase($0, "websocket") }) else {
             throw Failure(reason: "the 101 does not upgrade to websocket")
@@ -77,7 +77,7 @@ struct WebSocketHandshake: Sendable {
         guard values("Connection").contains(where: { HeaderText.equalIgnoringASCIICase($0, "upgrade") }) else {
             throw Failure(reason: "the 101 has no Connection: upgrade")
         }
-        let accepts = headers.filter { $0.hasName("Sec-WebSocket-Accept") }.map(\.value)
+        let accepts = headers.values(for: "Sec-WebSocket-Accept")
         guard accepts == [Self.acceptValue(for: key)] else {
             throw Failure(
                 reason: accepts.isEmpty

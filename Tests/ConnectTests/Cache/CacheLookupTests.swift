@@ -221,6 +221,12 @@ struct CacheLookupTests {
                 + "Proxy-Authenticate: Basic|Proxy-Authentication-Info: a|Proxy-Authorization: b|"
                 + "Proxy-Connection: keep-alive|Transfer-Encoding: chunked|ETag: \"a\"|Cache-Control: max-age=60")
         #expect(CacheStorability.storedFields(of: received) == Self.headers("ETag: \"a\"|Cache-Control: max-age=60"))
+        // Names in any case, the fields `Connection` names as well.
+        let mixedCase = Self.headers("connection: X-HOP|kEEP-aLIVE: 1|x-hop: 2|Age: 3|tE: trailers")
+        #expect(CacheStorability.storedFields(of: mixedCase) == Self.headers("Age: 3"))
+        // Nothing to drop: the same fields, in order.
+        let plain = Self.headers("ETag: \"a\"|Age: 3|Vary: Accept")
+        #expect(CacheStorability.storedFields(of: plain) == plain)
         // A 304's hop fields do not reach the stored response either.
         let refreshed = CacheUpdate.decide(
             method: "GET", url: Self.url, requestHeaders: [], cacheable: true, validated: Self.stored(Self.etag),
