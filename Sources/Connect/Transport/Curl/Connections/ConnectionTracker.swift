@@ -29,6 +29,14 @@ final class ConnectionTracker {
 
     static func ports(local: Int, remote: Int) -> Ports { local << 16 | remote }
 
+    /// libcurl's socket-closing callback (`CURLOPT_CLOSESOCKETFUNCTION`), with the tracker as its
+    /// context: the tracker forgets the socket (``closing(_:)``), then it is closed. (The callback
+    /// for a socket opened is the transfer's: `CurlTransfer.socketOpenedCallback`.)
+    static let socketClosingCallback: ccurl_closesocket_callback = { context, socket in
+        Unmanaged<ConnectionTracker>.fromOpaque(context!).takeUnretainedValue().closing(socket)
+        return close(socket)
+    }
+
     private struct Connection {
         /// Tells this connection apart from a later one on the same descriptor.
         let serial: UInt32

@@ -135,7 +135,7 @@ extension CurlTransfer {
         let tracker = Unmanaged.passUnretained(handle.connections).toOpaque()
         ccurl_easy_setopt_sockopt_callback(handle.raw, Self.socketOpenedCallback)
         handle.set(CURLOPT_SOCKOPTDATA, pointer: Unmanaged.passUnretained(handle).toOpaque())
-        ccurl_easy_setopt_closesocket_callback(handle.raw, ConnectionTrackerCallbacks.socketClosing)
+        ccurl_easy_setopt_closesocket_callback(handle.raw, ConnectionTracker.socketClosingCallback)
         handle.set(CURLOPT_CLOSESOCKETDATA, pointer: tracker)
         ccurl_easy_setopt_prereq_callback(handle.raw, Self.connectionChosenCallback)
         handle.set(CURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(handle).toOpaque())
