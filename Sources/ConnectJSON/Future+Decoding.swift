@@ -27,13 +27,9 @@ extension Future where Value == Data {
         let decoder = decoder.map(UncheckedDecoder.init) ?? settings?.decoder ?? UncheckedDecoder(JSONDecoder())
         let report = settings?.failure
         return map { data in
-            if data.isEmpty, let empty = Decoded.self as? any EmptyDecodable.Type {
-                return empty.init() as! Decoded
-            }
             do {
-                return try decoder.decoder.decode(Decoded.self, from: data)
-            } catch let error as DecodingError {
-                let failure = DecodingFailure(type: Decoded.self, error: error, body: data)
+                return try decoder.decoder.decodeBody(Decoded.self, from: data)
+            } catch let failure as DecodingFailure {
                 throw report?(failure) ?? failure
             }
         }

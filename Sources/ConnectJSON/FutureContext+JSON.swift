@@ -30,11 +30,6 @@ extension FutureContext {
     public var decodingFailure: (@Sendable (DecodingFailure) -> any Error)? {
         setting(JSONDecoding.self)?.failure
     }
-
-    /// What `decoded(toType:)` decodes JSON with when it is given no decoder.
-    var jsonDecoder: UncheckedDecoder? {
-        setting(JSONDecoding.self)?.decoder
-    }
 }
 
 /// How a chain's `decoded(toType:)` decodes: the chain's decoder and what a failure becomes.

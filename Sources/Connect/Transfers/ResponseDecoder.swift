@@ -31,13 +31,10 @@ public struct JSONResponseDecoder<Output: Decodable & Sendable>: ResponseDecoder
     }
 
     public func decode(_ response: Response) throws -> Output {
-        if response.body.isEmpty, let empty = Output.self as? any EmptyDecodable.Type {
-            return empty.init() as! Output
-        }
         do {
-            return try decoder.decode(Output.self, from: response.body)
-        } catch let error as DecodingError {
-            throw ConnectError.decoding(DecodingFailure(type: Output.self, error: error, body: response.body))
+            return try decoder.decodeBody(Output.self, from: response.body)
+        } catch let failure as DecodingFailure {
+            throw ConnectError.decoding(failure)
         }
     }
 }
