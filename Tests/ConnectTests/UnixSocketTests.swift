@@ -352,7 +352,8 @@ struct UnixSocketTests {
         let ambiguous = tracker.unixConnection(through: "/p1", opened: nil)
         #expect(ambiguous == .ambiguous(idle: [a.near, c.near]))
         #expect(!wasShutDown(a.far) && !wasShutDown(c.far), "the tracker answers; it shuts nothing down itself")
-        let facts = ChosenConnection(connections: tracker, ports: 0, unixSocketPath: "/p1", opened: nil)
+        let facts = ConnectionTracker.ChosenConnection(
+            connections: tracker, ports: 0, unixSocketPath: "/p1", opened: nil)
         guard case .restartOnNewConnection(let shutDown) = ConnectionChoice.chosen(h2cAsk: nil, facts) else {
             Issue.record("an ambiguous connection must start over")
             return

@@ -16,7 +16,7 @@ struct HeaderTextTests {
         ("a\r", "A-", false),
         // Letters beyond ASCII are compared as they are.
         ("Ä", "ä", false),
-        ("", "", true),
+        ("", "", true)
     ])
     func namesAreEqualIgnoringASCIICaseOnly(_ first: String, _ second: String, _ equal: Bool) {
         #expect(HeaderText.equalIgnoringASCIICase(first, second) == equal)
@@ -28,7 +28,7 @@ struct HeaderTextTests {
         ("x-already-lower", "x-already-lower"),
         ("Äb-C", "Äb-c"),
         ("^~[]", "^~[]"),
-        ("", ""),
+        ("", "")
     ])
     func foldingLowersASCIILettersAlone(_ text: String, _ folded: String) {
         #expect(HeaderText.foldedASCII(text) == folded)

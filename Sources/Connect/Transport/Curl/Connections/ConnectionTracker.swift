@@ -29,6 +29,27 @@ final class ConnectionTracker {
 
     static func ports(local: Int, remote: Int) -> Ports { local << 16 | remote }
 
+    /// What ``ConnectionChoice`` asks of the connection libcurl chose, answered by the tracker
+    /// it sits in: a connection through a Unix domain socket is known by what the transfer
+    /// opened, any other by its ports.
+    struct ChosenConnection: ConnectionChoice.Facts {
+        let connections: ConnectionTracker
+        let ports: ConnectionTracker.Ports
+        let unixSocketPath: String?
+        let opened: (socket: Int32, serial: UInt32)?
+
+        func socket() -> ConnectionChoice.Socket {
+            if let unixSocketPath { return connections.unixConnection(through: unixSocketPath, opened: opened) }
+            return connections.socket(for: ports).map { .known($0) } ?? .untracked
+        }
+
+        func hasUnreadBytes(_ socket: Int32) -> Bool { connections.hasUnreadBytes(on: socket) }
+
+        func allowsAnotherExchange(_ socket: Int32) -> Bool { connections.allowsAnotherExchange(on: socket) }
+
+        func choose(_ socket: Int32) -> (isNew: Bool, speaksH2C: Bool) { connections.choose(socket) }
+    }
+
     /// libcurl's socket-closing callback (`CURLOPT_CLOSESOCKETFUNCTION`), with the tracker as its
     /// context: the tracker forgets the socket (``closing(_:)``), then it is closed. (The callback
     /// for a socket opened is the transfer's: `CurlTransfer.socketOpenedCallback`.)

@@ -78,7 +78,7 @@ extension CurlTransfer {
     func connectionChosen(ports: ConnectionTracker.Ports, connections: ConnectionTracker) -> Bool {
         guard state.connectionChosen(answersChallenge: answersChallenge) else { return false }
         connection.leave(connections)  // a resend leaves the connection that died
-        let facts = ChosenConnection(
+        let facts = ConnectionTracker.ChosenConnection(
             connections: connections, ports: ports, unixSocketPath: unixSocketPath, opened: connection.opened)
         switch ConnectionChoice.chosen(h2cAsk: connection.h2c?.ask, facts) {
         case .restartOnNewConnection(let shutDown):
@@ -116,25 +116,4 @@ extension CurlTransfer {
             return true
         }
     }
-}
-
-/// What ``ConnectionChoice`` asks of the connection libcurl chose, answered by the transport's
-/// ``ConnectionTracker``: a connection through a Unix domain socket is known by what the
-/// transfer opened, any other by its ports.
-struct ChosenConnection: ConnectionChoice.Facts {
-    let connections: ConnectionTracker
-    let ports: ConnectionTracker.Ports
-    let unixSocketPath: String?
-    let opened: (socket: Int32, serial: UInt32)?
-
-    func socket() -> ConnectionChoice.Socket {
-        if let unixSocketPath { return connections.unixConnection(through: unixSocketPath, opened: opened) }
-        return connections.socket(for: ports).map { .known($0) } ?? .untracked
-    }
-
-    func hasUnreadBytes(_ socket: Int32) -> Bool { connections.hasUnreadBytes(on: socket) }
-
-    func allowsAnotherExchange(_ socket: Int32) -> Bool { connections.allowsAnotherExchange(on: socket) }
-
-    func choose(_ socket: Int32) -> (isNew: Bool, speaksH2C: Bool) { connections.choose(socket) }
 }
