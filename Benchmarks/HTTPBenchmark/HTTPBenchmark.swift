@@ -27,7 +27,7 @@ import Synchronization
 /// `CurlTransport` (no request building, no exchange: what Connect's transport costs alone).
 /// With BENCH_CALLBACKS=transfer-thread in the environment, the client runs its callbacks on
 /// the transfer thread (`runsCallbacksOnTransferThread`).
-/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|post-bytes|file|h2c|https|await|await-executor|transport]
+/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|post-bytes|file|h2c|https|await|await-post|await-h2c|await-executor|transport]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 ///
 /// It imports FoundationEssentials rather than Foundation where it can, as Connect does, so that
@@ -99,7 +99,7 @@ struct HTTPBenchmark {
         configuration.maximumConnectionsPerHost = inflight
         configuration.maximumResponseBodySize = 1 << 30  // the 64 MiB bodies of the large-body rows
         let mode = arguments.count > 4 ? arguments[4] : "get"
-        if mode == "h2c" { configuration.httpVersion = .http2WithPriorKnowledge }
+        if mode == "h2c" || mode == "await-h2c" { configuration.httpVersion = .http2WithPriorKnowledge }
         if mode == "https", let ca = ProcessInfo.processInfo.environment["BENCH_CA"] {
             configuration.tls.trustedCertificates = URL(fileURLWithPath: ca)
         }
@@ -108,7 +108,8 @@ struct HTTPBenchmark {
         if mode == "await-executor" { configuration.callbackQueue = DispatchQueue(label: "HTTPBenchmark.callbacks") }
         let connect = Connect(configuration: configuration)
         let endpoint = Endpoint(
-            baseURL: url, body: mode == "post" ? .encodable : mode == "post-writable" ? .writable : .none)
+            baseURL: url,
+            body: mode == "post" || mode == "await-post" ? .encodable : mode == "post-writable" ? .writable : .none)
         let folder =
             mode == "file"
             ? (ProcessInfo.processInfo.environment["BENCH_DIR"].map { URL(fileURLWithPath: $0) }
