@@ -16,19 +16,19 @@ enum CacheValidation {
     }
 
     /// Fields a 304 never replaces in a stored response (§3.2): those that describe the stored
-    /// content as it is (its length, its coding, the part it is, its trailers).
-    static let fieldsKept: [String] = ["Trailer", "Content-Length", "Content-Encoding", "Content-Range"]
+    /// content as it is (its length, its coding, the part it is, its trailers); lowered, as
+    /// ``HTTPHeader`` compares names.
+    static let fieldsKept: Set<String> = ["trailer", "content-length", "content-encoding", "content-range"]
 
     /// The stored response's headers after a 304 (§4.3.4): every field the 304 carries replaces
     /// the stored fields of that name, except ``fieldsKept`` and the fields of the hop the 304
     /// came over, which are never stored (``CacheStorability/storedFields(of:)``); the rest stay.
     static func headers(updating stored: [HTTPHeader], with notModified: [HTTPHeader]) -> [HTTPHeader] {
         let storable = CacheStorability.storedFields(of: notModified)
-        func isKept(_ field: HTTPHeader) -> Bool { fieldsKept.contains { field.hasName($0) } }
-        let replacing = storable.contains(where: isKept) ? storable.filter { !isKept($0) } : storable
+        let replacing = storable.removingFields(named: fieldsKept)
         // The usual 304 repeats the stored values: then the stored fields stand as they are.
         if repeatsValues(of: replacing, in: stored) { return stored }
-        let kept = stored.filter { field in !replacing.contains { $0.hasName(field.name) } }
+        let kept = stored.removingFields(named: Set(replacing.map { HeaderText.foldedASCII($0.name) }))
         return kept + replacing
     }
 
