@@ -44,10 +44,9 @@ public final class Connect: Sendable {
     /// What carries the requests.
     public let transport: any Transport
     /// Runs the tasks that prefer it on ``ConnectConfiguration/callbackQueue``, where this
-    /// client's futures complete, so that a task awaiting them continues there instead of
-    /// waiting for a thread of Swift's concurrency pool: pass it to
-    /// `withTaskExecutorPreference(_:operation:)` or `Task(executorPreference:)` around code that
-    /// awaits one request after another. See ``CallbackQueueExecutor``.
+    /// client's futures complete, so that a task awaiting them continues there, in turn with the
+    /// client's observers on a serial queue: pass it to `withTaskExecutorPreference(_:operation:)`
+    /// or `Task(executorPreference:)`. See ``CallbackQueueExecutor``.
     public let callbackExecutor: CallbackQueueExecutor
 
     /// The tracer of the configuration or the one bootstrapped; `nil` when neither traces.

@@ -13,8 +13,40 @@ extension Future {
     }
 
     /// The slow path of `value`, kept out of line so that the fast path inlines into callers.
+    ///
+    /// A task that prefers no executor waits preferring the chain's awaiting executor, if its
+    /// producer gave one and expects to continue the task (``AwaitingExecutor``): the thread
+    /// that completes the future may then continue the task itself, where Swift's pool would
+    /// have a thread of its own woken for it.
     @usableFromInline
     func valueOfPending() async throws -> Value {
+        if let executor = storage.context?.awaitingExecutor, !Self.currentTaskPrefersAnExecutor,
+            executor.beginsAwait()
+        {
+            defer { executor.endsAwait() }
+            // Observed before the hop onto the executor, which may wait for a thread of Swift's
+            // pool: a result that comes meanwhile is waiting when the task gets there, and the
+            // task takes it without suspending.
+            let awaited = AwaitedResult<Value>()
+            observe { awaited.deliver($0) }
+            return try await withTaskExecutorPreference(executor) {
+                try await withTaskCancellationHandler {
+                    try await withUnsafeThrowingContinuation { awaited.resume($0) }
+                } onCancel: {
+                    cancel()
+                }
+            }
+        }
+        return try await waitForPending()
+    }
+
+    /// Whether the calling task runs with an executor preference of its own, which awaiting keeps.
+    private static var currentTaskPrefersAnExecutor: Bool {
+        withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }
+    }
+
+    /// Suspends until the pending future completes; cancelling the task cancels the future.
+    private func waitForPending() async throws -> Value {
         try await withTaskCancellationHandler {
             // Unsafe, not checked: `observe` calls its callback exactly once.
             try await withUnsafeThrowingContinuation { continuation in

@@ -18,19 +18,28 @@ public final class FutureContext: Sendable {
     /// What the modules built on the futures keep for the chain, one value of each type: how
     /// `decoded(toType:)` decodes, for instance (ConnectJSON). The futures never read them.
     let settings: [any FutureContextSetting]
+    /// The executor a task may prefer while it awaits a pending future of the chain (`value`),
+    /// unless it already prefers one (see ``AwaitingExecutor``); `nil` leaves the task where it is.
+    package let awaitingExecutor: (any AwaitingExecutor)?
 
     /// Creates a context.
     public init(callbackQueue: DispatchQueue? = nil, cancellationError: (any Error)? = nil) {
         self.callbackQueue = callbackQueue
         self.cancellationError = cancellationError
         self.settings = []
+        self.awaitingExecutor = nil
     }
 
-    /// Creates a context that also carries `settings` (at most one of each type).
-    package init(callbackQueue: DispatchQueue?, cancellationError: (any Error)?, settings: [any FutureContextSetting]) {
+    /// Creates a context that also carries `settings` (at most one of each type) and, if not
+    /// `nil`, the executor tasks prefer while they await.
+    package init(
+        callbackQueue: DispatchQueue?, cancellationError: (any Error)?, settings: [any FutureContextSetting],
+        awaitingExecutor: (any AwaitingExecutor)? = nil
+    ) {
         self.callbackQueue = callbackQueue
         self.cancellationError = cancellationError
         self.settings = settings
+        self.awaitingExecutor = awaitingExecutor
     }
 
     /// The setting of type `Setting` this context carries, if any.
@@ -41,9 +50,18 @@ public final class FutureContext: Sendable {
         return nil
     }
 
-    /// This context with its callbacks on `queue`, every other setting kept.
+    /// This context with its callbacks on `queue`, every other setting kept but the awaiting
+    /// executor, which serves the producer's own completions only.
     func delivering(on queue: DispatchQueue) -> FutureContext {
         FutureContext(callbackQueue: queue, cancellationError: cancellationError, settings: settings)
+    }
+
+    /// This context, with tasks that await its futures preferring `executor` (see
+    /// `awaitingExecutor`).
+    package func awaiting(on executor: any AwaitingExecutor) -> FutureContext {
+        FutureContext(
+            callbackQueue: callbackQueue, cancellationError: cancellationError, settings: settings,
+            awaitingExecutor: executor)
     }
 }
 

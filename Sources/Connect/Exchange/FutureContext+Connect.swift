@@ -17,10 +17,16 @@ extension FutureContext {
     }
 
     /// The context of the futures of a client with `configuration`: its callback queue, or
-    /// none when callbacks run on the transfer thread.
+    /// none when callbacks run on the transfer thread. Where a loop thread may complete futures
+    /// on the callback queue itself (``TransferLoop/completesOnLoopThread``), a task that awaits
+    /// one prefers ``AwaitingTaskExecutor`` meanwhile, to continue on that thread.
     static func connect(_ configuration: ConnectConfiguration) -> FutureContext {
-        connect(
+        let context = connect(
             callbackQueue: configuration.runsCallbacksOnTransferThread ? nil : configuration.callbackQueue,
             jsonDecoder: configuration.jsonDecoder)
+        guard let queue = context.callbackQueue, TransferLoop.completesOnLoopThread(callbackQueue: queue) else {
+            return context
+        }
+        return context.awaiting(on: AwaitingTaskExecutor())
     }
 }

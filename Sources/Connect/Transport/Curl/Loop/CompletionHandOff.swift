@@ -1,8 +1,5 @@
 import ConnectFutures
 import Dispatch
-#if canImport(ObjectiveC)
-import ObjectiveC
-#endif
 
 /// Carries finished transfers from the transfer thread to the callback queue, where their
 /// futures complete; without a callback queue, completes them on the transfer thread at once.
@@ -118,12 +115,7 @@ final class CompletionHandOff: @unchecked Sendable {
     /// Runs the drain ``handOver(_:drainingHere:)`` asked for on the callback queue from the
     /// calling loop thread (`DispatchQueue.sync`).
     func drainHere() {
-        let queue = queue!
-        queue.sync {
-            withAutoreleasePool {
-                LoopThreadDrain.run(on: queue) { drain() }
-            }
-        }
+        LoopThreadDrain.run(on: queue!) { drain() }
     }
 
     /// On the callback queue: completes batches until none is waiting.
@@ -181,14 +173,4 @@ final class CompletionHandOff: @unchecked Sendable {
             return nil
         }
     }
-}
-
-/// Runs `body` in an autorelease pool where Objective-C objects exist: on a thread of Connect's
-/// own, unlike on libdispatch's, nothing else drains the objects callbacks autorelease.
-private func withAutoreleasePool(_ body: () -> Void) {
-    #if canImport(ObjectiveC)
-    autoreleasepool(invoking: body)
-    #else
-    body()
-    #endif
 }

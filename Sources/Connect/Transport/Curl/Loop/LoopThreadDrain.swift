@@ -4,16 +4,27 @@ import Glibc
 import Darwin
 #endif
 import Dispatch
+#if canImport(ObjectiveC)
+import ObjectiveC
+#endif
 
 /// The drain a loop thread runs on the callback queue (`CompletionHandOff.drainHere`), known to
-/// the code it calls through a thread-specific value: tasks that a completion resumes on
-/// ``CallbackQueueExecutor`` continue at the end of the drain, on the same thread and still on
-/// the queue, instead of waiting for a thread of the queue's to wake.
+/// the code it calls through a thread-specific value, so that the tasks its completions resume
+/// continue on this thread instead of waiting for another one to wake:
 ///
-/// Only the thread running the drain touches `jobs`.
+/// - a task that prefers ``CallbackQueueExecutor`` for this queue continues at the end of the
+///   drain, still on the queue;
+/// - a task that awaits a future while preferring ``AwaitingTaskExecutor`` continues after that,
+///   off the queue, with no executor preference (as a thread of Swift's global pool runs it).
+///   Off the queue: the task's code is the app's, which may itself wait for the queue.
+///
+/// Only the thread running the drain touches `onQueue` and `afterwards`.
 final class LoopThreadDrain {
     let queue: DispatchQueue
-    private var jobs: [(job: UnownedJob, executor: UnownedTaskExecutor)] = []
+    /// Whether the drain still runs on ``queue``: tasks for the queue can still join it.
+    private(set) var isOnQueue = true
+    private var onQueue: [(job: UnownedJob, executor: UnownedTaskExecutor)] = []
+    private var afterwards: [UnownedJob] = []
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -25,30 +36,66 @@ final class LoopThreadDrain {
         self.queue = queue
     }
 
-    /// The drain the calling thread runs on `queue`, if any.
-    static func current(on queue: DispatchQueue) -> LoopThreadDrain? {
+    /// The drain the calling thread runs, if any.
+    static var current: LoopThreadDrain? {
         guard let pointer = pthread_getspecific(key) else { return nil }
-        let drain = Unmanaged<LoopThreadDrain>.fromOpaque(pointer).takeUnretainedValue()
-        return drain.queue === queue ? drain : nil
+        return Unmanaged<LoopThreadDrain>.fromOpaque(pointer).takeUnretainedValue()
     }
 
-    /// Runs `body` as a drain on `queue` (the caller is on it), then the jobs it resumed.
+    /// Runs `body` as a drain on `queue` (synchronously, from a loop thread), then the tasks it
+    /// resumed: those for the queue on it, the awaiting ones after it.
     static func run(on queue: DispatchQueue, _ body: () -> Void) {
         let drain = LoopThreadDrain(queue: queue)
         withExtendedLifetime(drain) {
             pthread_setspecific(key, Unmanaged.passUnretained(drain).toOpaque())
             defer { pthread_setspecific(key, nil) }
-            body()
-            while !drain.jobs.isEmpty {
-                let ready = drain.jobs
-                drain.jobs.removeAll()
-                for (job, executor) in ready { job.runSynchronously(on: executor) }
+            queue.sync {
+                withAutoreleasePool {
+                    body()
+                    drain.runOnQueue()
+                }
             }
+            drain.isOnQueue = false
+            withAutoreleasePool { drain.runAfterwards() }
         }
     }
 
-    /// Keeps `job` to run at the end of the drain.
+    /// Keeps `job` to run at the end of the drain, on the queue.
     func add(_ job: UnownedJob, on executor: UnownedTaskExecutor) {
-        jobs.append((job, executor))
+        onQueue.append((job, executor))
     }
+
+    /// Keeps `job` to run once the drain has left the queue, with no executor preference.
+    func continueAfterwards(_ job: UnownedJob) {
+        afterwards.append(job)
+    }
+
+    private func runOnQueue() {
+        while !onQueue.isEmpty {
+            let ready = onQueue
+            onQueue.removeAll()
+            for (job, executor) in ready { job.runSynchronously(on: executor) }
+        }
+    }
+
+    /// Runs the awaiting tasks, and those they resume in turn, as the global pool would: the
+    /// global executor's task-executor reference is "no preference".
+    private func runAfterwards() {
+        let noPreference = globalConcurrentExecutor.asUnownedTaskExecutor()
+        while !afterwards.isEmpty {
+            let ready = afterwards
+            afterwards.removeAll()
+            for job in ready { job.runSynchronously(on: noPreference) }
+        }
+    }
+}
+
+/// Runs `body` in an autorelease pool where Objective-C objects exist: on a thread of Connect's
+/// own, unlike on libdispatch's, nothing else drains the objects callbacks autorelease.
+private func withAutoreleasePool(_ body: () -> Void) {
+    #if canImport(ObjectiveC)
+    autoreleasepool(invoking: body)
+    #else
+    body()
+    #endif
 }

@@ -136,6 +136,19 @@ final class TransferLoop: @unchecked Sendable {
     /// its blocks on the main thread alone, so that its drains are always dispatched.
     let completesOnLoopThread: Bool
     let baton = LoopBaton()
+
+    /// Whether a loop thread may complete futures on `callbackQueue` itself (see
+    /// ``completesOnLoopThread``): any queue but the main queue.
+    ///
+    /// Told by its label: on Linux each `DispatchQueue.main` is a new object around the one
+    /// queue, so no identity comparison finds it.
+    static func completesOnLoopThread(callbackQueue: DispatchQueue) -> Bool {
+        callbackQueue.label != mainQueueLabel
+    }
+
+    /// The main queue's label, on every platform.
+    private static let mainQueueLabel = DispatchQueue.main.label
+
     /// The transfer thread's name, as debuggers and `top -H` show it.
     static let threadName = "connect.curl"
 
@@ -157,7 +170,7 @@ final class TransferLoop: @unchecked Sendable {
         // The connection cache: keep as many idle connections as may be open at once.
         ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maximumConnectionsPerHost, 16))
         ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        completesOnLoopThread = callbackQueue.map { $0 !== DispatchQueue.main } == true
+        completesOnLoopThread = callbackQueue.map(Self.completesOnLoopThread(callbackQueue:)) == true
         for _ in 0..<(completesOnLoopThread ? 2 : 1) {
             let thread = startThread(named: Self.threadName) { [self] in run() }
             threads.withLock { $0.append(thread) }
@@ -257,10 +270,7 @@ final class TransferLoop: @unchecked Sendable {
                 collectFinished()
             }
             if _slowPath(!waiting.isEmpty) { releaseWaiting() }
-            if !settledInPass.isEmpty,
-                handOff.handOver(
-                    &settledInPass, drainingHere: completesOnLoopThread && active.isEmpty && settledInPass.count == 1)
-            {
+            if !settledInPass.isEmpty, handOff.handOver(&settledInPass, drainingHere: drainsHere()) {
                 let commandsWait = inbox.withLock { inbox -> Bool in
                     inbox.isUnled = true
                     return !inbox.commands.isEmpty
@@ -278,6 +288,15 @@ final class TransferLoop: @unchecked Sendable {
                 takeCommands(into: &commands)
             }
         }
+    }
+
+    /// Whether this thread is to complete the transfers this pass settled itself, handing the
+    /// loop to its standby: a lone transfer with nothing else in flight, and only while the other
+    /// thread stands by. The drain may continue a task that awaited the transfer (see
+    /// ``AwaitingTaskExecutor``), which runs for as long as the app's code does: with the other
+    /// thread still busy in a drain of its own, this one must not leave the loop unled.
+    private func drainsHere() -> Bool {
+        completesOnLoopThread && active.isEmpty && settledInPass.count == 1 && baton.hasStandby
     }
 
     /// Collects every transfer libcurl finished (see ``collect(_:endedWith:on:)``); whether one
