@@ -70,7 +70,9 @@ struct AwaitOnLoopThreadTests {
             #expect(todo.title == "t")
         }
         let failed = try await Self.mostOnTheLoopThread(of: loop) {
-            await #expect(throws: ConnectError.self) { try await client.request(TestConnector(server, "/missing")).value }
+            await #expect(throws: ConnectError.self) {
+                try await client.request(TestConnector(server, "/missing")).value
+            }
         }
         #expect(decoded >= 4)
         #expect(failed >= 4)
