@@ -96,7 +96,11 @@ struct HTTPBenchmark {
             exit(2)
         }
         var configuration = ConnectConfiguration()
-        configuration.maximumConnectionsPerHost = inflight
+        // BENCH_IDLE=N with BENCH_IDLE_URL: N requests to a server that never answers stay in
+        // flight the whole run, as long polls and event streams do beside an app's requests.
+        let environment = ProcessInfo.processInfo.environment
+        let idle = Int(environment["BENCH_IDLE"] ?? "") ?? 0
+        configuration.maximumConnectionsPerHost = max(inflight, idle)
         configuration.maximumResponseBodySize = 1 << 30  // the 64 MiB bodies of the large-body rows
         let mode = arguments.count > 4 ? arguments[4] : "get"
         if mode == "h2c" || mode == "await-h2c" { configuration.httpVersion = .http2WithPriorKnowledge }
@@ -107,6 +111,9 @@ struct HTTPBenchmark {
             ProcessInfo.processInfo.environment["BENCH_CALLBACKS"] == "transfer-thread"
         if mode == "await-executor" { configuration.callbackQueue = DispatchQueue(label: "HTTPBenchmark.callbacks") }
         let connect = Connect(configuration: configuration)
+        if idle > 0, let idleURL = environment["BENCH_IDLE_URL"].flatMap({ URL(string: $0) }) {
+            for _ in 0..<idle { _ = connect.send(Request(url: idleURL, timeout: .seconds(3600))) }
+        }
         let endpoint = Endpoint(
             baseURL: url,
             body: mode == "post" || mode == "await-post" ? .encodable : mode == "post-writable" ? .writable : .none)

@@ -1,4 +1,9 @@
 import CCurl
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -17,29 +22,10 @@ import Foundation
 extension TransferLoop {
     /// The multi handle WebSocket connections live in, made with the first.
     var webSocketMulti: UnsafeMutableRawPointer {
-        if let webSocketMultiHandle { return webSocketMultiHandle }
-        let multi = curl_multi_init()!
-        let context = Unmanaged.passUnretained(self).toOpaque()
-        ccurl_multi_setopt_socket_callback(multi) { _, socket, what, context, _ in
-            let loop = Unmanaged<TransferLoop>.fromOpaque(context!).takeUnretainedValue()
-            if what == CURL_POLL_REMOVE {
-                loop.webSocketMultiSockets[socket] = nil
-            } else {
-                loop.webSocketMultiSockets[socket] =
-                    (what & CURL_POLL_IN != 0 ? Int32(CURL_WAIT_POLLIN) : 0)
-                    | (what & CURL_POLL_OUT != 0 ? Int32(CURL_WAIT_POLLOUT) : 0)
-            }
-            return 0
-        }
-        ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
-        ccurl_multi_setopt_timer_callback(multi) { _, milliseconds, context in
-            let loop = Unmanaged<TransferLoop>.fromOpaque(context!).takeUnretainedValue()
-            loop.webSocketMultiDeadline = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
-            return 0
-        }
-        ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
-        webSocketMultiHandle = multi
-        return multi
+        if let webSocketMultiWatch { return webSocketMultiWatch.multi }
+        let watch = MultiSocketWatch(curl_multi_init()!)
+        webSocketMultiWatch = watch
+        return watch.multi
     }
 
     /// The bytes one read of a WebSocket takes at most.
@@ -101,70 +87,60 @@ extension TransferLoop {
         settle(connection)
     }
 
-    /// Waits in `curl_multi_poll` for libcurl's sockets and the WebSockets' together, until the
-    /// next WebSocket deadline at most, then runs the WebSockets that are ready.
-    func pollWithWebSockets() {
-        var now = MonotonicInstant.now
-        var timeout = 60_000
-        var opening: [(Int32, Int32)] = []
-        var polled: [CurlWebSocket] = []
+    /// The WebSockets' part of the loop's poll: the sockets of their multi handle (connections
+    /// being opened) at `openings`, then one per connection in `connections`, in order.
+    struct WebSocketPolls {
+        let openings: Range<Int>
+        let connections: [CurlWebSocket]
+    }
+
+    /// Adds the WebSockets' sockets to `polls` (see `waitForWork`), shortening `timeout` (in
+    /// milliseconds) to the next WebSocket deadline.
+    func appendWebSocketPolls(to polls: inout [pollfd], now: MonotonicInstant, timeout: inout Int) -> WebSocketPolls {
+        var openings = polls.count..<polls.count
+        var connections: [CurlWebSocket] = []
         withWebSocketIO {
-            webSocketPolls.removeAll(keepingCapacity: true)
-            // The connections being opened, as libcurl asks; then the open ones.
-            opening = webSocketMultiSockets.map { ($0.key, $0.value) }
-            for (socket, events) in opening {
-                webSocketPolls.append(curl_waitfd(fd: socket, events: Int16(events), revents: 0))
-            }
             func wait(until deadline: MonotonicInstant?) {
                 guard let deadline else { return }
                 timeout = now < deadline ? min(timeout, Int((deadline - now) / .milliseconds(1)) + 1) : 0
             }
-            wait(until: webSocketMultiDeadline)
+            // The connections being opened, as libcurl asks; then the open ones.
+            if let webSocketMultiWatch {
+                webSocketMultiWatch.appendPolls(to: &polls)
+                if let due = webSocketMultiWatch.timeout(from: now) { timeout = min(timeout, due) }
+            }
+            openings = openings.lowerBound..<polls.count
             for connection in webSockets {
-                webSocketPolls.append(
-                    curl_waitfd(fd: connection.socket, events: connection.wantedEvents, revents: 0))
+                polls.append(pollfd(fd: connection.socket, events: connection.wantedEvents, revents: 0))
                 wait(until: connection.mayHaveInput ? now : connection.nextDeadline)
             }
             // By index into the list as it was polled: a connection that ends leaves the list, and
             // one that opens joins it.
-            polled = webSockets
+            connections = webSockets
         }
-        // Without `webSocketIO`: a task may send on an open WebSocket meanwhile. A send that
-        // leaves bytes waiting, or ends the connection, wakes the poll.
-        curl_multi_poll(multi, &webSocketPolls, UInt32(webSocketPolls.count), Int32(timeout), nil)
-        now = .now
+        return WebSocketPolls(openings: openings, connections: connections)
+    }
+
+    /// Runs what the poll found for the WebSockets (see ``appendWebSocketPolls(to:now:timeout:)``):
+    /// libcurl on the sockets of connections being opened, collecting the openings that
+    /// connected (or failed); then each open connection that is ready, or whose deadline is due.
+    func serviceWebSockets(_ polled: WebSocketPolls, now: MonotonicInstant) {
         withWebSocketIO {
-            driveWebSocketMulti(opening: opening, now: now)
-            for (index, connection) in polled.enumerated() {
-                let events = webSocketPolls[opening.count + index].revents
+            if let webSocketMultiWatch {
+                webSocketMultiWatch.noteReadiness(polls[polled.openings])
+                webSocketMultiWatch.act()
+                collectFinished(from: webSocketMultiWatch.multi)
+            }
+            for (index, connection) in polled.connections.enumerated() {
+                let events = polls[polled.openings.upperBound + index].revents & Int16(POLLIN | POLLPRI | POLLOUT)
                 let due = connection.nextDeadline.map { !(now < $0) } ?? false
                 guard !connection.isEnded, events != 0 || due || connection.mayHaveInput else { continue }
                 connection.service(
-                    readable: events & Int16(CURL_WAIT_POLLIN | CURL_WAIT_POLLPRI) != 0,
-                    writable: events & Int16(CURL_WAIT_POLLOUT) != 0, now: now, buffer: webSocketReadBuffer!)
+                    readable: events & Int16(POLLIN | POLLPRI) != 0,
+                    writable: events & Int16(POLLOUT) != 0, now: now, buffer: webSocketReadBuffer!)
                 settle(connection)
             }
         }
-    }
-
-    /// Hands libcurl what the poll found on the sockets of connections being opened, and its
-    /// timer when due; then collects the openings that connected (or failed).
-    private func driveWebSocketMulti(opening: [(Int32, Int32)], now: MonotonicInstant) {
-        guard let multi = webSocketMultiHandle else { return }
-        var running: Int32 = 0
-        for (index, (socket, _)) in opening.enumerated() {
-            let events = Int32(webSocketPolls[index].revents)
-            guard events != 0 else { continue }
-            let mask =
-                (events & Int32(CURL_WAIT_POLLIN | CURL_WAIT_POLLPRI) != 0 ? CURL_CSELECT_IN : 0)
-                | (events & Int32(CURL_WAIT_POLLOUT) != 0 ? CURL_CSELECT_OUT : 0)
-            curl_multi_socket_action(multi, socket, Int32(mask), &running)
-        }
-        if let deadline = webSocketMultiDeadline, !(now < deadline) {
-            webSocketMultiDeadline = nil
-            curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
-        }
-        collectFinished(from: multi)
     }
 
     /// Runs the application's `command` on `connection`.

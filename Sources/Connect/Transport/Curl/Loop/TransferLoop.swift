@@ -15,12 +15,13 @@ import Dispatch
 /// The loop that owns the libcurl multi handle and every easy handle, run by one thread at a
 /// time (the transfer thread).
 ///
-/// Other threads hand it work through `inbox` (a locked queue) and wake it with
-/// `curl_multi_wakeup`, the one libcurl call that is safe from any thread. It sleeps in
-/// `curl_multi_poll` until a socket is ready, a libcurl timer is due, or it is woken; it never
-/// polls on a timer of its own. Each transfer's promise is bound to the callback queue, so
-/// completing it hands every observer to that queue: a drain block there completes the
-/// finished transfers while the loop goes on.
+/// Other threads hand it work through `inbox` (a locked queue) and wake it through a pipe
+/// (``LoopWakeup``). It drives libcurl with `curl_multi_socket_action` (``MultiSocketWatch``):
+/// it sleeps in poll(2) until a socket libcurl waits on is ready, libcurl's timer is due, or it
+/// is woken, and then has libcurl run the transfers on the ready sockets and those whose timer
+/// is due, no others; it never polls on a timer of its own. Each transfer's promise is bound to
+/// the callback queue, so completing it hands every observer to that queue: a drain block there
+/// completes the finished transfers while the loop goes on.
 ///
 /// With a callback queue, the loop has two threads, of which one leads (``LoopBaton``): when a
 /// pass finishes a single transfer and nothing else is in flight, there is nothing for the loop
@@ -67,6 +68,10 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     let multi: UnsafeMutableRawPointer
+    /// The sockets and timer of `multi`, as libcurl reports them.
+    let multiSockets: MultiSocketWatch
+    /// What wakes the loop's poll from another thread.
+    let wakeup: LoopWakeup
     /// The cookie jar every transfer shares, when cookies are on. Used by this thread alone, so
     /// it needs none of libcurl's share locks.
     let share: UnsafeMutableRawPointer?
@@ -75,8 +80,8 @@ final class TransferLoop: @unchecked Sendable {
 
     struct Inbox {
         var commands: [Command] = []
-        /// Set by the loop just before it blocks in `curl_multi_poll`: only then does a sender
-        /// need to wake it.
+        /// Set by the loop just before it blocks in poll(2): only then does a sender need to wake
+        /// it.
         var loopIsAsleep = false
         /// Set while the loop is handed over to complete callbacks: a command queued then is
         /// reported to the baton, which decides whether the standby takes it
@@ -113,17 +118,16 @@ final class TransferLoop: @unchecked Sendable {
     /// Whether the loop holds `webSocketIO` now: its WebSocket work nests.
     @exclusivity(unchecked) var holdsWebSocketIO = false
 
+    /// What the loop's poll waits on: the wake-up pipe, libcurl's sockets, and the WebSockets'
+    /// (see TransferLoop+Waiting.swift).
+    @exclusivity(unchecked) var polls: [pollfd] = []
     /// The WebSocket connections, from their handshake on (see TransferLoop+WebSockets.swift).
     @exclusivity(unchecked) var webSockets: [CurlWebSocket] = []
-    /// Their sockets as `curl_multi_poll` waits on them, beside libcurl's.
-    @exclusivity(unchecked) var webSocketPolls: [curl_waitfd] = []
     /// The buffer every WebSocket reads into, made with the first.
     @exclusivity(unchecked) var webSocketReadBuffer: UnsafeMutableRawBufferPointer?
     /// The multi handle WebSocket connections are opened and kept in, made with the first (see
-    /// TransferLoop+WebSockets.swift), its sockets and timer as its callbacks report them.
-    @exclusivity(unchecked) var webSocketMultiHandle: UnsafeMutableRawPointer?
-    @exclusivity(unchecked) var webSocketMultiSockets: [Int32: Int32] = [:]
-    @exclusivity(unchecked) var webSocketMultiDeadline: MonotonicInstant?
+    /// TransferLoop+WebSockets.swift), with its sockets and timer.
+    @exclusivity(unchecked) var webSocketMultiWatch: MultiSocketWatch?
     static let maximumIdleHandles = 256
     /// Every transfer gets an easy handle that ran no transfer before: the running libcurl keeps
     /// state across a handle's transfers that can crash it (see
@@ -158,6 +162,8 @@ final class TransferLoop: @unchecked Sendable {
         connections = ConnectionTracker()
         CurlGlobal.initialize()
         multi = curl_multi_init()
+        multiSockets = MultiSocketWatch(multi)
+        wakeup = LoopWakeup()
         handOff = CompletionHandOff(queue: callbackQueue, responseBuffers: responseBuffers)
         self.cookies = cookies
         if cookies == .none {
@@ -194,7 +200,7 @@ final class TransferLoop: @unchecked Sendable {
             defer { inbox.loopIsAsleep = false }
             return (inbox.loopIsAsleep, inbox.isUnled)
         }
-        if mustWake { curl_multi_wakeup(multi) }
+        if mustWake { wakeup.wake() }
         if _slowPath(findsItUnled) { baton.commandWaits(fromTheCompletingThread: isLoopThread) }
     }
 
@@ -219,7 +225,7 @@ final class TransferLoop: @unchecked Sendable {
         while baton.lead() {
             guard leadUntilHandedOver() else {
                 closeWebSockets()
-                if let webSocketMultiHandle { withWebSocketIO { _ = curl_multi_cleanup(webSocketMultiHandle) } }
+                if let webSocketMultiWatch { withWebSocketIO { _ = curl_multi_cleanup(webSocketMultiWatch.multi) } }
                 idleHandles.removeAll()
                 usedHandles.removeAll()
                 curl_multi_cleanup(multi)
@@ -235,7 +241,6 @@ final class TransferLoop: @unchecked Sendable {
     /// complete finished transfers itself, `false` when the loop stops.
     private func leadUntilHandedOver() -> Bool {
         var stopping = false
-        var running: Int32 = 0
         var commands: [Command] = []
         takeCommands(into: &commands)
         while true {
@@ -254,19 +259,18 @@ final class TransferLoop: @unchecked Sendable {
                 _ = handOff.handOver(&settledInPass, drainingHere: false)
                 return false
             }
-            curl_multi_perform(multi, &running)
+            multiSockets.act()
             // libcurl (7.88 and 8.14 alike) can leave an HTTP/2 transfer whose answer it already
             // read unfinished until the transfer's next timer: the connection's other transfers
             // read the socket for it in the same pass, and nothing marks it to run again. A
             // timestamped trace shows the whole answer read 10 s before the transfer ended, at its
             // connect timeout: after a GOAWAY, as transfers that waited for a new h2c connection
-            // came off libcurl's pending list (nginx, 8.14: 2 stalls in 170 runs of
-            // `h2cOutlivesItsConnections`), and among 64 streams on one connection (the h2c
-            // benchmark, 7.88: 3 runs in 310). Running libcurl once more after a pass that
-            // finished a transfer of an HTTP/2 connection finishes it at once (0 in 510 and 0 in
-            // 320 runs); HTTP/1 transfers, which read only their own connection, skip it.
+            // came off libcurl's pending list, and among 64 streams on one connection. Running
+            // libcurl once more on the same sockets after a pass that finished a transfer of an
+            // HTTP/2 connection finishes it at once; HTTP/1 transfers, which read only their own
+            // connection, skip it.
             if collectFinished() {
-                curl_multi_perform(multi, &running)
+                multiSockets.actAgain()
                 collectFinished()
             }
             if _slowPath(!waiting.isEmpty) { releaseWaiting() }
@@ -280,11 +284,7 @@ final class TransferLoop: @unchecked Sendable {
             }
             takeCommands(into: &commands, sleepingIfEmpty: true)
             if commands.isEmpty {
-                if _slowPath(webSocketMultiHandle != nil) {
-                    pollWithWebSockets()
-                } else {
-                    curl_multi_poll(multi, nil, 0, 60_000, nil)
-                }
+                waitForWork()
                 takeCommands(into: &commands)
             }
         }

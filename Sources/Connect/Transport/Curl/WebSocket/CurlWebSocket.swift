@@ -1,4 +1,9 @@
 import CCurl
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -125,12 +130,12 @@ final class CurlWebSocket: @unchecked Sendable {
         assembler = WebSocketMessageAssembler(maximumMessageSize: opening.options.maximumMessageSize)
     }
 
-    /// The poll events the socket waits for: input unless reading is paused, output while
+    /// The poll(2) events the socket waits for: input unless reading is paused, output while
     /// frames wait to go out.
     var wantedEvents: Int16 {
         guard !isEnded else { return 0 }
         let reads = !readingPaused && pendingViolation == nil
-        return (reads ? Int16(CURL_WAIT_POLLIN) : 0) | (output.isEmpty ? 0 : Int16(CURL_WAIT_POLLOUT))
+        return (reads ? Int16(POLLIN) : 0) | (output.isEmpty ? 0 : Int16(POLLOUT))
     }
 
     /// The next time something is due without the socket: a timeout, a keep-alive ping.

@@ -1,0 +1,37 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// Where the loop sleeps: one poll(2) over the wake-up pipe, the sockets libcurl waits on and the
+// WebSockets', until one is ready or the nearest timer is due.
+extension TransferLoop {
+    /// The longest the loop sleeps without a timer or a socket waking it, in milliseconds.
+    static let longestWait = 60_000
+    /// The longest it sleeps when it has no wake-up pipe (see ``LoopWakeup``), in milliseconds.
+    static let longestWaitWithoutWakeup = 10
+
+    /// Sleeps until a command wakes the loop, a socket libcurl or a WebSocket waits on is ready,
+    /// or a timer is due; then notes which of libcurl's sockets are ready, for the next pass to
+    /// hand to libcurl, and runs the WebSockets that are.
+    func waitForWork() {
+        let now = MonotonicInstant.now
+        polls.removeAll(keepingCapacity: true)
+        polls.append(pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0))
+        multiSockets.appendPolls(to: &polls)
+        let multiPolls = 1..<polls.count
+        let longest = wakeup.wakes ? Self.longestWait : Self.longestWaitWithoutWakeup
+        var timeout = min(multiSockets.timeout(from: now) ?? longest, longest)
+        var webSocketPolls: WebSocketPolls?
+        if _slowPath(webSocketMultiWatch != nil) {
+            webSocketPolls = appendWebSocketPolls(to: &polls, now: now, timeout: &timeout)
+        }
+        // Without `webSocketIO`: a task may send on an open WebSocket meanwhile. A send that
+        // leaves bytes waiting, or ends the connection, wakes the poll.
+        _ = poll(&polls, nfds_t(polls.count), Int32(timeout))
+        if polls[0].revents != 0 { wakeup.drain() }
+        multiSockets.noteReadiness(polls[multiPolls])
+        if let webSocketPolls { serviceWebSockets(webSocketPolls, now: .now) }
+    }
+}

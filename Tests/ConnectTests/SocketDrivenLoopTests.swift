@@ -1,0 +1,134 @@
+import CCurl
+import ConnectFutures
+import ConnectTestServer
+import Foundation
+import Testing
+
+@testable import Connect
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The transfer loop drives libcurl with `curl_multi_socket_action` (`MultiSocketWatch`): it
+/// watches the sockets libcurl names, forgets them as transfers leave, and hands libcurl what
+/// poll(2) found on them in libcurl's terms.
+@Suite("The loop driven by libcurl's sockets", .timeLimit(.minutes(2)))
+struct SocketDrivenLoopTests {
+    struct MaskCase: Sendable, CustomStringConvertible {
+        let returned: Int32
+        let waitedFor: Int32
+        let mask: Int32
+        let description: String
+    }
+
+    static let maskCases: [MaskCase] = [
+        MaskCase(returned: POLLIN, waitedFor: POLLIN, mask: CURL_CSELECT_IN, description: "readable"),
+        MaskCase(returned: POLLOUT, waitedFor: POLLOUT, mask: CURL_CSELECT_OUT, description: "writable"),
+        MaskCase(
+            returned: POLLIN | POLLOUT, waitedFor: POLLIN | POLLOUT, mask: CURL_CSELECT_IN | CURL_CSELECT_OUT,
+            description: "both"),
+        MaskCase(returned: POLLPRI, waitedFor: POLLIN, mask: CURL_CSELECT_IN, description: "urgent data reads"),
+        MaskCase(
+            returned: POLLHUP, waitedFor: POLLIN, mask: CURL_CSELECT_IN | CURL_CSELECT_ERR,
+            description: "a hang-up while reading is read, to find the end"),
+        MaskCase(
+            returned: POLLERR, waitedFor: POLLOUT, mask: CURL_CSELECT_OUT | CURL_CSELECT_ERR,
+            description: "an error while connecting or writing is written, to find the error"),
+        MaskCase(
+            returned: POLLERR | POLLHUP, waitedFor: POLLIN | POLLOUT,
+            mask: CURL_CSELECT_IN | CURL_CSELECT_OUT | CURL_CSELECT_ERR, description: "a failure while waiting for both"
+        ),
+        MaskCase(
+            returned: POLLNVAL, waitedFor: POLLIN, mask: CURL_CSELECT_IN | CURL_CSELECT_ERR,
+            description: "a socket closed under the poll"),
+        MaskCase(returned: 0, waitedFor: POLLIN, mask: 0, description: "nothing")
+    ]
+
+    @Test(arguments: maskCases)
+    func pollResultsBecomeLibcurlsMasks(_ testCase: MaskCase) {
+        #expect(
+            MultiSocketWatch.actionMask(returned: Int16(testCase.returned), waitedFor: Int16(testCase.waitedFor))
+                == testCase.mask)
+    }
+
+    @Test func libcurlsWishesBecomePollEvents() {
+        #expect(MultiSocketWatch.pollEvents(CURL_POLL_IN) == Int16(POLLIN))
+        #expect(MultiSocketWatch.pollEvents(CURL_POLL_OUT) == Int16(POLLOUT))
+        #expect(MultiSocketWatch.pollEvents(CURL_POLL_INOUT) == Int16(POLLIN | POLLOUT))
+        #expect(MultiSocketWatch.pollEvents(CURL_POLL_NONE) == 0)
+    }
+
+    /// How many sockets the loop watches, read on the loop thread by the observer of a request
+    /// to `server` (observers run there with `runsCallbacksOnTransferThread`); `nil` when the
+    /// observer ran elsewhere (attached after the response came).
+    static func watchedSockets(_ client: Connect, _ loop: TransferLoop, _ server: TestServer) async throws -> Int? {
+        try await withCheckedThrowingContinuation { continuation in
+            client.request(TestConnector(server, "/")).observe { result in
+                let count = loop.isLoopThread ? loop.multiSockets.watchedSocketCount : nil
+                continuation.resume(with: result.map { _ in count })
+            }
+        }
+    }
+
+    /// How `future` ends.
+    static func outcome<Value: Sendable>(_ future: Future<Value>) async -> Result<Value, any Error> {
+        do {
+            return .success(try await future.value)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The first count `watchedSockets` reads on the loop thread, in up to 20 tries.
+    static func watchedSocketsOnTheLoopThread(
+        _ client: Connect, _ loop: TransferLoop, _ server: TestServer
+    ) async throws -> Int {
+        for _ in 0..<20 {
+            if let count = try await watchedSockets(client, loop, server) { return count }
+        }
+        Issue.record("no observer ran on the loop thread")
+        return -1
+    }
+
+    /// Requests go on while 40 transfers wait on a server that never answers: each waiting
+    /// transfer's socket is watched, a request with a timeout among them ends at its timer, and
+    /// once the waiting ones are cancelled the loop watches none of their sockets.
+    @Test func requestsBesideTransfersThatWaitAndTheSocketsForgottenAfter() async throws {
+        let server = try TestServer { request in .text(request.path) }
+        defer { server.shutdown() }
+        let silent = try RawServer { _, _ in [.stall] }
+        defer { silent.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.runsCallbacksOnTransferThread = true
+        configuration.maximumConnectionsPerHost = 64
+        let client = Connect(configuration: configuration)
+        let loop = try #require(client.transport as? CurlTransport).loop
+
+        let waiting = (0..<40).map { _ in client.request(TestConnector(silent, "/wait")) }
+        for _ in 0..<20 {
+            let body = try await client.request(TestConnector(server, "/answered")).value
+            #expect(String(decoding: body, as: UTF8.self) == "/answered")
+        }
+        // Every waiting transfer has connected and sent its request by the time 20 others have
+        // come and gone: its socket waits for the answer.
+        #expect(try await Self.watchedSocketsOnTheLoopThread(client, loop, server) >= 40)
+
+        let timedOut = await Self.outcome(client.request(TestConnector(silent, "/timed", timeout: .milliseconds(300))))
+        guard case .failure(ConnectError.timedOut) = timedOut else {
+            Issue.record("expected a timeout, got \(timedOut)")
+            return
+        }
+
+        for future in waiting { _ = future.cancel() }
+        for future in waiting {
+            guard case .failure(ConnectError.cancelled) = await Self.outcome(future) else {
+                Issue.record("a waiting transfer did not end cancelled")
+                continue
+            }
+        }
+        #expect(try await Self.watchedSocketsOnTheLoopThread(client, loop, server) <= 1)
+    }
+}
