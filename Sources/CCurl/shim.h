@@ -136,6 +136,51 @@ static inline void ccurl_name_current_thread(const char *name) {
 }
 #endif
 
+// epoll(7), Linux's readiness set, in poll(2)'s terms: a socket is watched for POLLIN and POLLOUT
+// and reported with poll(2)'s revents bits, its descriptor as the event's data. Here rather than
+// in Swift: `struct epoll_event` is packed on x86_64.
+#if defined(__linux__)
+#include <errno.h>
+#include <poll.h>
+#include <sys/epoll.h>
+
+static inline int ccurl_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+/// Watches `socket` for `events` (POLLIN, POLLOUT), whether or not it was watched before; 0 on
+/// success, -1 with errno set.
+static inline int ccurl_epoll_watch(int epoll, int socket, short events) {
+    struct epoll_event event = {0};
+    event.events = (events & POLLIN ? EPOLLIN : 0) | (events & POLLOUT ? EPOLLOUT : 0);
+    event.data.fd = socket;
+    if (epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) == 0) return 0;
+    if (errno != ENOENT) return -1;
+    return epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event);
+}
+
+/// Stops watching `socket`; a socket already closed has left the set by itself.
+static inline void ccurl_epoll_forget(int epoll, int socket) {
+    struct epoll_event unused = {0};
+    (void)epoll_ctl(epoll, EPOLL_CTL_DEL, socket, &unused);
+}
+
+/// Waits up to `timeout` milliseconds (0: not at all) for watched sockets to be ready and writes
+/// up to `capacity` of them (at most 256) to `ready`, fd and revents; returns how many, or -1.
+static inline int ccurl_epoll_wait(int epoll, struct pollfd *ready, int capacity, int timeout) {
+    struct epoll_event events[256];
+    int count = epoll_wait(epoll, events, capacity < 256 ? capacity : 256, timeout);
+    for (int i = 0; i < count; i++) {
+        unsigned int returned = events[i].events;
+        ready[i].fd = events[i].data.fd;
+        ready[i].events = 0;
+        ready[i].revents = (short)((returned & EPOLLIN ? POLLIN : 0) | (returned & EPOLLOUT ? POLLOUT : 0)
+            | (returned & EPOLLPRI ? POLLPRI : 0) | (returned & EPOLLERR ? POLLERR : 0)
+            | (returned & EPOLLHUP ? POLLHUP : 0));
+    }
+    return count;
+}
+#endif
 
 // The version of the libcurl the process runs on (0xXXYYZZ), which may be newer than the headers
 // it was built with.

@@ -131,4 +131,31 @@ struct SocketDrivenLoopTests {
         }
         #expect(try await Self.watchedSocketsOnTheLoopThread(client, loop, server) <= 1)
     }
+
+    /// libcurl counts the connections in use in its connection cache: with more transfers in
+    /// flight than the cache holds (here 20 waiting on 10 silent servers, against the 16 a client
+    /// with 2 connections per host keeps), each finished connection was closed and the next
+    /// request opened another. The cache grows with the transfers in flight, so one connection
+    /// carries them all.
+    @Test func aConnectionIsKeptWhileMoreTransfersWaitThanTheCacheHolds() async throws {
+        let seen = Locked<Set<Int>>([])
+        let server = try RawServer { request, _ in
+            seen.withLock { _ = $0.insert(request.connectionID) }
+            return [.send(RawServer.response(body: "kept"))]
+        }
+        defer { server.shutdown() }
+        let silent = try (0..<10).map { _ in try RawServer { _, _ in [.stall] } }
+        defer { silent.forEach { $0.shutdown() } }
+        var configuration = ConnectConfiguration()
+        configuration.maximumConnectionsPerHost = 2
+        let client = Connect(configuration: configuration)
+
+        let waiting = silent.flatMap { server in (0..<2).map { _ in client.request(TestConnector(server, "/wait")) } }
+        for _ in 0..<10 {
+            let body = try await client.request(TestConnector(server, "/")).value
+            #expect(String(decoding: body, as: UTF8.self) == "kept")
+        }
+        #expect(seen.withLock { $0.count } == 1)
+        for future in waiting { _ = future.cancel() }
+    }
 }

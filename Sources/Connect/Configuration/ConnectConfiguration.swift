@@ -74,6 +74,8 @@ public struct ConnectConfiguration: Sendable {
     /// its own.
     public var httpVersion: HTTPVersionPolicy = .automatic
     /// How many connections are opened to one host at most; further requests wait for one.
+    /// As many idle connections (at least 16, over every host) are kept for later requests,
+    /// beside those in use.
     public var maximumConnectionsPerHost: Int = 64
     /// Whether cookies are kept and sent back; ``CookieStorage/none`` by default.
     public var cookies: CookieStorage = .none

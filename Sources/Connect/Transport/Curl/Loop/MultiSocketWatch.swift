@@ -7,13 +7,18 @@ import Darwin
 
 /// A multi handle driven by `curl_multi_socket_action`: the sockets libcurl asks the loop to
 /// watch and its timer, as its callbacks report them, and the calls that hand libcurl what the
-/// loop's poll found.
+/// loop's wait found.
 ///
 /// Driven this way, libcurl runs only the transfers on a socket that is ready and those whose
 /// timer is due. `curl_multi_perform` runs every transfer in flight on every call, and libcurl
 /// 7.88 has each check its own socket with a poll(2) of its own: a pass that finishes one
 /// request among 64 in flight costs 64 system calls, and requests that arrive one at a time pay
 /// that each.
+///
+/// On Linux the sockets are kept in an epoll(7) set as libcurl names them, so that a wait costs
+/// the sockets that are ready, not every socket watched: with hundreds of requests waiting (long
+/// polls, event streams), a poll(2) over all of them on every wait is most of a request's cost.
+/// Elsewhere, or should the set fail, each wait polls every socket.
 ///
 /// Used by the loop's leading thread alone, as the multi handle is.
 final class MultiSocketWatch {
@@ -22,19 +27,29 @@ final class MultiSocketWatch {
     private var interests: [curl_socket_t: Int16] = [:]
     /// When libcurl's timer is due; `nil` while none runs.
     private var deadline: MonotonicInstant?
-    /// The sockets the last poll found ready, with the `CURL_CSELECT_*` mask for each.
+    /// The sockets the last wait found ready, with the `CURL_CSELECT_*` mask for each.
     private var ready: [(socket: curl_socket_t, mask: Int32)] = []
     /// The sockets the last ``act()`` handed libcurl (see ``actAgain()``).
     private var acted: [(socket: curl_socket_t, mask: Int32)] = []
+    /// The epoll set the sockets are watched in; -1 when every wait polls them all.
+    private var epoll: Int32 = -1
+    /// A descriptor in the epoll set beside libcurl's sockets (the loop's wake-up pipe), which a
+    /// wait reports rather than hands to libcurl.
+    private let wakeup: Int32
+    /// Where an epoll wait writes the sockets it found ready.
+    private var found: [pollfd] = []
 
-    /// Watches `multi`, which it sets up to report its sockets and timer here. `multi` must not
+    /// Watches `multi`, which it sets up to report its sockets and timer here; with
+    /// `inEpollSet`, in an epoll set where there is one, beside `wakeup`. `multi` must not
     /// outlive the watch: its callbacks point at it, unretained.
-    init(_ multi: UnsafeMutableRawPointer) {
+    init(_ multi: UnsafeMutableRawPointer, inEpollSet: Bool = false, wakeup: Int32 = -1) {
         self.multi = multi
+        self.wakeup = wakeup
+        if inEpollSet { openEpollSet() }
         let context = Unmanaged.passUnretained(self).toOpaque()
         ccurl_multi_setopt_socket_callback(multi) { _, socket, what, context, _ in
             let watch = Unmanaged<MultiSocketWatch>.fromOpaque(context!).takeUnretainedValue()
-            watch.interests[socket] = what == CURL_POLL_REMOVE ? nil : MultiSocketWatch.pollEvents(what)
+            watch.libcurlWatches(socket, what == CURL_POLL_REMOVE ? nil : MultiSocketWatch.pollEvents(what))
             return 0
         }
         ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
@@ -46,15 +61,22 @@ final class MultiSocketWatch {
         ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
     }
 
+    deinit {
+        closeEpollSet()
+    }
+
     /// How many sockets libcurl has the loop watch now.
     var watchedSocketCount: Int { interests.count }
+
+    /// Whether the sockets are watched in an epoll set (see ``waitInEpollSet(timeout:)``).
+    var usesEpollSet: Bool { epoll >= 0 }
 
     /// The poll(2) events for libcurl's `CURL_POLL_*` wish.
     static func pollEvents(_ what: Int32) -> Int16 {
         (what & CURL_POLL_IN != 0 ? Int16(POLLIN) : 0) | (what & CURL_POLL_OUT != 0 ? Int16(POLLOUT) : 0)
     }
 
-    /// The `CURL_CSELECT_*` mask for what poll(2) returned on a socket that waited for `events`.
+    /// The `CURL_CSELECT_*` mask for what a wait returned on a socket that waited for `events`.
     /// An error or a hang-up is reported as the events it waited for as well, so that the read
     /// or write libcurl tries finds it.
     static func actionMask(returned: Int16, waitedFor events: Int16) -> Int32 {
@@ -64,24 +86,63 @@ final class MultiSocketWatch {
         return (readable ? CURL_CSELECT_IN : 0) | (writable ? CURL_CSELECT_OUT : 0) | (failed ? CURL_CSELECT_ERR : 0)
     }
 
-    /// Appends the watched sockets to `polls`.
+    /// libcurl's socket callback: `socket` is to be watched for `events`, or no longer (`nil`).
+    private func libcurlWatches(_ socket: curl_socket_t, _ events: Int16?) {
+        interests[socket] = events
+        #if os(Linux)
+        guard epoll >= 0 else { return }
+        guard let events else { return ccurl_epoll_forget(epoll, socket) }
+        // A set that refuses a socket has every wait poll them all from then on.
+        if ccurl_epoll_watch(epoll, socket, events) != 0 { closeEpollSet() }
+        #endif
+    }
+
+    /// Appends to `polls` what a poll(2) waits on for libcurl: its sockets, or the epoll set
+    /// they are in.
     func appendPolls(to polls: inout [pollfd]) {
+        if epoll >= 0 { return polls.append(pollfd(fd: epoll, events: Int16(POLLIN), revents: 0)) }
         for (socket, events) in interests {
             polls.append(pollfd(fd: socket, events: events, revents: 0))
         }
     }
 
-    /// How long a poll may wait for the timer, in milliseconds rounded up; `nil` without one.
+    /// How long a wait may last for the timer, in milliseconds rounded up; `nil` without one.
     func timeout(from now: MonotonicInstant) -> Int? {
         guard let deadline else { return nil }
         return now < deadline ? Int((deadline - now) / .milliseconds(1)) + 1 : 0
     }
 
-    /// Notes what a poll returned for the sockets ``appendPolls(to:)`` added, for ``act()``.
+    /// Notes what a poll returned for the entries ``appendPolls(to:)`` added, for ``act()``.
     func noteReadiness(_ polled: ArraySlice<pollfd>) {
+        if epoll >= 0 {
+            if polled.first.map({ $0.revents != 0 }) == true { _ = waitInEpollSet(timeout: 0) }
+            return
+        }
         for entry in polled where entry.revents != 0 {
             ready.append((entry.fd, Self.actionMask(returned: entry.revents, waitedFor: entry.events)))
         }
+    }
+
+    /// Waits in the epoll set up to `timeout` milliseconds and notes the sockets it finds ready,
+    /// for ``act()``; whether it found the wake-up descriptor ready. Only with an epoll set.
+    func waitInEpollSet(timeout: Int) -> Bool {
+        #if os(Linux)
+        if found.isEmpty { found = Array(repeating: pollfd(), count: 256) }
+        let count = found.withUnsafeMutableBufferPointer {
+            Int(ccurl_epoll_wait(epoll, $0.baseAddress, Int32($0.count), Int32(timeout)))
+        }
+        var woken = false
+        for entry in found.prefix(max(count, 0)) {
+            if entry.fd == wakeup {
+                woken = true
+            } else if let events = interests[entry.fd] {
+                ready.append((entry.fd, Self.actionMask(returned: entry.revents, waitedFor: events)))
+            }
+        }
+        return woken
+        #else
+        return false
+        #endif
     }
 
     /// Hands libcurl the sockets found ready since the last call, then its timer if due.
@@ -111,5 +172,21 @@ final class MultiSocketWatch {
         self.deadline = nil
         var running: Int32 = 0
         curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
+    }
+
+    /// Opens the epoll set with the wake-up descriptor in it, where the system has one.
+    private func openEpollSet() {
+        #if os(Linux)
+        epoll = ccurl_epoll_create()
+        guard epoll >= 0, wakeup >= 0 else { return }
+        if ccurl_epoll_watch(epoll, wakeup, Int16(POLLIN)) != 0 { closeEpollSet() }
+        #endif
+    }
+
+    /// Closes the epoll set: every wait polls the sockets from then on.
+    private func closeEpollSet() {
+        guard epoll >= 0 else { return }
+        _ = systemClose(epoll)
+        epoll = -1
     }
 }

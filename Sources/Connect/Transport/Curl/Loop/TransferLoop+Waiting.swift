@@ -1,11 +1,13 @@
+import CCurl
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-// Where the loop sleeps: one poll(2) over the wake-up pipe, the sockets libcurl waits on and the
-// WebSockets', until one is ready or the nearest timer is due.
+// Where the loop sleeps until a socket is ready or the nearest timer is due: in the epoll set of
+// libcurl's sockets and the wake-up pipe (Linux), or in one poll(2) over the wake-up pipe, the
+// sockets libcurl waits on (or their epoll set) and the WebSockets'.
 extension TransferLoop {
     /// The longest the loop sleeps without a timer or a socket waking it, in milliseconds.
     static let longestWait = 60_000
@@ -17,12 +19,18 @@ extension TransferLoop {
     /// hand to libcurl, and runs the WebSockets that are.
     func waitForWork() {
         let now = MonotonicInstant.now
+        let longest = wakeup.wakes ? Self.longestWait : Self.longestWaitWithoutWakeup
+        var timeout = min(multiSockets.timeout(from: now) ?? longest, longest)
+        // libcurl's sockets and the wake-up pipe in an epoll set, and no WebSockets: one wait
+        // that costs the sockets that are ready.
+        if multiSockets.usesEpollSet, _fastPath(webSocketMultiWatch == nil) {
+            if multiSockets.waitInEpollSet(timeout: timeout) { wakeup.drain() }
+            return
+        }
         polls.removeAll(keepingCapacity: true)
         polls.append(pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0))
         multiSockets.appendPolls(to: &polls)
         let multiPolls = 1..<polls.count
-        let longest = wakeup.wakes ? Self.longestWait : Self.longestWaitWithoutWakeup
-        var timeout = min(multiSockets.timeout(from: now) ?? longest, longest)
         var webSocketPolls: WebSocketPolls?
         if _slowPath(webSocketMultiWatch != nil) {
             webSocketPolls = appendWebSocketPolls(to: &polls, now: now, timeout: &timeout)

@@ -129,6 +129,13 @@ final class TransferLoop: @unchecked Sendable {
     /// TransferLoop+WebSockets.swift), with its sockets and timer.
     @exclusivity(unchecked) var webSocketMultiWatch: MultiSocketWatch?
     static let maximumIdleHandles = 256
+    /// How many idle connections the connection cache keeps beyond those in use.
+    let idleConnectionsKept: Int
+    /// The connection cache's size (`CURLMOPT_MAXCONNECTS`), which grows with the transfers in
+    /// flight: libcurl counts the connections in use in it too, and closes a connection that
+    /// finishes a transfer rather than keep it once the cache is over its size, so with more
+    /// transfers in flight than its size (long polls, event streams) no connection was reused.
+    @exclusivity(unchecked) var connectionCacheSize: Int
     /// Every transfer gets an easy handle that ran no transfer before: the running libcurl keeps
     /// state across a handle's transfers that can crash it (see
     /// ``LibcurlDefects/keepsFreedHeaderAcrossTransfers``).
@@ -162,8 +169,8 @@ final class TransferLoop: @unchecked Sendable {
         connections = ConnectionTracker()
         CurlGlobal.initialize()
         multi = curl_multi_init()
-        multiSockets = MultiSocketWatch(multi)
         wakeup = LoopWakeup()
+        multiSockets = MultiSocketWatch(multi, inEpollSet: true, wakeup: wakeup.readEnd)
         handOff = CompletionHandOff(queue: callbackQueue, responseBuffers: responseBuffers)
         self.cookies = cookies
         if cookies == .none {
@@ -173,8 +180,11 @@ final class TransferLoop: @unchecked Sendable {
             ccurl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue))
         }
         ccurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost)
-        // The connection cache: keep as many idle connections as may be open at once.
-        ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, max(maximumConnectionsPerHost, 16))
+        // The connection cache: keep as many idle connections as may be open to a host at once,
+        // beside those in use (see `connectionCacheSize`).
+        idleConnectionsKept = max(maximumConnectionsPerHost, 16)
+        connectionCacheSize = idleConnectionsKept
+        ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connectionCacheSize)
         ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         completesOnLoopThread = callbackQueue.map(Self.completesOnLoopThread(callbackQueue:)) == true
         for _ in 0..<(completesOnLoopThread ? 2 : 1) {
@@ -359,6 +369,10 @@ final class TransferLoop: @unchecked Sendable {
             return
         }
         addActive(handle, running: transfer)
+        if _slowPath(active.count + idleConnectionsKept > connectionCacheSize) {
+            connectionCacheSize = active.count + idleConnectionsKept
+            ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connectionCacheSize)
+        }
         addToMulti(handle, running: transfer)
     }
 
