@@ -30,14 +30,11 @@ extension Future {
             let awaited = AwaitedResult<Value>()
             observe { awaited.deliver($0) }
             return try await withTaskExecutorPreference(executor) {
-                try await withTaskCancellationHandler {
-                    try await withUnsafeThrowingContinuation { awaited.resume($0) }
-                } onCancel: {
-                    cancel()
-                }
+                try await suspend { awaited.resume($0) }
             }
         }
-        return try await waitForPending()
+        // Unsafe, not checked: `observe` calls its callback exactly once.
+        return try await suspend { continuation in observe { continuation.resume(with: $0) } }
     }
 
     /// Whether the calling task runs with an executor preference of its own, which awaiting keeps.
@@ -45,13 +42,11 @@ extension Future {
         withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }
     }
 
-    /// Suspends until the pending future completes; cancelling the task cancels the future.
-    private func waitForPending() async throws -> Value {
+    /// Suspends until the continuation `start` is given is resumed with the future's result;
+    /// cancelling the task meanwhile cancels the future.
+    private func suspend(until start: (UnsafeContinuation<Value, any Error>) -> Void) async throws -> Value {
         try await withTaskCancellationHandler {
-            // Unsafe, not checked: `observe` calls its callback exactly once.
-            try await withUnsafeThrowingContinuation { continuation in
-                observe { continuation.resume(with: $0) }
-            }
+            try await withUnsafeThrowingContinuation(start)
         } onCancel: {
             cancel()
         }

@@ -15,7 +15,7 @@ import Synchronization
 /// job goes to Swift's global pool at once, where it would have gone without a preference.
 ///
 /// A loop thread completes a transfer itself only when nothing else is in flight (see
-/// ``TransferLoop/completesOnLoopThread``), so a task is offered this executor only while no other
+/// `TransferLoop.drainsHere()`), so a task is offered this executor only while no other
 /// task of the client awaits through it: with many requests in flight, the hop onto the executor
 /// as the task starts to wait would be paid for nothing.
 final class AwaitingTaskExecutor: AwaitingExecutor {
