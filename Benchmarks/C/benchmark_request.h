@@ -141,7 +141,14 @@ static void choose_method(const char *mode) {
 /// into `buffer`, which its CURLOPT_PRIVATE points at.
 static void prepare_request(CURL *easy, const char *url, Buffer *buffer) {
     buffer->length = 0;
-    if (buffer->capacity > (1 << 20)) {
+    // Built with REUSES_BUFFER (raw_reused_multi): the other floor, a client that reads every body
+    // into the one buffer, grown and paged in once.
+#ifdef REUSES_BUFFER
+    const int reuses_buffer = 1;
+#else
+    const int reuses_buffer = 0;
+#endif
+    if (buffer->capacity > (1 << 20) && !reuses_buffer) {
         // A large body is handed to its caller, as an HTTP client's is: the next one gets a
         // fresh buffer, not one already grown and paged in.
         free(buffer->data);
