@@ -29,8 +29,9 @@ final class MultiSocketWatch {
     private var deadline: MonotonicInstant?
     /// The sockets the last wait found ready, with the `CURL_CSELECT_*` mask for each.
     private var ready: [(socket: curl_socket_t, mask: Int32)] = []
-    /// The sockets the last ``act()`` handed libcurl (see ``actAgain()``).
-    private var acted: [(socket: curl_socket_t, mask: Int32)] = []
+    /// The sockets ``act()`` hands libcurl, `ready`'s buffer traded with it: neither list
+    /// allocates once grown.
+    private var acting: [(socket: curl_socket_t, mask: Int32)] = []
     /// The epoll set the sockets are watched in; -1 when every wait polls them all.
     private var epoll: Int32 = -1
     /// A descriptor in the epoll set beside libcurl's sockets (the loop's wake-up pipe), which a
@@ -148,30 +149,23 @@ final class MultiSocketWatch {
     /// Hands libcurl the sockets found ready since the last call, then its timer if due.
     func act() {
         var running: Int32 = 0
-        swap(&ready, &acted)
+        swap(&ready, &acting)
         ready.removeAll(keepingCapacity: true)
-        for (socket, mask) in acted {
+        for (socket, mask) in acting {
             curl_multi_socket_action(multi, socket, mask, &running)
         }
         runTimerIfDue()
     }
 
-    /// Hands libcurl the sockets the last ``act()`` did again, and its timer if due: the
-    /// transfers on those connections run once more.
-    func actAgain() {
-        var running: Int32 = 0
-        for (socket, mask) in acted {
-            curl_multi_socket_action(multi, socket, mask, &running)
-        }
-        runTimerIfDue()
-    }
-
-    /// Runs libcurl's timer if it is due.
-    private func runTimerIfDue() {
-        guard let deadline, !(MonotonicInstant.now < deadline) else { return }
+    /// Runs libcurl's timer if it is due, and says whether it did: the transfers libcurl marked
+    /// to run now (a timer of 0 ms) run in this pass rather than the next.
+    @discardableResult
+    func runTimerIfDue() -> Bool {
+        guard let deadline, !(MonotonicInstant.now < deadline) else { return false }
         self.deadline = nil
         var running: Int32 = 0
         curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
+        return true
     }
 
     /// Opens the epoll set with the wake-up descriptor in it, where the system has one.

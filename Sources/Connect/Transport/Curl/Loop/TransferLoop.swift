@@ -270,19 +270,15 @@ final class TransferLoop: @unchecked Sendable {
                 return false
             }
             multiSockets.act()
-            // libcurl (7.88 and 8.14 alike) can leave an HTTP/2 transfer whose answer it already
-            // read unfinished until the transfer's next timer: the connection's other transfers
-            // read the socket for it in the same pass, and nothing marks it to run again. A
-            // timestamped trace shows the whole answer read 10 s before the transfer ended, at its
-            // connect timeout: after a GOAWAY, as transfers that waited for a new h2c connection
-            // came off libcurl's pending list, and among 64 streams on one connection. Running
-            // libcurl once more on the same sockets after a pass that finished a transfer of an
-            // HTTP/2 connection finishes it at once; HTTP/1 transfers, which read only their own
-            // connection, skip it.
-            if collectFinished() {
-                multiSockets.actAgain()
-                collectFinished()
-            }
+            collectFinished()
+            // libcurl marks a transfer to run now with a timer of 0 ms: an HTTP/2 transfer whose
+            // frames another transfer of its connection read, one that comes off its pending list
+            // as another leaves. `act()` runs the marks its sockets made; those that collecting
+            // finished transfers made run here, in the same pass. (Driven by `curl_multi_perform`,
+            // libcurl dropped a mark made for a transfer that had already run in the same call:
+            // an HTTP/2 answer read whole stayed unfinished until the transfer's connect timeout,
+            // 10 s later, after a GOAWAY and among 64 streams on one connection.)
+            if multiSockets.runTimerIfDue() { collectFinished() }
             if _slowPath(!waiting.isEmpty) { releaseWaiting() }
             if !settledInPass.isEmpty, handOff.handOver(&settledInPass, drainingHere: drainsHere()) {
                 let commandsWait = inbox.withLock { inbox -> Bool in
@@ -309,21 +305,16 @@ final class TransferLoop: @unchecked Sendable {
         completesOnLoopThread && active.isEmpty && settledInPass.count == 1 && baton.hasStandby
     }
 
-    /// Collects every transfer libcurl finished (see ``collect(_:endedWith:on:)``); whether one
-    /// of them had gone out on an HTTP/2 connection (see the second pass, above).
-    @discardableResult
-    func collectFinished(from multi: UnsafeMutableRawPointer? = nil) -> Bool {
-        var collectedMultiplexed = false
+    /// Collects every transfer libcurl finished (see ``collect(_:endedWith:on:)``).
+    func collectFinished(from multi: UnsafeMutableRawPointer? = nil) {
         var remaining: Int32 = 0
         while let message = curl_multi_info_read(multi ?? self.multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let raw = message.pointee.easy_handle else { continue }
             // Retained: removing it from the active handles may drop the loop's other reference
             // before it is kept for another transfer.
             guard let handle = CurlEasyHandle.owner(of: raw), let transfer = handle.transfer else { continue }
-            collectedMultiplexed = collectedMultiplexed || transfer.state.wentOutOnHTTP2
             collect(transfer, endedWith: message.pointee.data.result, on: handle)
         }
-        return collectedMultiplexed
     }
 
     /// Carries out a command other than `.start` (the one every request sends, handled in the

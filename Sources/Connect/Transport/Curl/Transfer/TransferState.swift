@@ -56,9 +56,6 @@ struct TransferState {
     private(set) var waitsForConnectionTo: String?
     /// The connection the request went out on multiplexes (HTTP/2).
     private(set) var connectionMultiplexed = false
-    /// The request went out on an HTTP/2 connection, as the transport or the answer's status
-    /// line says.
-    var wentOutOnHTTP2: Bool { connectionMultiplexed || responseIsHTTP2 }
     /// Times the transfer started over after a framing error.
     private(set) var restartsAfterFramingError = 0
     /// Times the transfer started over after its reused connection died before any answer.
