@@ -45,4 +45,10 @@ struct MonotonicInstant: Comparable, Sendable {
     static func < (lhs: MonotonicInstant, rhs: MonotonicInstant) -> Bool {
         lhs.nanoseconds < rhs.nanoseconds
     }
+
+    /// The whole milliseconds a poll waits from here for `deadline` to pass, rounded up so that
+    /// it wakes after the deadline rather than just before it; 0 once it has passed.
+    func millisecondsToWait(until deadline: MonotonicInstant) -> Int {
+        self < deadline ? Int((deadline - self) / .milliseconds(1)) + 1 : 0
+    }
 }

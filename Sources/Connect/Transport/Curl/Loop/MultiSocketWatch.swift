@@ -110,7 +110,7 @@ final class MultiSocketWatch {
     /// How long a wait may last for the timer, in milliseconds rounded up; `nil` without one.
     func timeout(from now: MonotonicInstant) -> Int? {
         guard let deadline else { return nil }
-        return now < deadline ? Int((deadline - now) / .milliseconds(1)) + 1 : 0
+        return now.millisecondsToWait(until: deadline)
     }
 
     /// Notes what a poll returned for the entries ``appendPolls(to:)`` added, for ``act()``.
@@ -128,7 +128,6 @@ final class MultiSocketWatch {
     /// for ``act()``; whether it found the wake-up descriptor ready. Only with an epoll set.
     func waitInEpollSet(timeout: Int) -> Bool {
         #if os(Linux)
-        if found.isEmpty { found = Array(repeating: pollfd(), count: 256) }
         let count = found.withUnsafeMutableBufferPointer {
             Int(ccurl_epoll_wait(epoll, $0.baseAddress, Int32($0.count), Int32(timeout)))
         }
@@ -172,7 +171,9 @@ final class MultiSocketWatch {
     private func openEpollSet() {
         #if os(Linux)
         epoll = ccurl_epoll_create()
-        guard epoll >= 0, wakeup >= 0 else { return }
+        guard epoll >= 0 else { return }
+        found = Array(repeating: pollfd(), count: 256)
+        guard wakeup >= 0 else { return }
         if ccurl_epoll_watch(epoll, wakeup, Int16(POLLIN)) != 0 { closeEpollSet() }
         #endif
     }

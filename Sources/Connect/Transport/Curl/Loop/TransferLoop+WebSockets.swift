@@ -102,7 +102,7 @@ extension TransferLoop {
         withWebSocketIO {
             func wait(until deadline: MonotonicInstant?) {
                 guard let deadline else { return }
-                timeout = now < deadline ? min(timeout, Int((deadline - now) / .milliseconds(1)) + 1) : 0
+                timeout = min(timeout, now.millisecondsToWait(until: deadline))
             }
             // The connections being opened, as libcurl asks; then the open ones.
             if let webSocketMultiWatch {

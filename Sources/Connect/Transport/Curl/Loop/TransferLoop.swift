@@ -17,8 +17,8 @@ import Dispatch
 ///
 /// Other threads hand it work through `inbox` (a locked queue) and wake it through a pipe
 /// (``LoopWakeup``). It drives libcurl with `curl_multi_socket_action` (``MultiSocketWatch``):
-/// it sleeps in poll(2) until a socket libcurl waits on is ready, libcurl's timer is due, or it
-/// is woken, and then has libcurl run the transfers on the ready sockets and those whose timer
+/// it sleeps (in an epoll set on Linux, in poll(2) elsewhere) until a socket libcurl waits on is
+/// ready, libcurl's timer is due, or it is woken, and then has libcurl run the transfers on the ready sockets and those whose timer
 /// is due, no others; it never polls on a timer of its own. Each transfer's promise is bound to
 /// the callback queue, so completing it hands every observer to that queue: a drain block there
 /// completes the finished transfers while the loop goes on.
@@ -80,8 +80,8 @@ final class TransferLoop: @unchecked Sendable {
 
     struct Inbox {
         var commands: [Command] = []
-        /// Set by the loop just before it blocks in poll(2): only then does a sender need to wake
-        /// it.
+        /// Set by the loop just before it sleeps (see `waitForWork`): only then does a sender
+        /// need to wake it.
         var loopIsAsleep = false
         /// Set while the loop is handed over to complete callbacks: a command queued then is
         /// reported to the baton, which decides whether the standby takes it
