@@ -118,6 +118,44 @@ public struct GrowableBytes: ~Copyable {
         return storedCount + extra <= storedCapacity
     }
 
+    /// Takes over `block`, a malloc'd block of `capacity` bytes, in place of its own, resized to
+    /// `total` bytes; the bytes held so far move into it. For a block whose pages are already
+    /// mapped, that the bytes about to arrive would otherwise fault into fresh memory.
+    public mutating func adopt(_ block: UnsafeMutableRawPointer, capacity: Int, resizedTo total: Int) {
+        precondition(total >= storedCount, "adopting a block too small for the bytes held")
+        guard let resized = capacity == total ? block : realloc(block, total) else {
+            free(block)
+            reserveCapacity(total)
+            return
+        }
+        if let bytes {
+            resized.copyMemory(from: bytes, byteCount: storedCount)
+            free(bytes)
+        }
+        bytes = resized
+        storedCapacity = total
+    }
+
+    /// Cuts the block to the bytes it holds (a block of one byte when empty).
+    public mutating func shrinkToFit() {
+        guard let block = bytes, storedCapacity > max(storedCount, 1), let cut = realloc(block, max(storedCount, 1))
+        else { return }
+        bytes = cut
+        storedCapacity = max(storedCount, 1)
+    }
+
+    /// Hands over the block with the bytes, for the caller to free; the buffer is empty afterwards,
+    /// without a block. `nil` if it has none.
+    public mutating func takeBlock() -> (start: UnsafeMutableRawPointer, count: Int, capacity: Int)? {
+        guard let block = bytes else { return nil }
+        defer {
+            bytes = nil
+            storedCount = 0
+            storedCapacity = 0
+        }
+        return (block, storedCount, storedCapacity)
+    }
+
     /// Forgets the bytes; without `keepingCapacity`, frees the block too.
     public mutating func removeAll(keepingCapacity: Bool) {
         storedCount = 0

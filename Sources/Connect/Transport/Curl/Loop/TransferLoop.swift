@@ -240,6 +240,7 @@ final class TransferLoop: @unchecked Sendable {
                 usedHandles.removeAll()
                 curl_multi_cleanup(multi)
                 if let share { curl_share_cleanup(share) }
+                responseBuffers.recycler.freeKept()
                 baton.stop()
                 return
             }

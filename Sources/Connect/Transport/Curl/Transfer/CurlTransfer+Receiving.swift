@@ -99,6 +99,9 @@ extension CurlTransfer {
             state.bodyWentPastLimit()
             return 0
         }
+        if _slowPath(received.body.count + bytes.count > received.body.capacity) {
+            received.makeBodyRoom(for: bytes.count)
+        }
         return received.body.append(bytes) ? bytes.count : 0
     }
 
@@ -175,7 +178,7 @@ extension CurlTransfer {
         guard let length = state.head.contentLength, sink == nil, options?.streamBuffer == nil else { return true }
         guard state.announcedBodyFits(length: length, maximum: settings.maximumBodySize) else { return false }
         let capacity = min(length, settings.maximumBodySize)
-        withReceiving { if $0.body.isEmpty { $0.body.reserveCapacity(capacity) } }
+        withReceiving { $0.reserveBody(capacity) }
         return true
     }
 

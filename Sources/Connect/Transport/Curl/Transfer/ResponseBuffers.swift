@@ -37,6 +37,50 @@ final class ResponseBuffers: @unchecked Sendable {
     var resumed = false
     /// The reason phrase of the final status line, when it is not the standard one.
     var reasonPhrase: String?
+    /// Where a large body's block goes when the app lets go of its `Data`, and where the next
+    /// large body's comes from.
+    let recycler: BodyBlockRecycler
+    /// Whether the body grows in memory of its own, counted by the recycler (see
+    /// ``BodyBlockRecycler/room(for:)``) until it is handed over or dropped.
+    private var growsInFreshMemory = false
+
+    init(recycler: BodyBlockRecycler) {
+        self.recycler = recycler
+    }
+
+    deinit {
+        if growsInFreshMemory { recycler.freshBodyEnded() }
+    }
+
+    /// Room for a body of `total` bytes, its announced length: a kept block cut to size when one
+    /// fits (see ``BodyBlockRecycler``), else a block of its own.
+    func reserveBody(_ total: Int) {
+        guard body.isEmpty else { return }
+        guard total >= BodyBlockRecycler.smallestKept else { return body.reserveCapacity(total) }
+        growBody(into: total, resizingKept: true)
+    }
+
+    /// Room for `extra` more body bytes, for a body of unknown length that outgrew its block:
+    /// as the body's own growth would make it, or the kept block once the body is large. Out of
+    /// line: a body of known length never comes here.
+    @inline(never)
+    func makeBodyRoom(for extra: Int) {
+        let wanted = max(body.count + extra, body.capacity * 2, 4096)
+        guard body.capacity < BodyBlockRecycler.smallestKept, wanted >= BodyBlockRecycler.smallestKept else { return }
+        growBody(into: wanted, resizingKept: false)
+    }
+
+    /// Moves the body into `total` bytes, the first time it is large: the kept block if it fits
+    /// (cut to `total` when `resizingKept`, the length being known), else a block of its own.
+    private func growBody(into total: Int, resizingKept: Bool) {
+        switch recycler.room(for: total) {
+        case .kept(let block):
+            body.adopt(block.start, capacity: block.capacity, resizedTo: resizingKept ? total : block.capacity)
+        case .fresh:
+            growsInFreshMemory = true
+            body.reserveCapacity(total)
+        }
+    }
 
     /// The response, in blocks allocated by the calling thread; this is left empty, for its pool.
     ///
@@ -47,7 +91,7 @@ final class ResponseBuffers: @unchecked Sendable {
     func makeResponse(url: URL, onFillingThread: Bool) -> Response {
         let copiedHeaders = headers.copy()
         let data =
-            body.capacity <= Self.largestCopiedBody && !onFillingThread ? body.copyDataAndEmpty() : body.takeData()
+            body.capacity <= Self.largestCopiedBody && !onFillingThread ? body.copyDataAndEmpty() : takeBody()
         let response = Response(
             statusCode: statusCode, rawHeaders: copiedHeaders, body: data, url: url,
             httpVersion: httpVersion, metrics: metrics, fileURL: fileURL, resumed: resumed,
@@ -56,9 +100,40 @@ final class ResponseBuffers: @unchecked Sendable {
         return response
     }
 
+    /// The body as `Data` that takes over its block; a large block goes to the recycler when the
+    /// `Data` is let go, cut first to the body's size if the body filled less than half of it.
+    /// Out of line: with a callback queue it serves large bodies only, and inlined it would sit
+    /// between the lines of the copy every small body takes.
+    @inline(never)
+    private func takeBody() -> Data {
+        endFreshGrowth()
+        guard body.capacity >= BodyBlockRecycler.smallestKept else { return body.takeData() }
+        if body.capacity / 2 > body.count { body.shrinkToFit() }
+        guard let (start, count, capacity) = body.takeBlock() else { return Data() }
+        let recycler = recycler
+        return Data(
+            bytesNoCopy: start, count: count,
+            deallocator: .custom { start, _ in
+                recycler.keep(BodyBlockRecycler.Block(start: start, capacity: capacity))
+            })
+    }
+
+    /// The body no longer grows, for the recycler's count.
+    private func endFreshGrowth() {
+        guard growsInFreshMemory else { return }
+        growsInFreshMemory = false
+        recycler.freshBodyEnded()
+    }
+
     /// Ready for another response.
     func empty() {
         headers.removeAll(keepingCapacity: headers.capacity <= Self.largestKeptHeaders)
+        endFreshGrowth()
+        if body.capacity >= BodyBlockRecycler.smallestKept, let (start, _, capacity) = body.takeBlock() {
+            // A body that did not become a response (a failure, a retried attempt): its block is
+            // as good for the next one.
+            recycler.keep(BodyBlockRecycler.Block(start: start, capacity: capacity))
+        }
         body.removeAll(keepingCapacity: body.capacity <= Self.largestCopiedBody)
         fileURL = nil
         resumed = false

@@ -11,9 +11,12 @@ final class ResponseBuffersPool: @unchecked Sendable {
     /// More spares than this are let go; otherwise as many are kept as there were transfers in
     /// flight at the busiest moment.
     private let limit: Int
+    /// The large bodies' blocks, shared by every response of the client.
+    let recycler: BodyBlockRecycler
 
-    init(limit: Int) {
+    init(limit: Int, recycler: BodyBlockRecycler = BodyBlockRecycler()) {
         self.limit = limit
+        self.recycler = recycler
     }
 
     /// An empty one for a new transfer. Transfer thread only.
@@ -21,7 +24,7 @@ final class ResponseBuffersPool: @unchecked Sendable {
         if let spare = spare.popLast() { return spare }
         returned.withLock { swap(&spare, &$0) }
         if spare.count > limit { spare.removeLast(spare.count - limit) }
-        return spare.popLast() ?? ResponseBuffers()
+        return spare.popLast() ?? ResponseBuffers(recycler: recycler)
     }
 
     /// One whose transfer failed on the transfer thread. Transfer thread only. Out of line: it
