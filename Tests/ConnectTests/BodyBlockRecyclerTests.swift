@@ -1,5 +1,6 @@
 import ConnectFutures
 import ConnectTestServer
+import ConnectWire
 import Foundation
 import Testing
 
@@ -60,6 +61,8 @@ struct BodyBlockRecyclerTests {
         case .fresh:
             #expect(testCase.taken == nil)
             recycler.freshBodyEnded()
+        case .later:
+            Issue.record("a body waited, with no block with the app")
         }
         // Either way, nothing is kept beside the body.
         #expect(!recycler.isKeeping)
@@ -79,6 +82,75 @@ struct BodyBlockRecyclerTests {
         recycler.keep(Self.block(4 * Self.megabyte))
         #expect(recycler.isKeeping)
         recycler.freeKept()
+    }
+
+    /// A body announced while the app holds a large body starts small and asks again later;
+    /// once the app lets go, the next body takes that block, and nothing is counted as growing
+    /// in fresh memory meanwhile.
+    @Test func aBodyAnnouncedWhileTheAppHoldsOneWaitsForIt() {
+        let recycler = BodyBlockRecycler(keepsFor: .seconds(600))
+        recycler.handedToApp()
+        guard case .later = recycler.room(for: 4 * Self.megabyte, mayWait: true) else {
+            Issue.record("a body announced while a block is with the app did not wait")
+            return
+        }
+        let held = Self.block(4 * Self.megabyte)
+        recycler.appLetGo(held)
+        #expect(recycler.isKeeping)
+        guard case .kept(let taken) = recycler.room(for: 4 * Self.megabyte) else {
+            Issue.record("the block the app let go was not taken")
+            return
+        }
+        #expect(taken.start == held.start)
+        free(taken.start)
+        // With nothing with the app, a body does not wait.
+        guard case .fresh = recycler.room(for: 4 * Self.megabyte, mayWait: true) else {
+            Issue.record("a body waited with nothing to wait for")
+            return
+        }
+        recycler.freshBodyEnded()
+    }
+
+    /// Appends `bytes` to `received`'s body as the transfer does (`keepInMemory`).
+    static func receive(_ bytes: Data, into received: ResponseBuffers) {
+        if received.body.count + bytes.count > received.body.capacity || received.announcedLength != nil {
+            received.makeBodyRoom(for: bytes.count)
+        }
+        let appended = bytes.withUnsafeBytes { received.body.append($0) }
+        #expect(appended)
+    }
+
+    /// A body that waits for the app's block moves into it, bytes and all, at the first chunk
+    /// after it comes back; one that is a quarter in stops waiting and counts as growing in
+    /// memory of its own, so that a block let go afterwards is not kept beside it.
+    @Test(arguments: [true, false])
+    func aWaitingBodyMovesIntoTheBlockOnceItIsBack(comesBackEarly: Bool) {
+        let recycler = BodyBlockRecycler(keepsFor: .seconds(600))
+        let received = ResponseBuffers(recycler: recycler)
+        let total = 4 * Self.megabyte
+        let chunk = Data(repeating: 7, count: 64 << 10)
+        recycler.handedToApp()
+        received.reserveBody(total)
+        #expect(received.announcedLength == total)
+        let chunksBeforeComingBack = comesBackEarly ? 4 : total / 4 / chunk.count
+        for _ in 0..<chunksBeforeComingBack { Self.receive(chunk, into: received) }
+        let held = Self.block(total)
+        recycler.appLetGo(held)
+        Self.receive(chunk, into: received)
+        let start = received.body.withUnsafeBytes { $0.baseAddress }
+        if comesBackEarly {
+            #expect(start == UnsafeRawPointer(held.start))
+            #expect(!recycler.isKeeping)
+        } else {
+            // A quarter in: no longer waiting, and the block came back to a recycler that keeps
+            // none beside a body growing in memory of its own.
+            #expect(start != UnsafeRawPointer(held.start))
+            #expect(received.announcedLength == nil)
+            #expect(!recycler.isKeeping)
+        }
+        #expect(received.body.count == (chunksBeforeComingBack + 1) * chunk.count)
+        #expect(received.body.withUnsafeBytes { $0.allSatisfy { $0 == 7 } })
+        received.empty()
     }
 
     @Test func aKeptBlockIsFreedWhenNoBodyTakesItInTime() async {
@@ -119,6 +191,36 @@ struct BodyBlockRecyclerTests {
         }
         message.append(contentsOf: "0\r\n\r\n".utf8)
         return message
+    }
+
+    /// An observer that asks for the next large body before it returns, holding the last one
+    /// meanwhile (as a chain of downloads does): the next body still arrives into its memory.
+    @Test func theNextLargeBodyAskedForFromAnObserverArrivesIntoTheMemoryOfTheLast() async throws {
+        let body = pattern(3 * Self.megabyte)
+        let server = try TestServer { _ in TestResponse(body: body) }
+        defer { server.shutdown() }
+        let client = Connect()
+        try #require(client.transport as? CurlTransport).loop.responseBuffers.recycler.keepsFor = .seconds(600)
+        let url = URL(string: "http://127.0.0.1:\(server.port)/large")!
+        let addresses = try await withCheckedThrowingContinuation {
+            (continuation: CheckedContinuation<(UInt, UInt), any Error>) in
+            client.send(Request(url: url)).observe { first in
+                guard case .success(let firstResponse) = first, firstResponse.body == body else {
+                    return continuation.resume(throwing: ConnectError.invalidRequest("the first body"))
+                }
+                let firstAddress = firstResponse.body.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+                client.send(Request(url: url)).observe { second in
+                    guard case .success(let secondResponse) = second, secondResponse.body == body else {
+                        return continuation.resume(throwing: ConnectError.invalidRequest("the second body"))
+                    }
+                    continuation.resume(
+                        returning: (
+                            firstAddress, secondResponse.body.withUnsafeBytes { UInt(bitPattern: $0.baseAddress) }
+                        ))
+                }
+            }
+        }
+        #expect(addresses.0 == addresses.1)
     }
 
     /// Two large bodies one after the other, the first let go before the second is asked for:

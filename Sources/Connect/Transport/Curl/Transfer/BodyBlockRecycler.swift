@@ -20,6 +20,10 @@ import Darwin
 /// - one block at most, the larger when two come back;
 /// - none while a large body grows in memory of its own (a body that found no block to take):
 ///   a block given back then is freed at once, as the block a body does not fit;
+/// - a body announced while the app still holds a large body (an observer that starts the next
+///   request before it returns) waits for that body's block: it arrives into a block of its own
+///   meanwhile, uncounted, and moves into the app's block the moment it comes back, unless a
+///   quarter of it is in by then (only the pages written so far were touched);
 /// - for ``keepsFor`` only: an app that asks for its next large body at once reuses the
 ///   memory, one that downloaded one large file does not keep its size.
 final class BodyBlockRecycler: Sendable {
@@ -46,6 +50,8 @@ final class BodyBlockRecycler: Sendable {
         var expiryScheduled = false
         /// Large bodies growing in memory of their own, which a kept block would sit beside.
         var bodiesInFreshMemory = 0
+        /// Large bodies' blocks the app holds, each of which comes back here when let go.
+        var blocksWithApp = 0
         var keepsFor: Duration
     }
 
@@ -66,21 +72,48 @@ final class BodyBlockRecycler: Sendable {
         /// In memory of its own; the body counts as growing there until
         /// ``freshBodyEnded()``.
         case fresh
+        /// In memory of its own for now, not counted, looking for a kept block with every
+        /// chunk (``take(fitting:)``): a large body's block is with the app, which may let it go
+        /// any moment (an observer that starts the next request before it returns holds the last
+        /// body until then).
+        case later
     }
 
     /// Room for a body of at least `total` bytes, ``smallestKept`` or more: the kept block if it
-    /// fits; else the body grows in fresh memory, and a kept block that does not fit is freed
-    /// rather than kept beside it.
-    func room(for total: Int) -> Room {
+    /// fits; else, with `mayWait` and a large body's block with the app, ``Room/later``; else
+    /// fresh memory. A kept block that does not fit is freed rather than kept beside the body.
+    func room(for total: Int, mayWait: Bool = false) -> Room {
         let (room, unwanted): (Room, Block?) = state.withLock { state in
             let kept = state.kept
             state.kept = nil
             if let kept, kept.capacity >= total { return (.kept(kept), nil) }
+            if mayWait, state.blocksWithApp > 0 { return (.later, kept) }
             state.bodiesInFreshMemory += 1
             return (.fresh, kept)
         }
         if let unwanted { free(unwanted.start) }
         return room
+    }
+
+    /// The kept block, if one is kept and `total` bytes fit in it; nothing else changes.
+    func take(fitting total: Int) -> Block? {
+        state.withLock { state in
+            guard let kept = state.kept, kept.capacity >= total else { return nil }
+            state.kept = nil
+            return kept
+        }
+    }
+
+    /// A large body's block goes to the app, to come back through ``appLetGo(_:)``.
+    func handedToApp() {
+        state.withLock { $0.blocksWithApp += 1 }
+    }
+
+    /// The app let go of a block ``handedToApp()`` counted: it is kept, or freed (see
+    /// ``keep(_:)``). Any thread.
+    func appLetGo(_ block: Block) {
+        state.withLock { $0.blocksWithApp -= 1 }
+        keep(block)
     }
 
     /// A body that ``room(for:)`` sent to fresh memory is complete or gone.

@@ -99,7 +99,7 @@ extension CurlTransfer {
             state.bodyWentPastLimit()
             return 0
         }
-        if _slowPath(received.body.count + bytes.count > received.body.capacity) {
+        if _slowPath(received.body.count + bytes.count > received.body.capacity || received.announcedLength != nil) {
             received.makeBodyRoom(for: bytes.count)
         }
         return received.body.append(bytes) ? bytes.count : 0

@@ -41,8 +41,12 @@ final class ResponseBuffers: @unchecked Sendable {
     /// large body's comes from.
     let recycler: BodyBlockRecycler
     /// Whether the body grows in memory of its own, counted by the recycler (see
-    /// ``BodyBlockRecycler/room(for:)``) until it is handed over or dropped.
+    /// ``BodyBlockRecycler/room(for:mayWait:)``) until it is handed over or dropped.
     private var growsInFreshMemory = false
+    /// The length the head announced for a large body that starts small, waiting for a block
+    /// the app is about to let go (``BodyBlockRecycler/Room/later``); every chunk looks for it
+    /// meanwhile.
+    private(set) var announcedLength: Int?
 
     init(recycler: BodyBlockRecycler) {
         self.recycler = recycler
@@ -57,27 +61,51 @@ final class ResponseBuffers: @unchecked Sendable {
     func reserveBody(_ total: Int) {
         guard body.isEmpty else { return }
         guard total >= BodyBlockRecycler.smallestKept else { return body.reserveCapacity(total) }
-        growBody(into: total, resizingKept: true)
+        growBody(into: total, resizingKept: true, mayWait: true)
     }
 
-    /// Room for `extra` more body bytes, for a body of unknown length that outgrew its block:
-    /// as the body's own growth would make it, or the kept block once the body is large. Out of
-    /// line: a body of known length never comes here.
+    /// Room for `extra` more body bytes, for a body that outgrew its block (one of unknown
+    /// length) or waits for a block the app holds: as the body's own growth would make it, or
+    /// the kept block once the body is large. Out of line: a body of known length that did not
+    /// wait never comes here.
     @inline(never)
     func makeBodyRoom(for extra: Int) {
+        if let announcedLength {
+            let total = max(announcedLength, body.count + extra)
+            // Waiting: a block the app let go is taken as soon as it is back, the bytes so far
+            // copied into it and the body's own block freed (only its first pages touched).
+            if let block = recycler.take(fitting: total) {
+                self.announcedLength = nil
+                return body.adopt(block.start, capacity: block.capacity, resizedTo: total)
+            }
+            // Until a quarter of the body is in: after that, a block that comes back would cost
+            // more to copy into than the rest of the body costs to fault in.
+            guard body.count + extra >= announcedLength / 4 else { return }
+            self.announcedLength = nil
+            growBody(into: total, resizingKept: true, mayWait: false)
+            return
+        }
         let wanted = max(body.count + extra, body.capacity * 2, 4096)
         guard body.capacity < BodyBlockRecycler.smallestKept, wanted >= BodyBlockRecycler.smallestKept else { return }
-        growBody(into: wanted, resizingKept: false)
+        growBody(into: wanted, resizingKept: false, mayWait: false)
     }
 
     /// Moves the body into `total` bytes, the first time it is large: the kept block if it fits
-    /// (cut to `total` when `resizingKept`, the length being known), else a block of its own.
-    private func growBody(into total: Int, resizingKept: Bool) {
-        switch recycler.room(for: total) {
+    /// (cut to `total` when `resizingKept`, the length being known), else a block of its own;
+    /// with `mayWait`, a small block for now when a block the app holds may come back soon.
+    private func growBody(into total: Int, resizingKept: Bool, mayWait: Bool) {
+        switch recycler.room(for: total, mayWait: mayWait) {
         case .kept(let block):
+            announcedLength = nil
             body.adopt(block.start, capacity: block.capacity, resizedTo: resizingKept ? total : block.capacity)
         case .fresh:
+            announcedLength = nil
             growsInFreshMemory = true
+            body.reserveCapacity(total)
+        case .later:
+            // In a block of its own meanwhile, not counted as growing there: the block the app
+            // holds stands in for it until it comes back.
+            announcedLength = total
             body.reserveCapacity(total)
         }
     }
@@ -107,14 +135,16 @@ final class ResponseBuffers: @unchecked Sendable {
     @inline(never)
     private func takeBody() -> Data {
         endFreshGrowth()
+        announcedLength = nil
         guard body.capacity >= BodyBlockRecycler.smallestKept else { return body.takeData() }
         if body.capacity / 2 > body.count { body.shrinkToFit() }
         guard let (start, count, capacity) = body.takeBlock() else { return Data() }
         let recycler = recycler
+        recycler.handedToApp()
         return Data(
             bytesNoCopy: start, count: count,
             deallocator: .custom { start, _ in
-                recycler.keep(BodyBlockRecycler.Block(start: start, capacity: capacity))
+                recycler.appLetGo(BodyBlockRecycler.Block(start: start, capacity: capacity))
             })
     }
 
@@ -129,6 +159,7 @@ final class ResponseBuffers: @unchecked Sendable {
     func empty() {
         headers.removeAll(keepingCapacity: headers.capacity <= Self.largestKeptHeaders)
         endFreshGrowth()
+        announcedLength = nil
         if body.capacity >= BodyBlockRecycler.smallestKept, let (start, _, capacity) = body.takeBlock() {
             // A body that did not become a response (a failure, a retried attempt): its block is
             // as good for the next one.
