@@ -43,9 +43,9 @@ final class ResponseBuffers: @unchecked Sendable {
     /// Whether the body grows in memory of its own, counted by the recycler (see
     /// ``BodyBlockRecycler/room(for:mayWait:)``) until it is handed over or dropped.
     private var growsInFreshMemory = false
-    /// The length the head announced for a large body that starts small, waiting for a block
-    /// the app is about to let go (``BodyBlockRecycler/Room/later``); every chunk looks for it
-    /// meanwhile.
+    /// The length the head announced for a large body that waits, in a block of its own, for
+    /// one the app is about to let go (``BodyBlockRecycler/Room/later``); every chunk looks for
+    /// it meanwhile.
     private(set) var announcedLength: Int?
 
     init(recycler: BodyBlockRecycler) {
@@ -91,8 +91,8 @@ final class ResponseBuffers: @unchecked Sendable {
     }
 
     /// Moves the body into `total` bytes, the first time it is large: the kept block if it fits
-    /// (cut to `total` when `resizingKept`, the length being known), else a block of its own;
-    /// with `mayWait`, a small block for now when a block the app holds may come back soon.
+    /// (cut to `total` when `resizingKept`, the length being known), else a block of its own,
+    /// which with `mayWait` waits, uncounted, for a block the app holds to come back.
     private func growBody(into total: Int, resizingKept: Bool, mayWait: Bool) {
         switch recycler.room(for: total, mayWait: mayWait) {
         case .kept(let block):
