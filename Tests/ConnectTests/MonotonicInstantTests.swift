@@ -19,24 +19,6 @@ struct MonotonicInstantTests {
         #expect((MonotonicInstant(nanoseconds: start) + duration).nanoseconds == expected)
     }
 
-    /// libcurl's timer in milliseconds: the same instant `+ .milliseconds(_:)` gives, a negative
-    /// count as none, and the far future past the clock's range.
-    @Test(arguments: [
-        (Int64(0), 0, Int64(0)),
-        (Int64(5), 1, Int64(1_000_005)),
-        (Int64(1_000), 30_000, Int64(30_000_001_000)),
-        (Int64(1_000), -1, Int64(1_000)),
-        (Int64.max - 10, 1, Int64.max),
-        (Int64(1), Int.max, Int64.max)
-    ])
-    func millisecondsLater(start: Int64, milliseconds: Int, expected: Int64) {
-        let instant = MonotonicInstant(nanoseconds: start)
-        #expect(instant.adding(milliseconds: milliseconds).nanoseconds == expected)
-        if milliseconds >= 0, milliseconds < 1 << 40 {
-            #expect(instant.adding(milliseconds: milliseconds) == instant + .milliseconds(milliseconds))
-        }
-    }
-
     @Test(arguments: [
         (Int64(2_000_000_000), Int64(500_000_000), Duration.milliseconds(1_500)),
         (Int64(10), Int64(10), Duration.zero),

@@ -37,14 +37,6 @@ struct MonotonicInstant: Comparable, Sendable {
         return MonotonicInstant(nanoseconds: sum)
     }
 
-    /// `milliseconds` later (at least 0), without `Duration`'s 128-bit arithmetic: libcurl's
-    /// timer reports its next deadline this way several times a request.
-    func adding(milliseconds: Int) -> MonotonicInstant {
-        let (product, overflow) = Int64(max(milliseconds, 0)).multipliedReportingOverflow(by: 1_000_000)
-        let (sum, overflowAgain) = nanoseconds.addingReportingOverflow(product)
-        return MonotonicInstant(nanoseconds: overflow || overflowAgain ? .max : sum)
-    }
-
     /// The time from `start` to `end`.
     static func - (end: MonotonicInstant, start: MonotonicInstant) -> Duration {
         .nanoseconds(end.nanoseconds &- start.nanoseconds)

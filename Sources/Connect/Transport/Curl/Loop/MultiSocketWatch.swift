@@ -23,19 +23,12 @@ import Darwin
 /// Used by the loop's leading thread alone, as the multi handle is.
 final class MultiSocketWatch {
     let multi: UnsafeMutableRawPointer
-    // `@exclusivity(unchecked)` on the fields libcurl's callbacks and every wait touch: one
-    // thread uses the watch (see above), one access at a time, so the runtime's checks would
-    // only cost each of them a call.
-    /// The poll(2) events libcurl waits for on each socket, indexed by the socket (a descriptor,
-    /// a small number), -1 for a socket not watched: a lookup for every socket a wait finds
-    /// ready and every change libcurl reports, without hashing.
-    @exclusivity(unchecked) private var interests: [Int16] = []
-    /// How many sockets `interests` watches.
-    @exclusivity(unchecked) private var watched = 0
+    /// The sockets libcurl waits on, with the poll(2) events it waits for.
+    private var interests: [curl_socket_t: Int16] = [:]
     /// When libcurl's timer is due; `nil` while none runs.
-    @exclusivity(unchecked) private var deadline: MonotonicInstant?
+    private var deadline: MonotonicInstant?
     /// The sockets the last wait found ready, with the `CURL_CSELECT_*` mask for each.
-    @exclusivity(unchecked) private var ready: [(socket: curl_socket_t, mask: Int32)] = []
+    private var ready: [(socket: curl_socket_t, mask: Int32)] = []
     /// The sockets ``act()`` hands libcurl, `ready`'s buffer traded with it: neither list
     /// allocates once grown.
     private var acting: [(socket: curl_socket_t, mask: Int32)] = []
@@ -63,7 +56,7 @@ final class MultiSocketWatch {
         ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
         ccurl_multi_setopt_timer_callback(multi) { _, milliseconds, context in
             let watch = Unmanaged<MultiSocketWatch>.fromOpaque(context!).takeUnretainedValue()
-            watch.deadline = milliseconds < 0 ? nil : MonotonicInstant.now.adding(milliseconds: milliseconds)
+            watch.deadline = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
             return 0
         }
         ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
@@ -74,7 +67,7 @@ final class MultiSocketWatch {
     }
 
     /// How many sockets libcurl has the loop watch now.
-    var watchedSocketCount: Int { watched }
+    var watchedSocketCount: Int { interests.count }
 
     /// Whether the sockets are watched in an epoll set (see ``waitInEpollSet(timeout:)``).
     var usesEpollSet: Bool { epoll >= 0 }
@@ -96,19 +89,12 @@ final class MultiSocketWatch {
 
     /// libcurl's socket callback: `socket` is to be watched for `events`, or no longer (`nil`).
     private func libcurlWatches(_ socket: curl_socket_t, _ events: Int16?) {
-        guard socket >= 0 else { return }
-        if socket >= interests.count {
-            interests.append(
-                contentsOf: repeatElement(-1, count: max(Int(socket) + 1, interests.count * 2) - interests.count))
-        }
-        let wasWatched = interests[Int(socket)] >= 0
-        interests[Int(socket)] = events ?? -1
-        watched += (events != nil ? 1 : 0) - (wasWatched ? 1 : 0)
+        interests[socket] = events
         #if os(Linux)
         guard epoll >= 0 else { return }
         guard let events else { return ccurl_epoll_forget(epoll, socket) }
         // A set that refuses a socket has every wait poll them all from then on.
-        if ccurl_epoll_watch(epoll, socket, events, wasWatched ? 1 : 0) != 0 { closeEpollSet() }
+        if ccurl_epoll_watch(epoll, socket, events) != 0 { closeEpollSet() }
         #endif
     }
 
@@ -116,8 +102,8 @@ final class MultiSocketWatch {
     /// they are in.
     func appendPolls(to polls: inout [pollfd]) {
         if epoll >= 0 { return polls.append(pollfd(fd: epoll, events: Int16(POLLIN), revents: 0)) }
-        for (socket, events) in interests.enumerated() where events >= 0 {
-            polls.append(pollfd(fd: curl_socket_t(socket), events: events, revents: 0))
+        for (socket, events) in interests {
+            polls.append(pollfd(fd: socket, events: events, revents: 0))
         }
     }
 
@@ -149,8 +135,7 @@ final class MultiSocketWatch {
         for entry in found.prefix(max(count, 0)) {
             if entry.fd == wakeup {
                 woken = true
-            } else if entry.fd >= 0, entry.fd < interests.count, interests[Int(entry.fd)] >= 0 {
-                let events = interests[Int(entry.fd)]
+            } else if let events = interests[entry.fd] {
                 ready.append((entry.fd, Self.actionMask(returned: entry.revents, waitedFor: events)))
             }
         }
@@ -189,7 +174,7 @@ final class MultiSocketWatch {
         guard epoll >= 0 else { return }
         found = Array(repeating: pollfd(), count: 256)
         guard wakeup >= 0 else { return }
-        if ccurl_epoll_watch(epoll, wakeup, Int16(POLLIN), 0) != 0 { closeEpollSet() }
+        if ccurl_epoll_watch(epoll, wakeup, Int16(POLLIN)) != 0 { closeEpollSet() }
         #endif
     }
 
