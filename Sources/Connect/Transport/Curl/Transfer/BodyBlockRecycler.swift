@@ -15,7 +15,7 @@ import Darwin
 ///
 /// A large body's `Data` gives its block back here when the app releases it (the deallocator
 /// ``ResponseBuffers`` hands out), and the next large body takes it if it fits
-/// (``room(for:)``), cut to its `Content-Length`. Peak memory stays what it was without the
+/// (``room(for:mayWait:)``), cut to its `Content-Length`. Peak memory stays what it was without the
 /// recycler, because a block is kept only while it can stand in for one about to be allocated:
 /// - one block at most, the larger when two come back;
 /// - none while a large body grows in memory of its own (a body that found no block to take):
@@ -116,7 +116,7 @@ final class BodyBlockRecycler: Sendable {
         keep(block)
     }
 
-    /// A body that ``room(for:)`` sent to fresh memory is complete or gone.
+    /// A body that ``room(for:mayWait:)`` sent to fresh memory is complete or gone.
     func freshBodyEnded() {
         state.withLock { $0.bodiesInFreshMemory -= 1 }
     }
@@ -158,9 +158,7 @@ final class BodyBlockRecycler: Sendable {
     /// One timer at a time: when it fires, a block kept for ``keepsFor`` is freed, and one kept
     /// since waits out the rest of its time.
     private func scheduleExpiry(after delay: Duration) {
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = Int(max(0, seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
-        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+        DispatchQueue.global(qos: .utility).asyncAfter(deadline: .now() + .nanoseconds(Int(delay.clampedNanoseconds))) {
             [weak self] in self?.expire()
         }
     }
