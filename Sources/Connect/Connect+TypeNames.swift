@@ -100,6 +100,8 @@ public enum _ConnectModuleTypes {
     public typealias _HTTPTask = HTTPTask
     /// The module's `HTTPVersionPolicy`.
     public typealias _HTTPVersionPolicy = HTTPVersionPolicy
+    /// The module's `IdempotencyKey`.
+    public typealias _IdempotencyKey = IdempotencyKey
     /// The module's `Interceptor`.
     public typealias _Interceptor = Interceptor
     /// The module's `JSONNull`.
@@ -160,6 +162,8 @@ public enum _ConnectModuleTypes {
     public typealias _ResponseDecoder = ResponseDecoder
     /// The module's `ResponseStream`.
     public typealias _ResponseStream = ResponseStream
+    /// The module's `RetryBudget`.
+    public typealias _RetryBudget = RetryBudget
     /// The module's `RetryDecision`.
     public typealias _RetryDecision = RetryDecision
     /// The module's `RetryPolicy`.
@@ -292,6 +296,8 @@ extension Connect {
     public typealias HTTPTask = _ConnectModuleTypes._HTTPTask
     /// ``HTTPVersionPolicy``, named through the class for an app that has a `HTTPVersionPolicy` of its own.
     public typealias HTTPVersionPolicy = _ConnectModuleTypes._HTTPVersionPolicy
+    /// ``IdempotencyKey``, named through the class for an app that has a `IdempotencyKey` of its own.
+    public typealias IdempotencyKey = _ConnectModuleTypes._IdempotencyKey
     /// ``Interceptor``, named through the class for an app that has a `Interceptor` of its own.
     public typealias Interceptor = _ConnectModuleTypes._Interceptor
     /// ``JSONNull``, named through the class for an app that has a `JSONNull` of its own.
@@ -352,6 +358,8 @@ extension Connect {
     public typealias ResponseDecoder = _ConnectModuleTypes._ResponseDecoder
     /// ``ResponseStream``, named through the class for an app that has a `ResponseStream` of its own.
     public typealias ResponseStream = _ConnectModuleTypes._ResponseStream
+    /// ``RetryBudget``, named through the class for an app that has a `RetryBudget` of its own.
+    public typealias RetryBudget = _ConnectModuleTypes._RetryBudget
     /// ``RetryDecision``, named through the class for an app that has a `RetryDecision` of its own.
     public typealias RetryDecision = _ConnectModuleTypes._RetryDecision
     /// ``RetryPolicy``, named through the class for an app that has a `RetryPolicy` of its own.

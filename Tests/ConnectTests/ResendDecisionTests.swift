@@ -1,4 +1,5 @@
 import CCurl
+import Foundation
 import Testing
 
 @testable import Connect
@@ -12,9 +13,11 @@ struct ResendDecisionTests {
     struct RepeatCase: Sendable, CustomStringConvertible {
         var method: HTTPMethod
         var allowsRetry: Bool?
+        var hasIdempotencyKey = false
         var expected: Bool
         var description: String {
-            "\(method.rawValue), allowsRetry \(allowsRetry.map(String.init) ?? "unset") → \(expected)"
+            let key = hasIdempotencyKey ? ", idempotency key" : ""
+            return "\(method.rawValue)\(key), allowsRetry \(allowsRetry.map(String.init) ?? "unset") → \(expected)"
         }
     }
 
@@ -26,17 +29,26 @@ struct ResendDecisionTests {
         RepeatCase(method: .delete, allowsRetry: nil, expected: true),
         RepeatCase(method: .post, allowsRetry: nil, expected: false),
         RepeatCase(method: .patch, allowsRetry: nil, expected: false),
-        // A POST with an idempotency key says it may be repeated.
+        // A POST may say itself that it may be repeated.
         RepeatCase(method: .post, allowsRetry: true, expected: true),
         RepeatCase(method: .patch, allowsRetry: true, expected: true),
+        // A POST or PATCH with an idempotency key may be repeated unless it says otherwise.
+        RepeatCase(method: .post, allowsRetry: nil, hasIdempotencyKey: true, expected: true),
+        RepeatCase(method: .patch, allowsRetry: nil, hasIdempotencyKey: true, expected: true),
+        RepeatCase(method: .post, allowsRetry: false, hasIdempotencyKey: true, expected: false),
         // A request may forbid it even where its method would allow it.
         RepeatCase(method: .get, allowsRetry: false, expected: false),
         RepeatCase(method: .put, allowsRetry: false, expected: false)
     ])
     func mayRepeat(_ row: RepeatCase) {
         #expect(
-            ResendDecision.mayRepeat(methodIsIdempotent: row.method.isIdempotent, allowsRetry: row.allowsRetry)
-                == row.expected)
+            ResendDecision.mayRepeat(
+                methodIsIdempotent: row.method.isIdempotent, hasIdempotencyKey: row.hasIdempotencyKey,
+                allowsRetry: row.allowsRetry) == row.expected)
+        // The request answers the same from its own fields.
+        var request = Request(method: row.method, url: URL(string: "http://127.0.0.1/")!, allowsRetry: row.allowsRetry)
+        if row.hasIdempotencyKey { request.idempotencyKey = IdempotencyKey("k-1") }
+        #expect(request.mayBeRepeated == row.expected)
     }
 
     struct ResendCase: Sendable, CustomStringConvertible {

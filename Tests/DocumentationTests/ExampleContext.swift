@@ -17,6 +17,10 @@ struct Todo: Codable, Sendable {
     let title: String
 }
 
+struct Order: Encodable, Sendable {
+    let number: Int
+}
+
 struct Profile: Decodable, Sendable {
     let name: String
 }

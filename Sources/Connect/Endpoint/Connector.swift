@@ -54,6 +54,11 @@ public protocol Connector {
     /// Whether retriers may repeat this request after it reached the server; `nil` (the
     /// default) decides by the method. Return `true` for a POST that is safe to repeat.
     var allowsRetry: Bool? { get }
+    /// The `Idempotency-Key` this endpoint's request carries on every attempt; `nil` (the
+    /// default) for none. `.random()` gives each request a key of its own; a key derived from
+    /// what the request does stays the same even when the app sends it again later. A request
+    /// with a key may be retried as an idempotent one may. See ``IdempotencyKey``.
+    var idempotencyKey: IdempotencyKey? { get }
     /// Decides about this endpoint's redirects; `nil` (the default) uses the configuration's.
     var redirectHandler: (any RedirectHandler)? { get }
     /// Which HTTP version this endpoint's requests ask for; `nil` (the default) uses the
@@ -88,6 +93,8 @@ extension Connector {
     public var errorHandler: (any ErrorHandlerProtocol)? { nil }
     /// Decided by the method: idempotent requests may be repeated.
     public var allowsRetry: Bool? { nil }
+    /// No idempotency key.
+    public var idempotencyKey: IdempotencyKey? { nil }
     /// The configuration's redirect handler.
     public var redirectHandler: (any RedirectHandler)? { nil }
     /// The configuration's HTTP version.

@@ -104,7 +104,7 @@ struct RequestBuilder {
                 own: connector.headers, defaults: defaultHeaders, parameters: parameters.headers, token: token,
                 body: body, userAgent: userAgent)
 
-        let request = Request(
+        var request = Request(
             method: connector.method, url: parsedURL.url, headers: headers, body: body,
             timeout: connector.timeout,
             allowsRetry: connector.allowsRetry, httpVersion: connector.httpVersion, credentials: connector.credentials,
@@ -113,7 +113,19 @@ struct RequestBuilder {
         )
         try request.validate(urlProblem: parsedURL.problem, checkingHeaders: !usesStandardHeaders)
         if usesStandardHeaders, let standardHeadersProblem { throw .invalidRequest(standardHeadersProblem) }
+        if let key = connector.idempotencyKey { try Self.add(key, to: &request) }
         return request
+    }
+
+    /// Gives `request` the connector's idempotency key, once: a key in the connector's headers as
+    /// well would leave the server two to choose from.
+    private static func add(_ key: IdempotencyKey, to request: inout Request) throws(ConnectError) {
+        if let problem = key.problem { throw .invalidRequest(problem) }
+        guard !request.headers.contains(name: IdempotencyKey.headerName) else {
+            throw .invalidRequest(
+                "the connector has an idempotency key and an Idempotency-Key header too; give the key one way")
+        }
+        request.headers.append(key.header)
     }
 
     /// A request's headers, in order: its own, the defaults it lacks, the parameters' it lacks,

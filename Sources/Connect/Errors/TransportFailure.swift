@@ -61,6 +61,10 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
         /// resending it on a new connection) but its body is a one-time stream that was
         /// already read; see ``RequestBody/stream(_:count:contentType:)``.
         public static let bodyNotReplayable = Kind("bodyNotReplayable")
+        /// A retry was due but the client's ``RetryBudget`` had none left: retries across its
+        /// requests had reached their share of the first attempts. The message names the failed
+        /// attempt's own error; nothing more was sent.
+        public static let retryBudgetExhausted = Kind("retryBudgetExhausted")
         /// The server answered a WebSocket opening handshake with 101 but did not complete it:
         /// no `Upgrade: websocket`, the wrong `Sec-WebSocket-Accept`, a subprotocol or an
         /// extension that was not offered (RFC 6455 section 4.1).

@@ -38,6 +38,7 @@ extension Exchange {
                     until: attemptStarted + (original.timeout ?? policy.redirects.timeout))
                 try request.validate()
                 current = request
+                if number == 1 { client.retryBudget?.recordFirstAttempt(to: request.url) }
                 for monitor in monitors { monitor.requestStarted(request, attempt: number) }
                 log?.request(request)
 
@@ -75,6 +76,11 @@ extension Exchange {
                             "Attempt \(number) failed (\(error)) and would be retried, but its body is a one-time stream that was already read (a replayable RequestBody.stream can be sent again)",
                             requestSent: true))
                 }
+                if decision.retries, let budget = client.retryBudget,
+                    let refusal = budget.payForRetry(to: request.url)
+                {
+                    throw Self.budgetExhausted(budget.name(for: request.url), refusal, attempt: number, error: error)
+                }
                 switch decision {
                 case .doNotRetry:
                     throw error
@@ -98,6 +104,21 @@ extension Exchange {
             }
             throw error
         }
+    }
+
+    /// The failure of a request whose retry the budget refused: it names the attempt's error,
+    /// and whether the server may have seen the request is that error's.
+    private static func budgetExhausted(
+        _ budget: String, _ refusal: RetryBudgetAccount.Refusal, attempt number: Int, error: any Error
+    ) -> ConnectError {
+        var requestSent = true
+        if case .transport(let failure)? = error as? ConnectError { requestSent = failure.requestSent }
+        return .transport(
+            TransportFailure(
+                kind: .retryBudgetExhausted,
+                message:
+                    "Attempt \(number) failed (\(error)) and would be retried, but \(budget) is spent: \(refusal)",
+                requestSent: requestSent))
     }
 
     /// `original` adapted and prepared by the interceptors, or a timeout failure at `deadline`

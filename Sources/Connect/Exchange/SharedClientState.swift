@@ -15,6 +15,8 @@ final class SharedClientState: Sendable {
     /// The middleware may change a request before it is sent (adapters or interceptors); `false`
     /// for a ``ConnectMiddleware`` with neither, whose attempts skip that step.
     let preparesRequests: Bool
+    /// The counts of the middleware's ``RetryBudget``, for this client alone; `nil` without one.
+    let retryBudget: RetryBudgetLedger?
     private let inFlight = Locked<(nextID: UInt64, exchanges: [UInt64: Future<Response>])>((0, [:]))
 
     init(transport: any Transport, middleware: any ConnectMiddlewareProtocol, context: FutureContext) {
@@ -24,6 +26,7 @@ final class SharedClientState: Sendable {
         runsMiddleware = plain?.isPassthrough != true
         preparesRequests = plain.map { !$0.adapters.isEmpty || !$0.interceptors.isEmpty } ?? true
         self.context = context
+        retryBudget = runsMiddleware ? middleware.retryBudget.map(RetryBudgetLedger.init(budget:)) : nil
     }
 
     /// Keeps `exchange` where ``cancelAll()`` finds it, until ``finished(_:)``.

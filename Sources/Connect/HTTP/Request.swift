@@ -44,6 +44,28 @@ public struct Request: Sendable, CustomStringConvertible {
         get { storage.allowsRetry }
         _modify { yield &uniqueStorage().allowsRetry }
     }
+    /// The key of the request's `Idempotency-Key` header, or `nil` if it has none; setting it
+    /// replaces that header. A request with a key may be repeated as an idempotent one may,
+    /// unless ``allowsRetry`` is `false`. See ``IdempotencyKey``.
+    public var idempotencyKey: IdempotencyKey? {
+        get {
+            headers.first { $0.hasName(IdempotencyKey.headerName) }.map { IdempotencyKey(headerValue: $0.value) }
+        }
+        set {
+            headers.removeAll { $0.hasName(IdempotencyKey.headerName) }
+            if let newValue { headers.append(newValue.header) }
+        }
+    }
+    /// Whether the request may go out more than once after it reached the server: it says so
+    /// (``allowsRetry``), or its method is idempotent, or it carries an idempotency key.
+    var mayBeRepeated: Bool {
+        let allowsRetry = allowsRetry
+        let isIdempotent = method.isIdempotent
+        // The headers are searched only when the answer depends on them.
+        let hasKey = allowsRetry == nil && !isIdempotent && headers.contains(name: IdempotencyKey.headerName)
+        return ResendDecision.mayRepeat(
+            methodIsIdempotent: isIdempotent, hasIdempotencyKey: hasKey, allowsRetry: allowsRetry)
+    }
     /// Which HTTP version to ask for; `nil` uses the configuration's. See ``HTTPVersionPolicy``.
     public var httpVersion: HTTPVersionPolicy? {
         get { storage.httpVersion }
@@ -195,9 +217,16 @@ public struct Request: Sendable, CustomStringConvertible {
         }
         if let urlProblem { throw .invalidRequest(urlProblem) }
         guard checkingHeaders else { return }
+        var idempotencyKeys = 0
         for header in headers {
             if let problem = header.validationProblem { throw .invalidRequest(problem) }
+            if header.hasName(IdempotencyKey.headerName) {
+                idempotencyKeys += 1
+                if let problem = IdempotencyKey(headerValue: header.value).problem { throw .invalidRequest(problem) }
+            }
         }
+        // The draft forbids two: a server could not tell which one the request is to be known by.
+        if idempotencyKeys > 1 { throw .invalidRequest("the request has \(idempotencyKeys) Idempotency-Key headers") }
     }
 
     /// Why `url` cannot be requested (not http, https, a Unix socket URL or a WebSocket URL, or no

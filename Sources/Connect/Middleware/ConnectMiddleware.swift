@@ -12,6 +12,9 @@
 ///
 /// An adapter that is also a ``RequestRetrier`` (a ``TokenAuthenticator``) is asked about
 /// retries too, after the `retriers`: listing it once, in `adapters`, is enough.
+///
+/// Retries across all of the client's requests stay within ``retryBudget`` (by default a fifth
+/// of the requests, plus ten a second; see ``RetryBudget``).
 public struct ConnectMiddleware: ConnectMiddlewareProtocol {
     /// Adapt each request, in order.
     public var adapters: [any RequestAdapter]
@@ -19,6 +22,9 @@ public struct ConnectMiddleware: ConnectMiddlewareProtocol {
     public var retriers: [any RequestRetrier]
     public var interceptors: [any Interceptor]
     public var monitors: [any ConnectMonitor]
+    /// The bound on retries across the client's requests: ``RetryBudget/default`` unless given
+    /// another, `nil` for none.
+    public var retryBudget: RetryBudget?
 
     /// Creates a middleware; with no arguments it adapts nothing and retries nothing.
     ///
@@ -27,7 +33,8 @@ public struct ConnectMiddleware: ConnectMiddlewareProtocol {
         adapters: [any RequestAdapter] = [],
         retriers: [any RequestRetrier] = [],
         interceptors: [any Interceptor] = [],
-        monitors: [any ConnectMonitor] = []
+        monitors: [any ConnectMonitor] = [],
+        retryBudget: RetryBudget? = .default
     ) {
         self.adapters = adapters
         self.retriers =
@@ -40,11 +47,14 @@ public struct ConnectMiddleware: ConnectMiddlewareProtocol {
             }
         self.interceptors = interceptors
         self.monitors = monitors
+        self.retryBudget = retryBudget
     }
 
     /// A middleware with one retrier, e.g. `ConnectMiddleware(retrier: RetryPolicy())`.
-    public init(adapters: [any RequestAdapter] = [], retrier: any RequestRetrier) {
-        self.init(adapters: adapters, retriers: [retrier])
+    public init(
+        adapters: [any RequestAdapter] = [], retrier: any RequestRetrier, retryBudget: RetryBudget? = .default
+    ) {
+        self.init(adapters: adapters, retriers: [retrier], retryBudget: retryBudget)
     }
 
     /// `true` when it does nothing at all, so `Connect` can skip it.

@@ -5,9 +5,13 @@ public protocol ConnectMiddlewareProtocol: RequestAdapter, RequestRetrier {
     var interceptors: [any Interceptor] { get }
     /// Observers of every request's life.
     var monitors: [any ConnectMonitor] { get }
+    /// The bound on retries across the client's requests; `nil` for none. See ``RetryBudget``.
+    var retryBudget: RetryBudget? { get }
 }
 
 extension ConnectMiddlewareProtocol {
     public var interceptors: [any Interceptor] { [] }
     public var monitors: [any ConnectMonitor] { [] }
+    /// No budget: the middleware's retriers alone decide.
+    public var retryBudget: RetryBudget? { nil }
 }

@@ -12,8 +12,9 @@ import Foundation
 /// ```
 /// What it retries:
 /// - statuses in ``retryableStatusCodes`` (408, 429, 500, 502, 503, 504) and timeouts and
-///   transport failures, for idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, TRACE) and
-///   requests opted in with ``Request/allowsRetry`` (or ``retriesNonIdempotentRequests``);
+///   transport failures, for idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, TRACE),
+///   requests with an ``IdempotencyKey``, and requests opted in with ``Request/allowsRetry`` (or
+///   ``retriesNonIdempotentRequests``);
 /// - for every request, a transport failure that happened before any byte was sent (the server
 ///   never saw it, so repeating it is safe);
 /// - never a cancelled request, a request that could not be built, or a TLS failure.
@@ -79,8 +80,8 @@ public struct RetryPolicy: RequestRetrier {
 
     /// Whether the failure is transient and repeating the request is safe.
     public func isWorthRetrying(_ attempt: FailedAttempt) -> Bool {
-        let repeatable =
-            attempt.request.allowsRetry ?? (attempt.request.method.isIdempotent || retriesNonIdempotentRequests)
+        let request = attempt.request
+        let repeatable = request.mayBeRepeated || (request.allowsRetry == nil && retriesNonIdempotentRequests)
         if let status = attempt.response?.statusCode {
             return repeatable && retryableStatusCodes.contains(status)
         }

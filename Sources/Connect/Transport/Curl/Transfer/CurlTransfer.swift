@@ -89,8 +89,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         self.promise = promise
         state = TransferState(
             method: request.method,
-            isRepeatable: ResendDecision.mayRepeat(
-                methodIsIdempotent: request.method.isIdempotent, allowsRetry: request.allowsRetry),
+            isRepeatable: request.mayBeRepeated,
             bodyIsOneTimeStream: request.body?.isReplayable == false)
     }
 

@@ -5,16 +5,17 @@ import CCurl
 /// values, so that the rules are tested without a socket (`ResendDecisionTests`); the transfer
 /// applies them from libcurl's callbacks and the loop from a finished transfer.
 ///
-/// A request may be *repeated* when its method is idempotent or it allows retries (an
-/// idempotency key). Only such a request ever goes out twice: libcurl 7.88 resends a request
+/// A request may be *repeated* when its method is idempotent, it carries an idempotency key, or
+/// it allows retries. Only such a request ever goes out twice: libcurl 7.88 resends a request
 /// when a reused connection ended without answering, or when an HTTP/2 server refused its
 /// stream, and it shows nothing that tells those apart from a request the server read.
 enum ResendDecision {
-    /// Whether a request may go out more than once: it says so itself (`allowsRetry`, for a
-    /// request with an idempotency key, or `false` to forbid it), or its method is idempotent.
+    /// Whether a request may go out more than once: it says so itself (`allowsRetry`, `false` to
+    /// forbid it), or its method is idempotent, or it carries an idempotency key (the server
+    /// recognises a second copy by it).
     @inline(__always)
-    static func mayRepeat(methodIsIdempotent: Bool, allowsRetry: Bool?) -> Bool {
-        allowsRetry ?? methodIsIdempotent
+    static func mayRepeat(methodIsIdempotent: Bool, hasIdempotencyKey: Bool, allowsRetry: Bool?) -> Bool {
+        allowsRetry ?? (methodIsIdempotent || hasIdempotencyKey)
     }
 
     /// Whether the transport stops libcurl from sending a request on the `connectionsChosen`th

@@ -17,7 +17,7 @@ struct TransferState {
     /// The request's method, for messages.
     let method: HTTPMethod
     /// The request may go out more than once (see
-    /// ``ResendDecision/mayRepeat(methodIsIdempotent:allowsRetry:)``).
+    /// ``ResendDecision/mayRepeat(methodIsIdempotent:hasIdempotencyKey:allowsRetry:)``).
     let isRepeatable: Bool
     /// The request body is a one-time stream, which cannot go out again.
     let bodyIsOneTimeStream: Bool
