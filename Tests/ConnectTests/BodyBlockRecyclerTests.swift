@@ -195,12 +195,26 @@ struct BodyBlockRecyclerTests {
 
     /// An observer that asks for the next large body before it returns, holding the last one
     /// meanwhile (as a chain of downloads does): the next body still arrives into its memory.
+    /// The server sends the second head at once and its body once the observer has let the
+    /// first go: the body is announced while the app holds the block, as it is when the
+    /// observer returns after the next head came, and moves into the block when it comes back.
     @Test func theNextLargeBodyAskedForFromAnObserverArrivesIntoTheMemoryOfTheLast() async throws {
         let body = pattern(3 * Self.megabyte)
-        let server = try TestServer { _ in TestResponse(body: body) }
+        let gate = TestGate()
+        let hits = Hits()
+        let server = try TestServer { _ in
+            hits.next() == 1 ? TestResponse(body: body) : TestResponse(body: body, behavior: .holdBody(until: gate))
+        }
         defer { server.shutdown() }
         let client = Connect()
-        try #require(client.transport as? CurlTransport).loop.responseBuffers.recycler.keepsFor = .seconds(600)
+        let recycler = try #require(client.transport as? CurlTransport).loop.responseBuffers.recycler
+        recycler.keepsFor = .seconds(600)
+        let opener = Task {
+            // Once the second request is in and the first body's block is back.
+            while hits.value < 2 || recycler.blocksWithApp > 0 { try await Task.sleep(for: .milliseconds(2)) }
+            gate.open()
+        }
+        defer { opener.cancel() }
         let url = URL(string: "http://127.0.0.1:\(server.port)/large")!
         let addresses = try await withCheckedThrowingContinuation {
             (continuation: CheckedContinuation<(UInt, UInt), any Error>) in

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the test server does with one request.
 public struct TestResponse: Sendable {
@@ -18,6 +19,9 @@ public struct TestResponse: Sendable {
         case stallAfter(bytes: Int)
         /// Send the body slowly: `chunk` bytes every `interval`.
         case trickle(chunk: Int, every: Duration)
+        /// Send the head at once and the body when the test opens `gate`: for what a client does
+        /// between the two, without a timing to guess.
+        case holdBody(until: TestGate)
     }
 
     /// The status code.
@@ -86,4 +90,18 @@ public struct RecordedRequest: Sendable {
 
     /// The body as UTF-8 text.
     public var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// Opened once by a test, to let a held response body go (see ``TestResponse/Behavior/holdBody(until:)``).
+public final class TestGate: Sendable {
+    private let opened = Mutex(false)
+
+    /// A closed gate.
+    public init() {}
+
+    /// Lets what waits for the gate go.
+    public func open() { opened.withLock { $0 = true } }
+
+    /// Whether the gate was opened.
+    public var isOpen: Bool { opened.withLock { $0 } }
 }

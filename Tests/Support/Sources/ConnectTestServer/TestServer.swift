@@ -94,7 +94,27 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             writeHead(response, context: context)
             context.flush()
             trickle(response.body, from: 0, chunk: max(chunk, 1), every: interval, context: context)
+        case .holdBody(let gate):
+            writeHead(response, context: context)
+            context.flush()
+            sendBody(response.body, whenOpen: gate, context: context)
         }
+    }
+
+    /// Writes `body` and ends the response once `gate` is open, looking every millisecond.
+    private func sendBody(_ body: Data, whenOpen gate: TestGate, context: ChannelHandlerContext) {
+        guard context.channel.isActive else { return }
+        guard gate.isOpen else {
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .milliseconds(1)) {
+                let (handler, context) = loopBound.value
+                handler.sendBody(body, whenOpen: gate, context: context)
+            }
+            return
+        }
+        let buffer = context.channel.allocator.buffer(bytes: body)
+        context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
     }
 
     private func trickle(

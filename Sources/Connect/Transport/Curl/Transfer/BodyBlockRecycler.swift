@@ -44,6 +44,9 @@ final class BodyBlockRecycler: Sendable {
         set { state.withLock { $0.keepsFor = newValue } }
     }
 
+    /// Large bodies' blocks the app holds now: for tests, which wait for the app to let one go.
+    var blocksWithApp: Int { state.withLock { $0.blocksWithApp } }
+
     private struct State {
         var kept: Block?
         var keptAt = MonotonicInstant.now
