@@ -4,7 +4,7 @@
 Members that implement a documented protocol requirement (description, ==, encode(into:), the
 requirements of our own protocols, ...) take their documentation from the protocol and are skipped."""
 import re, sys, os
-inherits = re.compile(r'\b(description|debugDescription|errorDescription|init\((arrayLiteral|stringLiteral|integerLiteral|from|rawValue)|encode\((into|to)|func ==|hash\(into|makeIterator|func next\(|makeAsyncIterator|var rawValue|func adapt\(|func retry\(|func handle\(|func redirect\(|func prepare\(|func process\(|func decode\(|func send\(|func cancelAll|func requestStarted|func responseReceived|func retryScheduled|func requestFailed|func report\(|func allowsInsecureRedirect|var interceptors|var monitors|var id\b|subscript|typealias (Element|AsyncIterator|Failure))')
+inherits = re.compile(r'\b(description|debugDescription|errorDescription|init\((arrayLiteral|stringLiteral|integerLiteral|from|rawValue)|encode\((into|to)|func ==|hash\(into|makeIterator|func next\(|makeAsyncIterator|var rawValue|func adapt\(|func retry\(|func handle\(|func redirect\(|func prepare\(|func process\(|func decode\(|func send\(|func cancelAll|func requestStarted|func responseReceived|func retryScheduled|func requestFailed|func circuitChanged|func report\(|func allowsInsecureRedirect|var interceptors|var monitors|var id\b|subscript|typealias (Element|AsyncIterator|Failure))')
 count = 0
 for root in sys.argv[1:]:
     for dp, _, files in os.walk(root):

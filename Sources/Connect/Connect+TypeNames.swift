@@ -27,6 +27,8 @@ public enum _ConnectModuleTypes {
     public typealias _CacheStatus = CacheStatus
     /// The module's `CallbackQueueExecutor`.
     public typealias _CallbackQueueExecutor = CallbackQueueExecutor
+    /// The module's `CircuitBreaker`.
+    public typealias _CircuitBreaker = CircuitBreaker
     /// The module's `ClientCertificate`.
     public typealias _ClientCertificate = ClientCertificate
     /// The module's `CompositeParameters`.
@@ -90,6 +92,8 @@ public enum _ConnectModuleTypes {
     public typealias _FutureContext = FutureContext
     /// The module's `FutureError`.
     public typealias _FutureError = FutureError
+    /// The module's `Hedging`.
+    public typealias _Hedging = Hedging
     /// The module's `HTTPFailure`.
     public typealias _HTTPFailure = HTTPFailure
     /// The module's `HTTPHeader`.
@@ -223,6 +227,8 @@ extension Connect {
     public typealias CacheStatus = _ConnectModuleTypes._CacheStatus
     /// ``CallbackQueueExecutor``, named through the class for an app that has a `CallbackQueueExecutor` of its own.
     public typealias CallbackQueueExecutor = _ConnectModuleTypes._CallbackQueueExecutor
+    /// ``CircuitBreaker``, named through the class for an app that has a `CircuitBreaker` of its own.
+    public typealias CircuitBreaker = _ConnectModuleTypes._CircuitBreaker
     /// ``ClientCertificate``, named through the class for an app that has a `ClientCertificate` of its own.
     public typealias ClientCertificate = _ConnectModuleTypes._ClientCertificate
     /// ``CompositeParameters``, named through the class for an app that has a `CompositeParameters` of its own.
@@ -286,6 +292,8 @@ extension Connect {
     public typealias FutureContext = _ConnectModuleTypes._FutureContext
     /// ``FutureError``, named through the class for an app that has a `FutureError` of its own.
     public typealias FutureError = _ConnectModuleTypes._FutureError
+    /// ``Hedging``, named through the class for an app that has a `Hedging` of its own.
+    public typealias Hedging = _ConnectModuleTypes._Hedging
     /// ``HTTPFailure``, named through the class for an app that has a `HTTPFailure` of its own.
     public typealias HTTPFailure = _ConnectModuleTypes._HTTPFailure
     /// ``HTTPHeader``, named through the class for an app that has a `HTTPHeader` of its own.

@@ -65,6 +65,10 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
         /// requests had reached their share of the first attempts. The message names the failed
         /// attempt's own error; nothing more was sent.
         public static let retryBudgetExhausted = Kind("retryBudgetExhausted")
+        /// The origin's ``CircuitBreaker`` circuit is open after a run of failures, or its probe
+        /// is under way: the request failed at once, without a connection.
+        /// ``TransportFailure/retryNotBefore`` says when the next probe goes.
+        public static let circuitOpen = Kind("circuitOpen")
         /// The server answered a WebSocket opening handshake with 101 but did not complete it:
         /// no `Upgrade: websocket`, the wrong `Sec-WebSocket-Accept`, a subprotocol or an
         /// extension that was not offered (RFC 6455 section 4.1).
@@ -86,13 +90,20 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
     public var requestSent: Bool
     /// libcurl's `CURLcode`, when libcurl reported the failure; `nil` when Connect found it.
     public var curlCode: Int?
+    /// When sending the request again is worth it, if the failure knows: for
+    /// ``Kind/circuitOpen``, when the next probe goes (`nil` while a probe is under way).
+    public var retryNotBefore: ContinuousClock.Instant?
 
     /// Creates a failure.
-    public init(kind: Kind, message: String, requestSent: Bool, curlCode: Int? = nil) {
+    public init(
+        kind: Kind, message: String, requestSent: Bool, curlCode: Int? = nil,
+        retryNotBefore: ContinuousClock.Instant? = nil
+    ) {
         self.kind = kind
         self.message = message
         self.requestSent = requestSent
         self.curlCode = curlCode
+        self.retryNotBefore = retryNotBefore
     }
 
     public var description: String {

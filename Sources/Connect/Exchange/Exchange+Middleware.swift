@@ -39,23 +39,16 @@ extension Exchange {
                 try request.validate()
                 current = request
                 if number == 1 { client.retryBudget?.recordFirstAttempt(to: request.url) }
-                for monitor in monitors { monitor.requestStarted(request, attempt: number) }
+                let isProbe = try admitThroughCircuitBreaker(request, monitors: monitors)
                 log?.request(request)
 
-                var response: Response?
-                var result: Result<Response, any Error>
-                do {
-                    let received = try await policy.redirects.send(
-                        request, options: options, started: attemptStarted, attempt: number, traceParent: traceParent
-                    ).value
-                    response = received
-                    for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }
-                    result = Result {
-                        try policy.check(received, of: request)
-                        return received
-                    }
-                } catch {
-                    result = .failure(error)
+                var (result, response): (Result<Response, any Error>, Response?)
+                if !isProbe, let hedging = client.hedging, hedging.hedging.applies(to: request, options: options) {
+                    (result, response, number) = await hedge(
+                        request, started: attemptStarted, from: number, hedging: hedging, monitors: monitors)
+                } else {
+                    (result, response) = await attempt(
+                        request, started: attemptStarted, number: number, isProbe: isProbe, monitors: monitors)
                 }
                 for interceptor in interceptors { await interceptor.process(&result, for: request) }
 
@@ -106,6 +99,117 @@ extension Exchange {
         }
     }
 
+    /// Sends attempt `number` of `request` and checks its response: the result the interceptors
+    /// and retriers see, and the response when one came. Monitors, the circuit breaker and the
+    /// hedging delay's measurements hear of it here, so that a hedge is counted as any attempt is.
+    private func attempt(
+        _ request: Request, started attemptStarted: MonotonicInstant, number: Int, isProbe: Bool,
+        monitors: [any ConnectMonitor]
+    ) async -> (Result<Response, any Error>, Response?) {
+        for monitor in monitors { monitor.requestStarted(request, attempt: number) }
+        let sent = MonotonicInstant.now
+        var response: Response?
+        var result: Result<Response, any Error>
+        do {
+            let received = try await policy.redirects.send(
+                request, options: options, started: attemptStarted, attempt: number, traceParent: traceParent
+            ).value
+            response = received
+            client.hedging?.record(MonotonicInstant.now - sent, for: request.url)
+            for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }
+            result = Result {
+                try policy.check(received, of: request)
+                return received
+            }
+        } catch {
+            result = .failure(error)
+        }
+        if let breaker = client.circuitBreaker {
+            let outcome = CircuitState.outcome(
+                status: response?.statusCode, error: result.errorIfFailed, breaker: breaker.breaker)
+            breaker.record(outcome, probe: isProbe, for: request.url, monitors: monitors)
+        }
+        return (result, response)
+    }
+
+    /// Attempts of `request` side by side, numbered from `first`: the next one starts when the
+    /// hedging delay has passed since the last one started and none has answered, if the retry
+    /// budget pays for it, up to the policy's number. The first accepted answer wins and the
+    /// others are cancelled (their tasks, and with them their transfers); a failure leaves the
+    /// others running, and when all have failed, the last failure is the result. Also returns
+    /// the number of the last attempt started, from which later retries count on.
+    private func hedge(
+        _ request: Request, started attemptStarted: MonotonicInstant, from first: Int, hedging: HedgingLedger,
+        monitors: [any ConnectMonitor]
+    ) async -> (Result<Response, any Error>, Response?, Int) {
+        let delay = hedging.delay(for: request.url)
+        let maximum = hedging.hedging.maximumAttempts
+        return await withTaskGroup(of: (Result<Response, any Error>, Response?)?.self) { group in
+            var launched = 1
+            var running = 1
+            func startTimer() {
+                // `nil` marks the delay's end; a cancelled sleep ends it early, and is ignored.
+                group.addTask {
+                    try? await Task.sleep(for: delay)
+                    return nil
+                }
+            }
+            group.addTask {
+                await self.attempt(request, started: attemptStarted, number: first, isProbe: false, monitors: monitors)
+            }
+            startTimer()
+            var last: (Result<Response, any Error>, Response?) = (.failure(ConnectError.cancelled), nil)
+            while let event = await group.next() {
+                guard let answer = event else {
+                    guard !Task.isCancelled, running > 0, launched < maximum,
+                        client.retryBudget?.payForRetry(to: request.url) == nil
+                    else { continue }
+                    let number = first + launched
+                    launched += 1
+                    running += 1
+                    group.addTask {
+                        await self.attempt(
+                            request, started: MonotonicInstant.now, number: number, isProbe: false, monitors: monitors)
+                    }
+                    if launched < maximum { startTimer() }
+                    continue
+                }
+                running -= 1
+                last = answer
+                if case .success = answer.0 { break }
+                if running == 0 { break }
+            }
+            // The losers' tasks are cancelled, which cancels their transfers; the group waits for them.
+            group.cancelAll()
+            return (last.0, last.1, first + launched - 1)
+        }
+    }
+
+    /// Whether the client's circuit breaker lets the attempt go, and as its origin's probe; a
+    /// `circuitOpen` failure if it does not.
+    private func admitThroughCircuitBreaker(
+        _ request: Request, monitors: [any ConnectMonitor]
+    ) throws(ConnectError)
+        -> Bool
+    {
+        guard let breaker = client.circuitBreaker else { return false }
+        let now = MonotonicInstant.now
+        switch breaker.admit(request.url, monitors: monitors, at: now) {
+        case .send: return false
+        case .probe: return true
+        case .refuse(let nextProbe):
+            let when =
+                nextProbe.map { "the next probe goes in \(($0 - now).secondsAndMilliseconds)" }
+                ?? "a probe is under way"
+            throw .transport(
+                TransportFailure(
+                    kind: .circuitOpen,
+                    message:
+                        "\(request) was not sent: the circuit of \(request.url.originKey) is open after \(breaker.breaker.failureThreshold) failures in a row, and \(when)",
+                    requestSent: false, retryNotBefore: nextProbe.map { ContinuousClock.now + ($0 - now) }))
+        }
+    }
+
     /// The failure of a request whose retry the budget refused: it names the attempt's error,
     /// and whether the server may have seen the request is that error's.
     private static func budgetExhausted(
@@ -153,5 +257,13 @@ extension Exchange {
             timer.cancel()
         }
         return try await prepared.future.value
+    }
+}
+
+extension Result {
+    /// The error, if it is a failure.
+    fileprivate var errorIfFailed: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
     }
 }

@@ -17,6 +17,10 @@ final class SharedClientState: Sendable {
     let preparesRequests: Bool
     /// The counts of the middleware's ``RetryBudget``, for this client alone; `nil` without one.
     let retryBudget: RetryBudgetLedger?
+    /// The circuits of the middleware's ``CircuitBreaker``, for this client alone; `nil` without one.
+    let circuitBreaker: CircuitBreakerLedger?
+    /// The latencies the middleware's ``Hedging`` measured, for this client alone; `nil` without it.
+    let hedging: HedgingLedger?
     private let inFlight = Locked<(nextID: UInt64, exchanges: [UInt64: Future<Response>])>((0, [:]))
 
     init(transport: any Transport, middleware: any ConnectMiddlewareProtocol, context: FutureContext) {
@@ -27,6 +31,8 @@ final class SharedClientState: Sendable {
         preparesRequests = plain.map { !$0.adapters.isEmpty || !$0.interceptors.isEmpty } ?? true
         self.context = context
         retryBudget = runsMiddleware ? middleware.retryBudget.map(RetryBudgetLedger.init(budget:)) : nil
+        circuitBreaker = runsMiddleware ? middleware.circuitBreaker.map(CircuitBreakerLedger.init(breaker:)) : nil
+        hedging = runsMiddleware ? middleware.hedging.map(HedgingLedger.init(hedging:)) : nil
     }
 
     /// Keeps `exchange` where ``cancelAll()`` finds it, until ``finished(_:)``.

@@ -25,6 +25,12 @@ public struct ConnectMiddleware: ConnectMiddlewareProtocol {
     /// The bound on retries across the client's requests: ``RetryBudget/default`` unless given
     /// another, `nil` for none.
     public var retryBudget: RetryBudget?
+    /// Fails requests to an origin fast while it is down: `nil` (the default) for none. See
+    /// ``CircuitBreaker``.
+    public var circuitBreaker: CircuitBreaker?
+    /// Sends a second attempt of a slow GET, HEAD or keyed request: `nil` (the default) for
+    /// none. See ``Hedging``.
+    public var hedging: Hedging?
 
     /// Creates a middleware; with no arguments it adapts nothing and retries nothing.
     ///
@@ -34,7 +40,9 @@ public struct ConnectMiddleware: ConnectMiddlewareProtocol {
         retriers: [any RequestRetrier] = [],
         interceptors: [any Interceptor] = [],
         monitors: [any ConnectMonitor] = [],
-        retryBudget: RetryBudget? = .default
+        retryBudget: RetryBudget? = .default,
+        circuitBreaker: CircuitBreaker? = nil,
+        hedging: Hedging? = nil
     ) {
         self.adapters = adapters
         self.retriers =
@@ -48,6 +56,8 @@ public struct ConnectMiddleware: ConnectMiddlewareProtocol {
         self.interceptors = interceptors
         self.monitors = monitors
         self.retryBudget = retryBudget
+        self.circuitBreaker = circuitBreaker
+        self.hedging = hedging
     }
 
     /// A middleware with one retrier, e.g. `ConnectMiddleware(retrier: RetryPolicy())`.
@@ -59,7 +69,8 @@ public struct ConnectMiddleware: ConnectMiddlewareProtocol {
 
     /// `true` when it does nothing at all, so `Connect` can skip it.
     var isPassthrough: Bool {
-        adapters.isEmpty && retriers.isEmpty && interceptors.isEmpty && monitors.isEmpty
+        adapters.isEmpty && retriers.isEmpty && interceptors.isEmpty && monitors.isEmpty && circuitBreaker == nil
+            && hedging == nil
     }
 
     public func adapt(_ request: Request) async throws -> Request {

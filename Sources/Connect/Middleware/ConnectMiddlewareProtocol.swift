@@ -7,6 +7,10 @@ public protocol ConnectMiddlewareProtocol: RequestAdapter, RequestRetrier {
     var monitors: [any ConnectMonitor] { get }
     /// The bound on retries across the client's requests; `nil` for none. See ``RetryBudget``.
     var retryBudget: RetryBudget? { get }
+    /// Fails requests to an origin fast while it is down; `nil` for none. See ``CircuitBreaker``.
+    var circuitBreaker: CircuitBreaker? { get }
+    /// Sends a second attempt of a slow request that may be repeated; `nil` for none. See ``Hedging``.
+    var hedging: Hedging? { get }
 }
 
 extension ConnectMiddlewareProtocol {
@@ -14,4 +18,8 @@ extension ConnectMiddlewareProtocol {
     public var monitors: [any ConnectMonitor] { [] }
     /// No budget: the middleware's retriers alone decide.
     public var retryBudget: RetryBudget? { nil }
+    /// No circuit breaker.
+    public var circuitBreaker: CircuitBreaker? { nil }
+    /// No hedging.
+    public var hedging: Hedging? { nil }
 }

@@ -11,6 +11,9 @@ public protocol ConnectMonitor: Sendable {
     func retryScheduled(for request: Request, after error: any Error, delay: Duration, attempt: Int)
     /// The request failed for good after `attempts` attempts.
     func requestFailed(_ request: Request, error: any Error, attempts: Int)
+    /// The ``CircuitBreaker``'s circuit for `origin` (`https://api.example.com:443`) changed to
+    /// `state`: opened after a run of failures, half open for a probe, closed again.
+    func circuitChanged(for origin: String, to state: CircuitBreaker.State)
 }
 
 extension ConnectMonitor {
@@ -18,4 +21,5 @@ extension ConnectMonitor {
     public func responseReceived(_ response: Response, for request: Request, attempt: Int) {}
     public func retryScheduled(for request: Request, after error: any Error, delay: Duration, attempt: Int) {}
     public func requestFailed(_ request: Request, error: any Error, attempts: Int) {}
+    public func circuitChanged(for origin: String, to state: CircuitBreaker.State) {}
 }

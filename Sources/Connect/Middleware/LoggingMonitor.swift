@@ -8,9 +8,10 @@ import Logging
 /// ← 503 Service Unavailable for GET https://api.example.com/todos/1 in 12.4 ms, 31 bytes
 /// ↻ GET https://api.example.com/todos/1 again in 200 ms after: HTTP 503 Service Unavailable
 /// ✗ GET https://api.example.com/todos/1 failed after 3 attempts: HTTP 503 Service Unavailable
+/// ⚡ the circuit of https://api.example.com:443 is open for 30s
 /// ```
-/// Request and response lines log at `level` (`.info` by default); failures at `.warning` or
-/// above. URLs are logged without their query, which often carries keys and tokens, and
+/// Request and response lines log at `level` (`.info` by default); failures and an opened
+/// circuit at `.warning` or above. URLs are logged without their query, which often carries keys and tokens, and
 /// without a password.
 public struct LoggingMonitor: ConnectMonitor {
     /// Where the lines go.
@@ -44,6 +45,12 @@ public struct LoggingMonitor: ConnectMonitor {
         logger.log(
             level: max(level, .warning),
             "✗ \(Self.describe(request)) failed after \(attempts) attempt\(attempts == 1 ? "" : "s"): \(error)")
+    }
+
+    /// An opened circuit logs at `.warning` or above, the probe and the closing at `level`.
+    public func circuitChanged(for origin: String, to state: CircuitBreaker.State) {
+        let opened = if case .open = state { true } else { false }
+        logger.log(level: opened ? max(level, .warning) : level, "⚡ the circuit of \(origin) is \(state)")
     }
 
     static func describe(_ request: Request) -> String {

@@ -17,7 +17,8 @@ import Foundation
 ///   ``retriesNonIdempotentRequests``);
 /// - for every request, a transport failure that happened before any byte was sent (the server
 ///   never saw it, so repeating it is safe);
-/// - never a cancelled request, a request that could not be built, or a TLS failure.
+/// - never a cancelled request, a request that could not be built, a TLS failure, or a request
+///   refused by an open ``CircuitBreaker``.
 ///
 /// The n-th retry waits `baseDelay × 2ⁿ⁻¹`, at most ``maximumDelay``, less up to ``jitter`` of
 /// it at random (so clients that failed together do not retry together). A `Retry-After`
@@ -86,6 +87,9 @@ public struct RetryPolicy: RequestRetrier {
             return repeatable && retryableStatusCodes.contains(status)
         }
         switch attempt.error as? ConnectError {
+        case .transport(let failure)? where failure.kind == .circuitOpen:
+            // Refused by the client itself until the probe: another attempt now is refused again.
+            return false
         case .transport(let failure)?:
             return repeatable || !failure.requestSent
         case .timedOut?:

@@ -45,10 +45,6 @@ final class RetryBudgetLedger: Sendable {
 
     /// The key of the account a request to `url` counts in: its origin, or one for all.
     private func account(for url: URL) -> String {
-        guard budget.perOrigin else { return "" }
-        let scheme = url.scheme?.lowercased() ?? "http"
-        let host = url.host(percentEncoded: true)?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" || scheme == "wss" ? 443 : 80)
-        return "\(scheme)://\(host):\(port)"
+        budget.perOrigin ? url.originKey : ""
     }
 }

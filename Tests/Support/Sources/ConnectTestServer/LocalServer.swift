@@ -25,6 +25,8 @@ public class LocalServer: @unchecked Sendable {
 
     /// How many connections were accepted so far.
     public var connectionCount: Int { state.connectionCount }
+    /// The connections open now: accepted and not yet closed by either side.
+    public var openConnectionCount: Int { state.openConnectionCount }
 
     /// Listens; `configure` sets up each accepted connection's pipeline, given the server's
     /// state and the connection's number (from 1).

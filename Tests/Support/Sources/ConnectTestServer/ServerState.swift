@@ -15,6 +15,7 @@ final class ServerState: Sendable {
 
     var requests: [RecordedRequest] { inner.withLockedValue { $0.requests } }
     var connectionCount: Int { inner.withLockedValue { $0.connections } }
+    var openConnectionCount: Int { inner.withLockedValue { $0.open.count } }
 
     /// Listens on 127.0.0.1 and a free port; `configure` sets up each accepted connection's
     /// pipeline, given the connection's number (from 1).
