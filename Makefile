@@ -22,7 +22,7 @@ SANITIZER_TRAITS := --traits Client,OpenAPI -Xswiftc -DConnectBuildsWithoutMacro
 export NTLM_USER_FILE := $(CURDIR)/Tests/PythonPeers/ntlm_users.txt
 export NTLMUSER := ops
 
-.PHONY: all deps demo api openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events bench-websockets bench-cache clean
+.PHONY: all deps demo api openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events bench-websockets bench-cache bench-resilience clean
 
 all: test
 
@@ -140,6 +140,12 @@ bench-websockets:
 bench-cache:
 	@./.ci/dependencies --bench
 	./Benchmarks/cache
+
+## Hedging and the retry budget, each with and without: p50/p99/p99.9 against a server whose 2%
+## of responses are late, and the requests a server that is down for 10 s sees under steady load.
+bench-resilience:
+	@./.ci/dependencies --bench
+	./Benchmarks/resilience
 
 clean:
 	rm -rf .build .build-tsan .build-asan .build-check .build-curl8 .build-fuzz Fuzz/.build Benchmarks/.build Benchmarks/AsyncHTTPClientMemory/.build Examples/.build Tests/Support/.build

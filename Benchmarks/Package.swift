@@ -62,6 +62,14 @@ let package = Package(
             path: "CacheBenchmark"
         ),
         .executableTarget(
+            name: "ResilienceBenchmark",
+            dependencies: [
+                .product(name: "Connect", package: "Connect"),
+                .product(name: "ConnectTestServer", package: "Support")
+            ],
+            path: "ResilienceBenchmark"
+        ),
+        .executableTarget(
             name: "TransferBenchmark",
             dependencies: [.product(name: "Connect", package: "Connect")],
             path: "TransferBenchmark"

@@ -113,7 +113,8 @@ struct CircuitBreakerTests {
                 #expect(admission == expected && changed == expectChange, "step \(index): \(step), got \(admission)")
             case .record(let at, let outcome, let probe, let expectChange, let then):
                 let changed = circuit.record(outcome, probe: probe, at: Self.at(at))
-                #expect(changed == expectChange && circuit.phase == then, "step \(index): \(step), got \(circuit.phase)")
+                #expect(
+                    changed == expectChange && circuit.phase == then, "step \(index): \(step), got \(circuit.phase)")
             }
         }
     }
@@ -167,7 +168,9 @@ struct CircuitBreakerTests {
         ledger.record(.success, probe: true, for: a, monitors: [monitor], at: start + .seconds(6))
         #expect(ledger.state(for: a) == .closed)
         let states = monitor.changes.withLock { $0.map(\.1) }
-        #expect(states.count == 3 && states[0].hasPrefix("open for ") && states[1...] == ["half open", "closed"], "\(states)")
+        #expect(
+            states.count == 3 && states[0].hasPrefix("open for ") && states[1...] == ["half open", "closed"],
+            "\(states)")
         #expect(monitor.changes.withLock { $0.map(\.0) } == Array(repeating: "http://127.0.0.1:8001", count: 3))
     }
 
@@ -208,7 +211,8 @@ struct CircuitBreakerTests {
         }
         #expect(hits.value == 3, "refused without a connection")
         #expect(monitor.changes.withLock { $0.map(\.1) }.first?.hasPrefix("open for") == true)
-        if case .open = connect.client.circuitBreaker?.state(for: server.baseURL) {} else {
+        if case .open = connect.client.circuitBreaker?.state(for: server.baseURL) {
+        } else {
             Issue.record("the circuit is open")
         }
 

@@ -35,8 +35,10 @@ struct HedgingTests {
             name: "POST", request: Request(method: .post, url: url, body: .data(Data("{}".utf8))), expected: false),
         AppliesCase(name: "POST with a key", request: keyed(.post), expected: true),
         AppliesCase(name: "PATCH with a key", request: keyed(.patch), expected: true),
-        AppliesCase(name: "POST with a key that forbids repeating", request: keyed(.post, allowsRetry: false), expected: false),
-        AppliesCase(name: "GET that forbids repeating", request: Request(url: url, allowsRetry: false), expected: false),
+        AppliesCase(
+            name: "POST with a key that forbids repeating", request: keyed(.post, allowsRetry: false), expected: false),
+        AppliesCase(
+            name: "GET that forbids repeating", request: Request(url: url, allowsRetry: false), expected: false),
         AppliesCase(
             name: "a one-time stream body",
             request: {
@@ -50,11 +52,13 @@ struct HedgingTests {
     ])
     func whichRequestsAreHedged(_ row: AppliesCase) {
         #expect(Hedging().applies(to: row.request, options: row.options) == row.expected)
-        #expect(!Hedging(maximumAttempts: 1).applies(to: row.request, options: row.options), "one attempt hedges nothing")
+        #expect(
+            !Hedging(maximumAttempts: 1).applies(to: row.request, options: row.options), "one attempt hedges nothing")
     }
 
     @Test func thePercentileDelayFollowsMeasuredLatencies() {
-        let ledger = HedgingLedger(hedging: Hedging(delay: .percentile(0.95, atLeast: .milliseconds(5), untilMeasured: .milliseconds(70))))
+        let ledger = HedgingLedger(
+            hedging: Hedging(delay: .percentile(0.95, atLeast: .milliseconds(5), untilMeasured: .milliseconds(70))))
         let a = URL(string: "http://127.0.0.1:8001/")!
         let b = URL(string: "http://127.0.0.1:8002/")!
         for milliseconds in 1...19 { ledger.record(.milliseconds(milliseconds), for: a) }
@@ -106,7 +110,9 @@ struct HedgingTests {
 
     /// With nothing left in the retry budget the first attempt runs alone, however slow.
     @Test func hedgesArePaidFromTheRetryBudget() async throws {
-        let server = try TestServer { _ in TestResponse(status: 200, body: Data("slow".utf8), behavior: .delay(.milliseconds(300))) }
+        let server = try TestServer { _ in
+            TestResponse(status: 200, body: Data("slow".utf8), behavior: .delay(.milliseconds(300)))
+        }
         defer { server.shutdown() }
         let connect = Connect(
             middleware: ConnectMiddleware(
@@ -131,10 +137,13 @@ struct HedgingTests {
         #expect(String(decoding: body.body, as: UTF8.self) == "charged order")
         let recorded = server.requests
         #expect(recorded.count == 2)
-        #expect(recorded.map { $0.header("Idempotency-Key") } == Array(repeating: request.idempotencyKey?.value, count: 2))
+        #expect(
+            recorded.map { $0.header("Idempotency-Key") } == Array(repeating: request.idempotencyKey?.value, count: 2))
         #expect(recorded.allSatisfy { $0.bodyText == "order" })
 
-        let plain = try TestServer { _ in TestResponse(status: 200, body: Data("once".utf8), behavior: .delay(.milliseconds(200))) }
+        let plain = try TestServer { _ in
+            TestResponse(status: 200, body: Data("once".utf8), behavior: .delay(.milliseconds(200)))
+        }
         defer { plain.shutdown() }
         _ = try await connect.send(Request(method: .post, url: plain.baseURL, body: .data(Data("x".utf8)))).value
         #expect(plain.requests.count == 1)

@@ -31,7 +31,7 @@ struct RetryBudgetTests {
         var description: String { name }
     }
 
-    /// 10 s windows in slices of 1 s; times start at 1,000 s so that no slice number is negative.
+    /// 10 s windows in slices of 200 ms; times start at 1,000 s so that no slice number is negative.
     static let accountCases: [AccountCase] = [
         AccountCase(
             name: "a share of first attempts, no reserve",

@@ -40,7 +40,8 @@ public struct Hedging: Sendable, Hashable {
         public static func percentile(
             _ quantile: Double, atLeast: Duration = .milliseconds(5), untilMeasured: Duration = .milliseconds(100)
         ) -> Delay {
-            Delay(rule: .percentile(min(max(quantile, 0), 1), atLeast: max(atLeast, .zero), untilMeasured: untilMeasured))
+            Delay(
+                rule: .percentile(min(max(quantile, 0), 1), atLeast: max(atLeast, .zero), untilMeasured: untilMeasured))
         }
 
         public var description: String {

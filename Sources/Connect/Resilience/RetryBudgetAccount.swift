@@ -1,7 +1,9 @@
 import ConnectFutures
 
-/// What one ``RetryBudget`` counted in its window: first attempts and retries in ten slices of
-/// the window, the oldest emptied as time moves past it. A plain value, driven with explicit
+/// What one ``RetryBudget`` counted in its window: first attempts and retries in fifty slices of
+/// the window, the oldest emptied as time moves past it. The window is then 98% to 100% of its
+/// length, so that a burst of retries at the start of an outage stays counted for nearly the
+/// whole window rather than leaving it a slice early and being paid for again. A plain value, driven with explicit
 /// instants, so that its accounting is tested without a clock (`RetryBudgetTests`); the
 /// ``RetryBudgetLedger`` keeps one for the client or one per origin.
 struct RetryBudgetAccount {
@@ -19,7 +21,7 @@ struct RetryBudgetAccount {
         }
     }
 
-    static let slices = 10
+    static let slices = 50
 
     private let budget: RetryBudget
     /// Each slice's length.
