@@ -1,7 +1,9 @@
 import ConnectFutures
 import ConnectTestServer
 import Foundation
+import InMemoryTracing
 import Testing
+import Tracing
 
 @testable import Connect
 
@@ -97,6 +99,29 @@ struct HedgingTests {
         #expect(hits.value == 2 && server.connectionCount == 2)
         #expect(monitor.started.withLock { $0 } == [1, 2])
         #expect(await eventually { server.openConnectionCount == 1 }, "the stalled attempt's connection is closed")
+    }
+
+    /// Spans show each attempt: the stalled first one, cancelled, and the hedge, counted as a
+    /// resend; each request on the wire carries its own span's context.
+    @Test func eachHedgeIsASpanOfItsOwn() async throws {
+        let hits = Hits()
+        let server = try TestServer { _ in
+            hits.next() == 1 ? TestResponse(behavior: .stall) : .text("hedge")
+        }
+        defer { server.shutdown() }
+        let tracer = InMemoryTracer()
+        var configuration = ConnectConfiguration()
+        configuration.tracer = tracer
+        let connect = Connect(
+            middleware: ConnectMiddleware(hedging: Hedging(delay: .fixed(.milliseconds(50)))),
+            configuration: configuration)
+        _ = try await connect.request(TestConnector(server, "/")).value
+        #expect(await eventually { tracer.finishedSpans.count == 2 }, "the cancelled attempt's span ends too")
+        let spans = tracer.finishedSpans
+        let resendCounts = spans.map { $0.attributes["http.request.resend_count"]?.toSpanAttribute() }
+        #expect(resendCounts.contains(nil) && resendCounts.contains(.int64(1)), "\(resendCounts)")
+        let onTheWire = Set(server.requests.compactMap { $0.header(InMemoryTracer.spanIDKey) })
+        #expect(onTheWire == Set(spans.map(\.spanContext.spanID)))
     }
 
     /// A quick answer is never hedged: the delay has not passed.
