@@ -225,7 +225,8 @@ struct CircuitBreakerTests {
     /// An origin that comes back. With no wait before the probe, the first request after the
     /// circuit opened is the probe; the server holds it, and meanwhile another request fails
     /// fast with no probe time. Cancelled, the probe tells nothing, and the next request probes
-    /// instead; its success closes the circuit.
+    /// instead (once the cancelled exchange has handed the probe back, which follows its future's
+    /// cancellation by a moment); its success closes the circuit.
     @Test func theProbeClosesTheCircuitWhenTheOriginIsBack() async throws {
         let hits = Hits()
         let server = try TestServer { _ in
@@ -255,7 +256,17 @@ struct CircuitBreakerTests {
         probe.cancel()
         #expect(await connectError(probe) == .cancelled)
 
-        #expect(try await connect.request(TestConnector(server, "/")).value == Data("back".utf8))
+        // The cancelled future completes at once; the exchange's task hands the probe back a
+        // moment later, and until then a request is still refused without reaching the server.
+        var next: Result<Data, any Error> = .failure(ConnectError.cancelled)
+        for _ in 0..<6_000 {
+            next = await outcome(connect.request(TestConnector(server, "/")))
+            guard case .failure(let error) = next, case .transport(let refusal)? = error as? ConnectError,
+                refusal.kind == .circuitOpen
+            else { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try next.get() == Data("back".utf8))
         #expect(try await connect.request(TestConnector(server, "/")).value == Data("back".utf8))
         #expect(hits.value == 5)
         let states = monitor.changes.withLock { $0.map(\.1) }
