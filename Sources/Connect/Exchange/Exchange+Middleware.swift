@@ -107,7 +107,8 @@ extension Exchange {
         monitors: [any ConnectMonitor]
     ) async -> (Result<Response, any Error>, Response?) {
         for monitor in monitors { monitor.requestStarted(request, attempt: number) }
-        let sent = MonotonicInstant.now
+        // Read only where a hedging delay is measured: other attempts have no use for the clock.
+        let sent = client.hedging == nil ? nil : MonotonicInstant.now
         var response: Response?
         var result: Result<Response, any Error>
         do {
@@ -115,7 +116,7 @@ extension Exchange {
                 request, options: options, started: attemptStarted, attempt: number, traceParent: traceParent
             ).value
             response = received
-            client.hedging?.record(MonotonicInstant.now - sent, for: request.url)
+            if let hedging = client.hedging, let sent { hedging.record(MonotonicInstant.now - sent, for: request.url) }
             for monitor in monitors { monitor.responseReceived(received, for: request, attempt: number) }
             result = Result {
                 try policy.check(received, of: request)
