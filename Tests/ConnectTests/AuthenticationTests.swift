@@ -154,7 +154,7 @@ struct AuthenticationTests {
     func ntlmAnswersTheServersChallenge(schemes: AuthenticationSchemes) async throws {
         let server = try await HypercornServer(tls: false, app: "ntlm_app:server")
         defer { server.shutdown() }
-        let bytes = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let bytes = cyclicBytes(100_000, times: 7, modulo: 256)
         let chunks = stride(from: 0, to: bytes.count, by: 10_000).map { bytes[$0..<$0 + 10_000] }
         let expected = "user=ops method=POST length=100000 crc=\(BodyCompressionPeerTests.crc32(bytes))"
         for body in [RequestBody.data(bytes), .stream(count: bytes.count, replayable: { chunks.async })] {

@@ -5,17 +5,47 @@ import Testing
 
 @testable import Connect
 
-/// A body of `count` bytes that differs from its own shifted copy, so a wrong offset shows.
+/// A body of `count` bytes that differs from its own shifted copy, so a wrong offset shows: the
+/// byte at index `i` is `(31i + i / 256) mod 256`, which repeats every 64 KiB.
 ///
-/// One plain loop over the bytes: a `map` over the range costs a generic call per byte in debug
-/// builds, and under ThreadSanitizer the 8 MiB bodies then took seconds of a cooperative
-/// thread (or of an event loop, when built in a server's handler) and starved other tests.
+/// Copied from that one period, never computed byte by byte (see ``cyclicBytes(_:times:plus:modulo:)``).
 func pattern(_ count: Int) -> Data {
-    var data = Data(count: count)
+    var data = patternPeriod.prefix(count)
+    data.reserveCapacity(count)
+    while data.count < count {
+        data.append(data.prefix(count - data.count))
+    }
+    return data
+}
+
+/// The first 64 KiB of ``pattern(_:)``, made once per test process.
+private let patternPeriod: Data = {
+    var data = Data(count: 1 << 16)
     data.withUnsafeMutableBytes { (bytes: UnsafeMutableRawBufferPointer) in
-        for index in 0..<count {
+        for index in 0..<bytes.count {
             bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ index >> 8)
         }
+    }
+    return data
+}()
+
+/// `count` bytes, the one at index `i` being `(i × multiplier + offset) mod modulo`: a body whose
+/// bytes follow their index, so a byte out of place shows.
+///
+/// Built from one period copied over and over, never byte by byte: a `map` over a range costs a
+/// generic call per byte in debug builds, and under ThreadSanitizer the megabyte bodies of these
+/// tests held one of the cooperative pool's two threads for seconds each; a few at once left no
+/// thread for any other test, whose deadlines then ran out.
+func cyclicBytes(_ count: Int, times multiplier: Int = 1, plus offset: Int = 0, modulo: Int = 251) -> Data {
+    var period = [UInt8](repeating: 0, count: modulo)
+    for index in 0..<modulo {
+        period[index] = UInt8(((index &* multiplier &+ offset) % modulo + modulo) % modulo)
+    }
+    var data = Data(period.prefix(count))
+    data.reserveCapacity(count)
+    // The data is a whole number of periods until the last copy, so each copy keeps the phase.
+    while data.count < count {
+        data.append(data.prefix(count - data.count))
     }
     return data
 }

@@ -204,7 +204,7 @@ struct HTTPVersionTests {
         }
         #expect(lengths == expected)
 
-        let upload = Data((0..<(1 << 20)).map { UInt8($0 % 251) })
+        let upload = cyclicBytes(1 << 20)
         let put = try await client.send(
             Request(method: .put, url: server.url(0, "/upload/h2c.bin"), body: .data(upload))
         ).value

@@ -64,7 +64,7 @@ struct HandleReuseTests {
         configuration.maximumConnectionsPerHost = 1
         let connect = Connect(configuration: configuration)
         let url = server.baseURL.appending(path: "echo")
-        func bytes(_ count: Int) -> Data { Data((0..<count).map { UInt8(truncatingIfNeeded: $0 * 7) }) }  // NULs every 256 bytes
+        func bytes(_ count: Int) -> Data { cyclicBytes(count, times: 7, modulo: 256) }  // NULs every 256 bytes
         let limit = CurlTransfer.largestBodySentWithHead
         let requests: [(HTTPMethod, Data, String?)] = [
             (.post, bytes(1), nil),

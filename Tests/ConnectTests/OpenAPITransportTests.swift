@@ -67,10 +67,10 @@ struct OpenAPITransportTests {
     @Test func aStreamedUploadAndDownload() async throws {
         // 2 MiB in 64 KiB chunks of unknown total: sent chunked, as it is produced.
         let chunks = AsyncStream<ArraySlice<UInt8>> { continuation in
-            for index in 0..<32 { continuation.yield(ArraySlice((0..<65_536).map { UInt8(($0 + index) % 256) })) }
+            for index in 0..<32 { continuation.yield(ArraySlice(cyclicBytes(65_536, plus: index, modulo: 256))) }
             continuation.finish()
         }
-        let expected = (0..<32).flatMap { index in (0..<65_536).map { UInt8(($0 + index) % 256) } }
+        let expected = (0..<32).reduce(into: [UInt8]()) { $0 += cyclicBytes(65_536, plus: $1, modulo: 256) }
         let body = HTTPBody(chunks, length: .unknown)
         let receipt = try await client.uploadAttachment(path: .init(id: 1), body: .binary(body)).ok.body.json
         #expect(receipt.bytes == Int64(expected.count))

@@ -43,7 +43,7 @@ struct GeneratedBytes: AsyncSequence, Sendable {
     struct Failure: Error, Equatable {}
 
     static func expected(_ count: Int) -> Data {
-        Data((0..<count).map { UInt8($0 % 251) })
+        cyclicBytes(count)
     }
 
     func makeAsyncIterator() -> Iterator {
@@ -62,7 +62,7 @@ struct GeneratedBytes: AsyncSequence, Sendable {
             let start = index * sequence.chunkSize
             index += 1
             sequence.produced.bytes.add(sequence.chunkSize, ordering: .relaxed)
-            return (start..<start + sequence.chunkSize).map { UInt8($0 % 251) }
+            return [UInt8](cyclicBytes(sequence.chunkSize, plus: start))
         }
     }
 }

@@ -142,13 +142,13 @@ struct TLSTests {
         let chunks = AsyncStream<Data> { continuation in
             Task {
                 for index in 0..<64 {
-                    continuation.yield(Data((0..<65_536).map { UInt8(($0 + index) % 256) }))
+                    continuation.yield(cyclicBytes(65_536, plus: index, modulo: 256))
                     if index % 8 == 0 { try? await Task.sleep(for: .milliseconds(20)) }
                 }
                 continuation.finish()
             }
         }
-        let expected = Data((0..<64).flatMap { index in (0..<65_536).map { UInt8(($0 + index) % 256) } })
+        let expected = (0..<64).reduce(into: Data()) { $0.append(cyclicBytes(65_536, plus: $1, modulo: 256)) }
         let request = Request(method: .put, url: server.url(0, "/upload/h2.bin"), body: .stream(chunks))
         let response = try await Self.trustingTestCA.send(request).value
         #expect(response.httpVersion == "2")

@@ -28,7 +28,7 @@ struct TransferTests {
     @Test func multipartWithSeveralFilesAndFieldsArrivesByteForByte() async throws {
         let server = try TestServer { _ in .text("stored") }
         defer { server.shutdown() }
-        let onDisk = Data((0..<300_000).map { UInt8(($0 * 7) % 256) })
+        let onDisk = cyclicBytes(300_000, times: 7, modulo: 256)
         let fileURL = try temporaryFile(onDisk)
         defer { try? FileManager.default.removeItem(at: fileURL) }
         let files = [
@@ -110,7 +110,7 @@ struct TransferTests {
     @Test func aFileAsTheWholeBody() async throws {
         let server = try TestServer { request in .text("\(request.body.count)") }
         defer { server.shutdown() }
-        let contents = Data((0..<1_000_000).map { UInt8(($0 * 13) % 251) })
+        let contents = cyclicBytes(1_000_000, times: 13)
         let fileURL = try temporaryFile(contents)
         defer { try? FileManager.default.removeItem(at: fileURL) }
         let body = try await sharedConnect.upload(

@@ -183,7 +183,7 @@ struct TransportTests {
     @Test func responsesKeepTheirOwnBytesWhenReceiveBuffersAreReused() async throws {
         let sizes = [200_000, 10, 60_000, 0, 1_500, 70_000, 3]
         @Sendable func body(_ index: Int) -> Data {
-            Data((0..<sizes[index]).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) })
+            cyclicBytes(sizes[index], times: 31, plus: index, modulo: 256)
         }
         let server = try TestServer { request in
             if request.path == "/truncated" {
@@ -350,7 +350,7 @@ struct TransportTests {
     @Test func postBodiesAreSentWithoutExpectContinue() async throws {
         let server = try TestServer { request in TestResponse(body: request.body) }
         defer { server.shutdown() }
-        let payload = Data((0..<200_000).map { UInt8($0 % 251) })
+        let payload = cyclicBytes(200_000)
         struct Blob: ParametersRepresentable {
             let data: Data
             func encode(into parameters: inout EncodedParameters) throws {

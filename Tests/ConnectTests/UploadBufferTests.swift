@@ -107,7 +107,7 @@ struct UploadBufferTests {
         for step in steps {
             switch step {
             case .deposit(let count, let resumes, let waits):
-                let chunk = Data((produced..<produced + count).map { UInt8($0 % 251) })
+                let chunk = cyclicBytes(count, plus: produced)
                 produced += count
                 #expect(
                     buffer.deposit(chunk) == UploadBuffer.Deposit(resumesReader: resumes, producerWaits: waits),

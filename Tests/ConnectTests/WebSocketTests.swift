@@ -236,7 +236,7 @@ struct WebSocketTests {
         let server = try WebSocketServer()
         defer { server.shutdown() }
         let socket = try await sharedConnect.webSocket(Self.connector(server))
-        let large = Data((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let large = cyclicBytes(8 << 20, times: 7, modulo: 256)
         // Read while sending: the server echoes, and a client that does not read would stall it.
         async let echoes = Self.messages(3, from: socket)
         try await socket.send(large)
@@ -348,11 +348,11 @@ struct PythonWebSocketTests {
         var messages = socket.messages.makeAsyncIterator()
         try await socket.send("héllo")
         #expect(try await messages.next() == .text("héllo"))
-        let bytes = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        let bytes = cyclicBytes(100_000, times: 7, modulo: 256)
         try await socket.send(bytes)
         #expect(try await messages.next() == .binary(bytes))
         try await socket.send("cmd:big 3000000")
-        #expect(try await messages.next() == .binary(Data((0..<3_000_000).map { UInt8($0 % 251) })))
+        #expect(try await messages.next() == .binary(cyclicBytes(3_000_000)))
         try await socket.send("cmd:fragments")
         #expect(try await messages.next() == .text("fragmented ✓"))
         try await socket.send("cmd:compression")
@@ -389,7 +389,7 @@ struct PythonWebSocketTests {
             #expect(try await messages.next() == .text(text))
         }
         try await socket.send("cmd:big 3000000")
-        #expect(try await messages.next() == .binary(Data((0..<3_000_000).map { UInt8($0 % 251) })))
+        #expect(try await messages.next() == .binary(cyclicBytes(3_000_000)))
         try await socket.send("cmd:fragments")
         #expect(try await messages.next() == .text("fragmented ✓"))
         try await socket.close()

@@ -50,7 +50,7 @@ struct WireTests {
     enum RestartedBody: String, CaseIterable, Sendable {
         case smallData, largeData, file, multipart, oneTimeStream, replayableStream
 
-        static let bytes = Data((0..<150_000).map { UInt8(($0 * 31) % 251) })
+        static let bytes = cyclicBytes(150_000, times: 31)
 
         func body() throws -> RequestBody {
             switch self {
