@@ -92,7 +92,8 @@ public final class Connect: Sendable {
         client = SharedClientState(transport: transport, middleware: middleware, context: context)
         hops = HopChain(
             transport: transport, tracer: self.tracer, cache: configuration.cache,
-            cachePolicy: configuration.cachePolicy)
+            cachePolicy: configuration.cachePolicy,
+            coalescesIdenticalRequests: configuration.coalescesIdenticalRequests, timeout: configuration.timeout)
         sharedPolicy = Self.policy(configuration: configuration, errorHandler: errorHandler, hops: hops)
     }
 

@@ -216,11 +216,3 @@ final class AttemptRecorder: ConnectMonitor {
 
 /// Whether `condition` holds within a minute, polled every 10 ms: for what follows a response
 /// by a little (a connection closing), with room for a loaded machine.
-func eventually(_ condition: () -> Bool) async -> Bool {
-    let end = ContinuousClock.now + .seconds(60)
-    while ContinuousClock.now < end {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(10))
-    }
-    return condition()
-}

@@ -38,6 +38,7 @@ struct TestConnector: Connector {
     var parameters: (any ParametersRepresentable)?
     var timeout: Duration?
     var cachePolicy: CachePolicy?
+    var coalescesIdenticalRequests: Bool?
 
     init(
         _ server: LocalServer, _ endpoint: String = "", method: HTTPMethod = .get, headers: [HTTPHeader] = [],

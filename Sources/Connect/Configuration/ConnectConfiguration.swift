@@ -116,6 +116,13 @@ public struct ConnectConfiguration: Sendable {
     /// How requests use ``cache`` unless their connector or the request sets its own policy.
     /// ``CachePolicy/useProtocolCachePolicy`` by default.
     public var cachePolicy: CachePolicy = .useProtocolCachePolicy
+    /// Whether identical GETs and HEADs in flight at the same time share one transfer: the
+    /// first goes out, the others wait for its answer, and each gets it, or its failure; `false`
+    /// by default. Identical means the same URL, headers in order, credentials, route, HTTP
+    /// version and cache policy, without a body or transfer options (see <doc:Resilience>).
+    /// Each caller may cancel alone; the transfer ends when the last one leaves. A connector or
+    /// request may choose otherwise (``Connector/coalescesIdenticalRequests``).
+    public var coalescesIdenticalRequests = false
 
     /// The default configuration.
     public init() {}

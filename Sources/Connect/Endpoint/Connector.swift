@@ -82,6 +82,10 @@ public protocol Connector {
     /// How this endpoint's requests use the client's ``ResponseCache``; `nil` (the default)
     /// uses the configuration's ``ConnectConfiguration/cachePolicy``.
     var cachePolicy: CachePolicy? { get }
+    /// Whether this endpoint's GETs and HEADs share one transfer with identical requests in
+    /// flight at the same time; `nil` (the default) uses the configuration's
+    /// ``ConnectConfiguration/coalescesIdenticalRequests``.
+    var coalescesIdenticalRequests: Bool? { get }
 }
 
 extension Connector {
@@ -109,4 +113,6 @@ extension Connector {
     public var connectTo: [ConnectTo]? { nil }
     /// The configuration's cache policy.
     public var cachePolicy: CachePolicy? { nil }
+    /// The configuration's choice.
+    public var coalescesIdenticalRequests: Bool? { nil }
 }

@@ -109,7 +109,7 @@ struct RequestBuilder {
             timeout: connector.timeout,
             allowsRetry: connector.allowsRetry, httpVersion: connector.httpVersion, credentials: connector.credentials,
             unixSocketPath: connector.unixSocketPath, connectTo: connector.connectTo ?? [],
-            cachePolicy: connector.cachePolicy
+            cachePolicy: connector.cachePolicy, coalescesIdenticalRequests: connector.coalescesIdenticalRequests
         )
         try request.validate(urlProblem: parsedURL.problem, checkingHeaders: !usesStandardHeaders)
         if usesStandardHeaders, let standardHeadersProblem { throw .invalidRequest(standardHeadersProblem) }

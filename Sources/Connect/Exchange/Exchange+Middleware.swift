@@ -145,6 +145,10 @@ extension Exchange {
     ) async -> (Result<Response, any Error>, Response?, Int) {
         let delay = hedging.delay(for: request.url)
         let maximum = hedging.hedging.maximumAttempts
+        // A hedge goes out on its own: sharing the transfer of the attempt it hedges (or of an
+        // identical request's) would wait for the same slow answer.
+        var hedge = request
+        hedge.coalescesIdenticalRequests = false
         return await withTaskGroup(of: (Result<Response, any Error>, Response?)?.self) { group in
             var launched = 1
             var running = 1
@@ -168,9 +172,9 @@ extension Exchange {
                     let number = first + launched
                     launched += 1
                     running += 1
-                    group.addTask {
+                    group.addTask { [hedge] in
                         await self.attempt(
-                            request, started: MonotonicInstant.now, number: number, isProbe: false, monitors: monitors)
+                            hedge, started: MonotonicInstant.now, number: number, isProbe: false, monitors: monitors)
                     }
                     if launched < maximum { startTimer() }
                     continue

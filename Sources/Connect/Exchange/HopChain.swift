@@ -2,14 +2,17 @@ import ConnectFutures
 import Tracing
 
 /// What every hop of an exchange passes through between the redirect follower and the server,
-/// as an ordered list of stages declared in one place per client (``init(transport:tracer:cache:cachePolicy:)``):
-/// a hop's request goes through them in order on its way out, and its response back through
-/// them in reverse, to the hop's step (``RedirectHop``: the next redirect, or the exchange's
-/// output).
+/// as an ordered list of stages declared in one place per client
+/// (``init(transport:tracer:cache:cachePolicy:coalescesIdenticalRequests:timeout:)``): a hop's
+/// request goes through them in order on its way out, and its response back through them in
+/// reverse, to the hop's step (``RedirectHop``: the next redirect, or the exchange's output).
 ///
 /// Today's stages: tracing (a client span per hop), the cache (answers, revalidates, stores),
-/// then the carrier (the transport). A new per-hop stage (hedging, coalescing) is a case of
-/// ``Stage``, placed in the declaration, with its clause in ``response(to:options:trace:from:)``.
+/// then the carrier (the transport). A new per-hop stage is a case of ``Stage``, placed in the
+/// declaration, with its clause in ``response(to:options:trace:from:)``. In front of them all,
+/// a request that coalesces shares one trip through the stages with identical requests in
+/// flight (``RequestCoalescer``): before tracing, whose headers differ per request, and before
+/// the cache, which then sees one request and stores one answer.
 ///
 /// Where the transport completes a hop's step itself (``StepCompletingCarrier``) and no stage
 /// before the carrier needs the response first, the hop's step is handed to the carrier: the
@@ -34,17 +37,33 @@ final class HopChain: Sendable {
     private let carrier: (any TransferCarrier)?
     /// `transport` when it runs a hop's step where the hop's transfer completes.
     private let stepCompleting: (any StepCompletingCarrier)?
+    /// The flights of identical requests that share one trip through the stages.
+    let coalescer: RequestCoalescer
+    /// Whether a request coalesces unless it says otherwise
+    /// (``ConnectConfiguration/coalescesIdenticalRequests``).
+    private let coalescesByDefault: Bool
+    /// The tracing stage, if any: a request that shares another's trip has a span of its own.
+    private let tracing: HopTracing?
 
     /// The chain of a client: tracing when a tracer is set, the cache when the configuration
-    /// has one, and `transport` at the end.
-    init(transport: any Transport, tracer: (any Tracer)?, cache: ResponseCache?, cachePolicy: CachePolicy) {
+    /// has one, and `transport` at the end; coalescing in front for the requests that ask for it
+    /// (`coalescesIdenticalRequests` for those that do not say), whose callers time out after
+    /// `timeout` unless they have a timeout of their own.
+    init(
+        transport: any Transport, tracer: (any Tracer)?, cache: ResponseCache?, cachePolicy: CachePolicy,
+        coalescesIdenticalRequests: Bool, timeout: Duration
+    ) {
+        let tracing = tracer.map(HopTracing.init(tracer:))
         var stages: [Stage] = []
-        if let tracer { stages.append(.tracing(HopTracing(tracer: tracer))) }
+        if let tracing { stages.append(.tracing(tracing)) }
         if let cache { stages.append(.cache(cache, cachePolicy)) }
         self.stages = stages
+        self.tracing = tracing
         self.transport = transport
         carrier = transport as? any TransferCarrier
         stepCompleting = transport as? any StepCompletingCarrier
+        coalescer = RequestCoalescer(defaultTimeout: timeout)
+        coalescesByDefault = coalescesIdenticalRequests
     }
 
     /// Sends `hop`'s request through the stages; the hop is then the step that handles its
@@ -53,6 +72,11 @@ final class HopChain: Sendable {
     /// the follower's sends: a call between the two would copy the hop once more per request.
     @inline(__always)
     func send<Finish: ResponseFinish>(_ hop: consuming RedirectHop<Finish>) -> Future<Finish.Output> {
+        if _slowPath(hop.request.coalescesIdenticalRequests ?? coalescesByDefault),
+            let key = CoalescingKey(hop.request, options: hop.options)
+        {
+            return send(hop, sharing: key)
+        }
         if let stepCompleting, hop.context == nil || hop.context === stepCompleting.context {
             if stages.isEmpty {
                 let request = hop.request
@@ -106,6 +130,28 @@ final class HopChain: Sendable {
             return future
         }
         var sent = cache.carryOut(plan) { [self] in carry($0, options: hop.options) }
+        if let context = hop.context { sent = sent.following(context) }
+        return sent.then(hop)
+    }
+
+    /// `hop` through the stages, or a share of the trip an identical request in flight takes
+    /// through them. A caller that shares is traced as a span of its own, marked
+    /// `connect.coalesced`, which sent nothing. Out of line: coalescing is opt-in.
+    @inline(never)
+    private func send<Finish: ResponseFinish>(
+        _ hop: consuming RedirectHop<Finish>, sharing key: CoalescingKey
+    ) -> Future<Finish.Output> {
+        let hop = copy hop
+        let trace = hop.trace
+        var (sent, joined) = coalescer.response(to: hop.request, key: key) { [self] in
+            response(to: hop.request, options: nil, trace: trace, from: 0)
+        }
+        if joined, let tracing, let trace {
+            var traced = hop.request
+            let span = tracing.start(&traced, parent: trace.parent, resendCount: trace.resendCount)
+            span.attributes["connect.coalesced"] = true
+            sent = sent.always { HopTracing.end(span, with: $0) }
+        }
         if let context = hop.context { sent = sent.following(context) }
         return sent.then(hop)
     }

@@ -98,6 +98,13 @@ public struct Request: Sendable, CustomStringConvertible {
         get { storage.cachePolicy }
         _modify { yield &uniqueStorage().cachePolicy }
     }
+    /// Whether this request may share one transfer with identical requests in flight at the
+    /// same time (see ``ConnectConfiguration/coalescesIdenticalRequests``); `nil`, the default,
+    /// uses the configuration's.
+    public var coalescesIdenticalRequests: Bool? {
+        get { storage.coalescesIdenticalRequests }
+        _modify { yield &uniqueStorage().coalescesIdenticalRequests }
+    }
     /// Whether the request names its own socket or connect-to entries: its transfer then sets
     /// options a plain one does not.
     var hasOwnRoute: Bool { storage.unixSocketPath != nil || !storage.connectTo.isEmpty }
@@ -113,12 +120,12 @@ public struct Request: Sendable, CustomStringConvertible {
         method: HTTPMethod = .get, url: URL, headers: [HTTPHeader] = [], body: RequestBody? = nil,
         timeout: Duration? = nil, allowsRetry: Bool? = nil, httpVersion: HTTPVersionPolicy? = nil,
         credentials: Credentials? = nil, unixSocketPath: String? = nil, connectTo: [ConnectTo] = [],
-        cachePolicy: CachePolicy? = nil
+        cachePolicy: CachePolicy? = nil, coalescesIdenticalRequests: Bool? = nil
     ) {
         storage = Storage(
             method: method, url: url, headers: headers, body: body, timeout: timeout, allowsRetry: allowsRetry,
             httpVersion: httpVersion, credentials: credentials, unixSocketPath: unixSocketPath, connectTo: connectTo,
-            cachePolicy: cachePolicy)
+            cachePolicy: cachePolicy, coalescesIdenticalRequests: coalescesIdenticalRequests)
     }
 
     /// The storage, copied first if another request shares it.
@@ -144,11 +151,12 @@ public struct Request: Sendable, CustomStringConvertible {
         @exclusivity(unchecked) var unixSocketPath: String?
         @exclusivity(unchecked) var connectTo: [ConnectTo]
         @exclusivity(unchecked) var cachePolicy: CachePolicy?
+        @exclusivity(unchecked) var coalescesIdenticalRequests: Bool?
 
         init(
             method: HTTPMethod, url: URL, headers: [HTTPHeader], body: RequestBody?, timeout: Duration?,
             allowsRetry: Bool?, httpVersion: HTTPVersionPolicy?, credentials: Credentials?, unixSocketPath: String?,
-            connectTo: [ConnectTo], cachePolicy: CachePolicy?
+            connectTo: [ConnectTo], cachePolicy: CachePolicy?, coalescesIdenticalRequests: Bool?
         ) {
             self.method = method
             self.url = url
@@ -161,6 +169,7 @@ public struct Request: Sendable, CustomStringConvertible {
             self.unixSocketPath = unixSocketPath
             self.connectTo = connectTo
             self.cachePolicy = cachePolicy
+            self.coalescesIdenticalRequests = coalescesIdenticalRequests
         }
 
         init(copying other: Storage) {
@@ -175,6 +184,7 @@ public struct Request: Sendable, CustomStringConvertible {
             unixSocketPath = other.unixSocketPath
             connectTo = other.connectTo
             cachePolicy = other.cachePolicy
+            coalescesIdenticalRequests = other.coalescesIdenticalRequests
         }
     }
 

@@ -22,6 +22,9 @@ public struct TestResponse: Sendable {
         /// Send the head at once and the body when the test opens `gate`: for what a client does
         /// between the two, without a timing to guess.
         case holdBody(until: TestGate)
+        /// Send the head (with the full `Content-Length`) at once, and close the connection
+        /// without the body when the test opens `gate`.
+        case cutBody(when: TestGate)
     }
 
     /// The status code.

@@ -98,11 +98,16 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
             writeHead(response, context: context)
             context.flush()
             sendBody(response.body, whenOpen: gate, context: context)
+        case .cutBody(let gate):
+            writeHead(response, context: context)
+            context.flush()
+            sendBody(nil, whenOpen: gate, context: context)
         }
     }
 
-    /// Writes `body` and ends the response once `gate` is open, looking every millisecond.
-    private func sendBody(_ body: Data, whenOpen gate: TestGate, context: ChannelHandlerContext) {
+    /// Writes `body` and ends the response once `gate` is open, looking every millisecond; with
+    /// no body, closes the connection instead.
+    private func sendBody(_ body: Data?, whenOpen gate: TestGate, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
         guard gate.isOpen else {
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -110,6 +115,10 @@ final class TestServerHandler: ChannelInboundHandler, RemovableChannelHandler {
                 let (handler, context) = loopBound.value
                 handler.sendBody(body, whenOpen: gate, context: context)
             }
+            return
+        }
+        guard let body else {
+            context.close(promise: nil)
             return
         }
         let buffer = context.channel.allocator.buffer(bytes: body)
