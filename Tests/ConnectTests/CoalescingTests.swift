@@ -35,11 +35,15 @@ struct CoalescingTests {
 
     @Test(arguments: [
         KeyCase(name: "the same request", other: base, shares: true),
-        KeyCase(name: "another timeout: each caller keeps its own", other: changed { $0.timeout = .seconds(1) }, shares: true),
-        KeyCase(name: "HEAD", other: changed { $0.method = .head }, shares: false),
-        KeyCase(name: "another query", other: changed { $0.url = URL(string: "http://127.0.0.1:9/a?b=2")! }, shares: false),
         KeyCase(
-            name: "another header value", other: changed { $0.headers = [HTTPHeader(name: "Accept", value: "text/html")] },
+            name: "another timeout: each caller keeps its own", other: changed { $0.timeout = .seconds(1) },
+            shares: true),
+        KeyCase(name: "HEAD", other: changed { $0.method = .head }, shares: false),
+        KeyCase(
+            name: "another query", other: changed { $0.url = URL(string: "http://127.0.0.1:9/a?b=2")! }, shares: false),
+        KeyCase(
+            name: "another header value",
+            other: changed { $0.headers = [HTTPHeader(name: "Accept", value: "text/html")] },
             shares: false),
         KeyCase(
             name: "a header more (an Authorization)",
@@ -58,14 +62,16 @@ struct CoalescingTests {
             shares: false),
         KeyCase(name: "another HTTP version", other: changed { $0.httpVersion = .http1Only }, shares: false),
         KeyCase(name: "another socket", other: changed { $0.unixSocketPath = "/tmp/s" }, shares: false),
-        KeyCase(name: "another cache policy", other: changed { $0.cachePolicy = .reloadIgnoringLocalCacheData }, shares: false),
+        KeyCase(
+            name: "another cache policy", other: changed { $0.cachePolicy = .reloadIgnoringLocalCacheData },
+            shares: false),
         KeyCase(name: "may not be repeated", other: changed { $0.allowsRetry = false }, shares: false),
         KeyCase(name: "a POST", other: changed { $0.method = .post }, shares: nil),
         KeyCase(name: "a PUT", other: changed { $0.method = .put }, shares: nil),
         KeyCase(name: "a GET with a body", other: changed { $0.body = .data(Data("x".utf8)) }, shares: nil),
         KeyCase(
             name: "a transfer with options (a rate limit)", other: base,
-            options: TransferOptions.ifAny(maximumReceiveRate: 1_000), shares: nil),
+            options: TransferOptions.ifAny(maximumReceiveRate: 1_000), shares: nil)
     ])
     func whichRequestsShare(_ row: KeyCase) throws {
         let key = try #require(CoalescingKey(Self.base, options: nil))
@@ -108,7 +114,7 @@ struct CoalescingTests {
             events: [.join("a"), .land, .join("b"), .leave("a")], outcomes: ["joined", "a", "closed", "notWaiting"]),
         FlightCase(
             name: "leaving twice counts once", events: [.join("a"), .join("b"), .leave("a"), .leave("a"), .land],
-            outcomes: ["joined", "joined", "othersWait", "notWaiting", "b"]),
+            outcomes: ["joined", "joined", "othersWait", "notWaiting", "b"])
     ])
     func aFlightsCallers(_ row: FlightCase) {
         var flight = CoalescedFlight<String>()
@@ -174,13 +180,16 @@ struct CoalescingTests {
         let futures = [
             connect.request(TestConnector(server, "/r")),
             connect.request(TestConnector(server, "/r")),
-            connect.request(TestConnector(server, "/r", headers: [HTTPHeader(name: "Authorization", value: "Bearer b")])),
-            connect.request(optedOut),
+            connect.request(
+                TestConnector(server, "/r", headers: [HTTPHeader(name: "Authorization", value: "Bearer b")])),
+            connect.request(optedOut)
         ]
         let plain = Connect()
         var optedIn = TestConnector(server, "/r")
         optedIn.coalescesIdenticalRequests = true
-        let optedInFutures = [plain.request(optedIn), plain.request(optedIn), plain.request(TestConnector(server, "/r"))]
+        let optedInFutures = [
+            plain.request(optedIn), plain.request(optedIn), plain.request(TestConnector(server, "/r"))
+        ]
         #expect(await eventually { server.requests.count == 5 }, "\(server.requests.count)")
         gate.open()
         for future in futures + optedInFutures { _ = try await future.value }
@@ -211,7 +220,8 @@ struct CoalescingTests {
         let callers = (0..<3).map { _ in connect.request(TestConnector(stalled, "/s")) }
         #expect(await eventually { stalled.openConnectionCount == 1 })
         for caller in callers { caller.cancel() }
-        #expect(await eventually { stalled.openConnectionCount == 0 }, "the last caller's leaving cancelled the transfer")
+        #expect(
+            await eventually { stalled.openConnectionCount == 0 }, "the last caller's leaving cancelled the transfer")
         #expect(connect.hops.coalescer.flightCount == 0)
         held.open()
         #expect(try await connect.request(TestConnector(stalled, "/s")).value == Data("late".utf8))
@@ -280,7 +290,8 @@ struct CoalescingTests {
         let gate = TestGate()
         let server = try TestServer { _ in
             TestResponse(
-                headers: [("Cache-Control", "max-age=600")], body: Data("cached".utf8), behavior: .holdBody(until: gate))
+                headers: [("Cache-Control", "max-age=600")], body: Data("cached".utf8), behavior: .holdBody(until: gate)
+            )
         }
         defer { server.shutdown() }
         let connect = Self.coalescing { $0.cache = ResponseCache(memoryCapacity: 1 << 20) }
@@ -338,4 +349,3 @@ struct CoalescingTests {
         #expect(onTheWire == sent)
     }
 }
-
