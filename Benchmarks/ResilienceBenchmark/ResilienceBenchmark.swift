@@ -16,14 +16,18 @@ import Synchronization
 ///   (`RetryPolicy(maximumAttempts: 3)`); the server answers 503 to everything for the middle
 ///   10 s. The requests the server saw during the outage, against the first attempts sent then,
 ///   without a budget and with the default one.
+/// - **Coalescing.** 100 callers at once, each awaiting the same GET of a resource that takes
+///   50 ms to answer, ten rounds: the requests the server saw per round and the callers'
+///   latency, without and with `coalescesIdenticalRequests`.
 ///
-/// `ResilienceBenchmark [hedging|budget]` runs one of them; with no argument, both.
+/// `ResilienceBenchmark [hedging|budget|coalescing]` runs one of them; with no argument, all.
 @main
 struct ResilienceBenchmark {
     static func main() async throws {
         let which = CommandLine.arguments.dropFirst().first
         if which == nil || which == "hedging" { try await hedging() }
         if which == nil || which == "budget" { try await budget() }
+        if which == nil || which == "coalescing" { try await coalescing() }
     }
 
     // MARK: - Hedging
@@ -125,6 +129,50 @@ struct ResilienceBenchmark {
             let (first, seen) = outage.counts
             let extra = Double(seen - first) / Double(first) * 100
             print("| \(name) | \(first) | \(seen) | \(String(format: "%+.0f", extra))% |")
+        }
+        print()
+    }
+
+    // MARK: - Coalescing
+
+    static func coalescing() async throws {
+        let callers = 100
+        let rounds = 10
+        print("Coalescing: \(callers) callers at once of one GET that takes 50 ms, \(rounds) rounds")
+        print("| client | requests the server saw per round | p50 | p99 |")
+        print("| --- | --- | --- | --- |")
+        for coalesces in [false, true] {
+            let server = try TestServer { _ in
+                TestResponse(status: 200, body: Data(repeating: 7, count: 4_096), behavior: .delay(.milliseconds(50)))
+            }
+            defer { server.shutdown() }
+            var configuration = ConnectConfiguration()
+            configuration.coalescesIdenticalRequests = coalesces
+            let connect = Connect(configuration: configuration)
+            let request = Request(url: server.baseURL.appendingPathComponent("config"))
+            _ = try await connect.send(request).value
+            let before = server.requests.count
+            var latencies: [Duration] = []
+            for _ in 0..<rounds {
+                latencies += try await withThrowingTaskGroup(of: Duration.self) { group in
+                    for _ in 0..<callers {
+                        group.addTask {
+                            let start = ContinuousClock.now
+                            _ = try await connect.send(request).value
+                            return ContinuousClock.now - start
+                        }
+                    }
+                    var times: [Duration] = []
+                    for try await time in group { times.append(time) }
+                    return times
+                }
+            }
+            latencies.sort()
+            let perRound = Double(server.requests.count - before) / Double(rounds)
+            print(
+                "| \(coalesces ? "coalescesIdenticalRequests" : "each request its own") | "
+                    + "\(String(format: "%g", perRound)) | \(format(latencies.percentile(0.5))) | "
+                    + "\(format(latencies.percentile(0.99))) |")
         }
         print()
     }
