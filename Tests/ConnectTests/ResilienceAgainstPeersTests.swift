@@ -29,6 +29,16 @@ struct ResilienceAgainstPeersTests {
         return try JSONDecoder().decode(Stats.self, from: body)
     }
 
+    /// What the app saw once `condition` holds, or after a minute of asking.
+    static func stats(_ server: HypercornServer, once condition: (Stats) -> Bool) async throws -> Stats {
+        var stats = try await Self.stats(server)
+        for _ in 0..<6_000 where !condition(stats) {
+            try await Task.sleep(for: .milliseconds(10))
+            stats = try await Self.stats(server)
+        }
+        return stats
+    }
+
     static func post(_ path: String, to server: HypercornServer) async throws {
         _ = try await Connect().send(Request(method: .post, url: server.url.appendingPathComponent(path))).value
     }
@@ -71,11 +81,7 @@ struct ResilienceAgainstPeersTests {
         let connect = Connect(middleware: ConnectMiddleware(hedging: Hedging(delay: .fixed(.milliseconds(50)))))
         let response = try await connect.send(Request(url: server.url.appendingPathComponent("slow-first/a"))).value
         #expect(String(decoding: response.body, as: UTF8.self) == "attempt 2")
-        var stats = try await Self.stats(server)
-        for _ in 0..<6_000 where stats.left["/slow-first/a"] != 1 {
-            try await Task.sleep(for: .milliseconds(10))
-            stats = try await Self.stats(server)
-        }
+        let stats = try await Self.stats(server) { $0.left["/slow-first/a"] == 1 }
         #expect(stats.requests["/slow-first/a"] == 2 && stats.left["/slow-first/a"] == 1)
     }
 
@@ -111,11 +117,7 @@ struct ResilienceAgainstPeersTests {
         let held = Request(url: server.url.appendingPathComponent("held/c"))
         let callers = (0..<20).map { _ in connect.send(held) }
         #expect(connect.hops.coalescer.waitingCount == 20)
-        var stats = try await Self.stats(server)
-        for _ in 0..<6_000 where stats.requests["/held/c"] != 1 {
-            try await Task.sleep(for: .milliseconds(10))
-            stats = try await Self.stats(server)
-        }
+        _ = try await Self.stats(server) { $0.requests["/held/c"] == 1 }
         try await Self.post("release/c", to: server)
         for caller in callers {
             #expect(try await caller.value.body == Data("c".utf8))
@@ -123,16 +125,9 @@ struct ResilienceAgainstPeersTests {
         #expect(try await Self.stats(server).requests["/held/c"] == 1)
 
         let abandoned = (0..<3).map { _ in connect.send(Request(url: server.url.appendingPathComponent("held/d"))) }
-        stats = try await Self.stats(server)
-        for _ in 0..<6_000 where stats.requests["/held/d"] != 1 {
-            try await Task.sleep(for: .milliseconds(10))
-            stats = try await Self.stats(server)
-        }
+        _ = try await Self.stats(server) { $0.requests["/held/d"] == 1 }
         for caller in abandoned { caller.cancel() }
-        for _ in 0..<6_000 where stats.left["/held/d"] != 1 {
-            try await Task.sleep(for: .milliseconds(10))
-            stats = try await Self.stats(server)
-        }
+        let stats = try await Self.stats(server) { $0.left["/held/d"] == 1 }
         #expect(stats.requests["/held/d"] == 1 && stats.left["/held/d"] == 1)
     }
 
