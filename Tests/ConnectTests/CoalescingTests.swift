@@ -321,8 +321,8 @@ struct CoalescingTests {
             configuration: configuration)
         let futures = (0..<20).map { _ in connect.request(TestConnector(server, "/m")) }
         // Every attempt runs in a task of its own: the answer waits until all have joined.
-        #expect(await eventually { connect.hops.coalescer.waitingCount == 20 })
-        #expect(server.requests.count == 1 && connect.hops.coalescer.flightCount == 1)
+        #expect(await eventually { connect.hops.coalescer.waitingCount == 20 && server.requests.count == 1 })
+        #expect(connect.hops.coalescer.flightCount == 1)
         gate.open()
         for future in futures { #expect(try await future.value == Data("m".utf8)) }
         #expect(server.requests.count == 1 && server.requests[0].header("X-Adapted") == "yes")
