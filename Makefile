@@ -22,7 +22,7 @@ SANITIZER_TRAITS := --traits Client,OpenAPI -Xswiftc -DConnectBuildsWithoutMacro
 export NTLM_USER_FILE := $(CURDIR)/Tests/PythonPeers/ntlm_users.txt
 export NTLMUSER := ops
 
-.PHONY: all deps demo api openapi test test-fast test-tsan test-asan test-curl8 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events bench-websockets bench-cache bench-resilience clean
+.PHONY: all deps demo api openapi test test-fast test-tsan test-asan test-curl8 test-h3 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events bench-websockets bench-cache bench-resilience clean
 
 all: test
 
@@ -52,6 +52,13 @@ test-tsan: deps
 test-curl8: deps
 	$(SWIFT) build --build-tests $(ALL_TRAITS) $(DEBUG_FLAGS)
 	LD_LIBRARY_PATH="$$(./.ci/libcurl8)" CONNECT_EXPECTED_LIBCURL_MAJOR=8 $(SWIFT) test $(ALL_TRAITS) $(DEBUG_FLAGS) --skip-build
+
+## Builds and runs every test against a libcurl that speaks HTTP/3 (Debian's backports: libcurl 8 in
+## its GnuTLS flavour with ngtcp2 and nghttp3, fetched into .build-h3 beside the system's), in a
+## scratch path of its own: the GnuTLS backend must honour every TLS setting, or refuse it.
+test-h3: deps
+	PKG_CONFIG_PATH="$$(./.ci/libcurl-h3)/pkgconfig" $(SWIFT) build --build-tests $(ALL_TRAITS) --scratch-path .build-h3/swift
+	LD_LIBRARY_PATH="$$(./.ci/libcurl-h3)/lib" CONNECT_EXPECTED_LIBCURL_MAJOR=8 $(SWIFT) test $(ALL_TRAITS) --skip-build --scratch-path .build-h3/swift
 
 ## Runs every libFuzzer harness (Fuzz/: the response head, chunked framing, the content decoders,
 ## event streams, lines, JSON, HTTP dates, a resumed download's ranges and records, WebSocket frames,

@@ -122,6 +122,10 @@ static const size_t ccurl_writefunc_pause = CURL_WRITEFUNC_PAUSE;
 static const size_t ccurl_readfunc_pause = CURL_READFUNC_PAUSE;
 static const int ccurl_pause_continue = CURLPAUSE_CONT;
 
+// An enum constant before libcurl 8 (enum CURL_NETRC_OPTION), a long macro since: the same value
+// in one type whichever headers Connect is built against.
+static const long ccurl_netrc_optional = CURL_NETRC_OPTIONAL;
+
 // Names the calling thread as debuggers and `top -H` show it: Linux takes up to 15 bytes. Swift
 // sees neither glibc's pthread_setname_np (a GNU extension) nor prctl (variadic).
 #if defined(__APPLE__)

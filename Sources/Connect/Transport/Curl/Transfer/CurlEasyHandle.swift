@@ -188,7 +188,7 @@ final class CurlEasyHandle {
                 // for HTTP/1.1 only (the reverse it refuses), so one HTTP/1.1-only endpoint would
                 // take the others of its host off HTTP/2. Connections are matched on their TLS
                 // options, so HTTP/1.1-only ones get their own: `CURLSSLOPT_NO_REVOKE` matters
-                // only to Schannel (Windows), and changes nothing for OpenSSL or LibreSSL.
+                // only to Schannel (Windows), and changes nothing for OpenSSL, LibreSSL or GnuTLS.
                 set(CURLOPT_SSL_OPTIONS, option == CURL_HTTP_VERSION_1_1 ? Int(CURLSSLOPT_NO_REVOKE) : 0)
             }
             httpVersionOption = option

@@ -171,7 +171,7 @@ extension CurlTransfer {
         }
         if let netrc = settings.netrc {
             // Optional: credentials in the URL win over the file's.
-            handle.set(CURLOPT_NETRC, Int(CURL_NETRC_OPTIONAL.rawValue))
+            handle.set(CURLOPT_NETRC, ccurl_netrc_optional)
             if let path = netrc.path { handle.set(CURLOPT_NETRC_FILE, path) }
         }
     }
