@@ -192,6 +192,11 @@ static inline unsigned int ccurl_running_version(void) {
     return curl_version_info(CURLVERSION_NOW)->version_num;
 }
 
+/// Whether the libcurl this process runs on speaks HTTP/3 (built with ngtcp2 or quiche).
+static inline int ccurl_running_has_http3(void) {
+    return (curl_version_info(CURLVERSION_NOW)->features & CURL_VERSION_HTTP3) != 0;
+}
+
 #if LIBCURL_VERSION_NUM >= 0x075300
 // Weak: a libcurl older than 7.83 under an app built with newer headers lacks it.
 #if defined(__APPLE__)

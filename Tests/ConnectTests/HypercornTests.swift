@@ -15,8 +15,11 @@ final class HypercornServer: Sendable {
     private let peer: PythonPeer
 
     /// `keepAlive`: seconds an idle connection stays open before hypercorn closes it (over TLS
-    /// with close_notify, without a GOAWAY).
-    init(tls: Bool, keepAlive: Int = 5, app: String = "echo_app:app") async throws {
+    /// with close_notify, without a GOAWAY). `quic`: HTTP/3 as well, on the same port number over
+    /// UDP (with aioquic; TLS only). `certificate`: the committed certificate it presents.
+    init(
+        tls: Bool, keepAlive: Int = 5, app: String = "echo_app:app", quic: Bool = false, certificate: String = "server"
+    ) async throws {
         peer = try await PythonPeer(program: "hypercorn") { port in
             var arguments = [
                 "--bind", "127.0.0.1:\(port)", "--keep-alive", "\(keepAlive)", "--workers", "1", "--log-level",
@@ -24,9 +27,11 @@ final class HypercornServer: Sendable {
             ]
             if tls {
                 arguments += [
-                    "--certfile", NginxServer.file("server.pem").path, "--keyfile", NginxServer.file("server.key").path
+                    "--certfile", NginxServer.file("\(certificate).pem").path, "--keyfile",
+                    NginxServer.file("\(certificate).key").path
                 ]
             }
+            if quic { arguments += ["--quic-bind", "127.0.0.1:\(port)"] }
             return arguments + [app]
         }
         port = peer.port

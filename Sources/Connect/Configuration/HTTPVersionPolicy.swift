@@ -14,6 +14,8 @@ public struct HTTPVersionPolicy: Sendable, Hashable, CustomStringConvertible {
         case automatic
         case http1Only
         case http2WithPriorKnowledge
+        case http3
+        case http3Only
     }
 
     let choice: Choice
@@ -37,11 +39,41 @@ public struct HTTPVersionPolicy: Sendable, Hashable, CustomStringConvertible {
     /// requests that wait meanwhile share the new one.
     public static let http2WithPriorKnowledge = HTTPVersionPolicy(choice: .http2WithPriorKnowledge)
 
+    /// HTTP/3 (over QUIC) first on `https://` URLs, where the libcurl Connect runs on speaks it:
+    /// libcurl tries QUIC and TLS over TCP side by side, and uses HTTP/2 or HTTP/1.1 when QUIC does
+    /// not answer within a moment (UDP blocked, a server without QUIC). On `http://` URLs, and on a
+    /// libcurl without HTTP/3, it is ``automatic``. ``Response/httpVersion`` says which answered
+    /// (`"3"`, `"2"` or `"1.1"`).
+    public static let http3 = HTTPVersionPolicy(choice: .http3)
+
+    /// HTTP/3 only, on `https://` URLs: a server that does not answer over QUIC fails the request,
+    /// with no fallback. On an `http://` URL, or on a libcurl without HTTP/3, the request fails
+    /// before anything is sent with ``ConnectError/invalidRequest(_:)``, whose message names the
+    /// linked libcurl and how to get one with HTTP/3 (see <doc:SendingRequests>).
+    public static let http3Only = HTTPVersionPolicy(choice: .http3Only)
+
+    /// Why a request to a `https` (or not) URL cannot ask for this version from a libcurl that
+    /// speaks HTTP/3 (or not), described as `libcurl`; `nil` when it can.
+    func problem(isHTTPS: Bool, libcurlHasHTTP3: Bool, libcurl: String) -> String? {
+        guard choice == .http3Only else { return nil }
+        guard isHTTPS else {
+            return "httpVersion .http3Only needs an https URL: HTTP/3 runs over QUIC, which is always encrypted"
+        }
+        guard libcurlHasHTTP3 else {
+            return "httpVersion .http3Only: the libcurl Connect runs on has no HTTP/3 (\(libcurl)); "
+                + "build against one made with ngtcp2 and nghttp3 (on Debian 12, libcurl4-gnutls-dev from "
+                + "bookworm-backports; on macOS, Homebrew's curl), or ask for .http3, which falls back to HTTP/2"
+        }
+        return nil
+    }
+
     public var description: String {
         switch choice {
         case .automatic: return "automatic"
         case .http1Only: return "http1Only"
         case .http2WithPriorKnowledge: return "http2WithPriorKnowledge"
+        case .http3: return "http3"
+        case .http3Only: return "http3Only"
         }
     }
 }

@@ -65,7 +65,7 @@ extension CurlTransfer {
         }
         handle.carriesMethodOptions = !isPlainGet
         // After every option that can fail: an h2c ask is counted until its transfer ends.
-        if !again || connection.h2c == nil { configureHTTPVersion(handle, url: url) }
+        if !again || connection.h2c == nil { try configureHTTPVersion(handle, url: url) }
         if _slowPath(again || options != nil) {
             configureDestinationAndProgress(handle, again: again)
         }
@@ -202,9 +202,10 @@ extension CurlTransfer {
     }
 
     /// `url`: the request's URL as text, http or https.
-    func configureHTTPVersion(_ handle: CurlEasyHandle, url: String) {
+    func configureHTTPVersion(_ handle: CurlEasyHandle, url: String) throws(ConnectError) {
         let isHTTPS = Self.isHTTPS(url)
-        switch (request.httpVersion ?? settings.httpVersion).choice {
+        let policy = request.httpVersion ?? settings.httpVersion
+        switch policy.choice {
         case .automatic:
             // On https, requests started together wait for the first connection's handshake to
             // learn whether it multiplexes (ALPN h2) rather than open one each. On http the
@@ -220,6 +221,19 @@ extension CurlTransfer {
             }
             let origin = ownUnixSocketPath == nil ? Self.origin(of: url) : connectionOrigin()
             ask(handle.connections.priorKnowledge.ask(for: origin), for: origin, handle)
+        case .http3:
+            // libcurl tries QUIC and TCP side by side and keeps the first that answers.
+            let triesQUIC = isHTTPS && LibcurlFeatures.running.hasHTTP3
+            handle.setHTTPVersion(
+                triesQUIC ? CURL_HTTP_VERSION_3 : CURL_HTTP_VERSION_2TLS, waitingForMultiplexing: isHTTPS)
+        case .http3Only:
+            let libcurl = LibcurlFeatures.running
+            if let problem = policy.problem(
+                isHTTPS: isHTTPS, libcurlHasHTTP3: libcurl.hasHTTP3, libcurl: libcurl.description)
+            {
+                throw .invalidRequest(problem)
+            }
+            handle.setHTTPVersion(CURL_HTTP_VERSION_3ONLY, waitingForMultiplexing: true)
         }
     }
 
