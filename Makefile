@@ -63,7 +63,7 @@ test-h3: deps
 ## Runs every libFuzzer harness (Fuzz/: the response head, chunked framing, the content decoders,
 ## event streams, lines, JSON, HTTP dates, a resumed download's ranges and records, WebSocket frames,
 ## Set-Cookie headers, Cache-Control and a stored response's freshness, the disk cache's entry
-## files) for FUZZ_SECONDS each (default 60): `make fuzz FUZZ_SECONDS=3600`.
+## files, Alt-Svc and the alt-svc cache file) for FUZZ_SECONDS each (default 60): `make fuzz FUZZ_SECONDS=3600`.
 FUZZ_SECONDS ?= 60
 fuzz: deps
 	./Fuzz/run $(FUZZ_SECONDS)

@@ -10,7 +10,7 @@ let harnesses = [
     "FuzzResponseHead", "FuzzChunked", "FuzzContentDecoding", "FuzzServerSentEvents", "FuzzLineSplitter",
     "FuzzJSONReader",
     "FuzzHTTPDate", "FuzzResume", "FuzzWebSocketFrames", "FuzzSetCookie",
-    "FuzzCacheControl", "FuzzCacheEntry"
+    "FuzzCacheControl", "FuzzCacheEntry", "FuzzAltSvc"
 ]
 
 let package = Package(

@@ -13,6 +13,8 @@
 public enum _ConnectModuleTypes {
     /// The module's `AcceptedStatusCodes`.
     public typealias _AcceptedStatusCodes = AcceptedStatusCodes
+    /// The module's `AlternativeServices`.
+    public typealias _AlternativeServices = AlternativeServices
     /// The module's `AuthenticationSchemes`.
     public typealias _AuthenticationSchemes = AuthenticationSchemes
     /// The module's `AuthorizationToken`.
@@ -213,6 +215,8 @@ public enum _ConnectModuleTypes {
 extension Connect {
     /// ``AcceptedStatusCodes``, named through the class for an app that has a `AcceptedStatusCodes` of its own.
     public typealias AcceptedStatusCodes = _ConnectModuleTypes._AcceptedStatusCodes
+    /// ``AlternativeServices``, named through the class for an app that has a `AlternativeServices` of its own.
+    public typealias AlternativeServices = _ConnectModuleTypes._AlternativeServices
     /// ``AuthenticationSchemes``, named through the class for an app that has a `AuthenticationSchemes` of its own.
     public typealias AuthenticationSchemes = _ConnectModuleTypes._AuthenticationSchemes
     /// ``AuthorizationToken``, named through the class for an app that has a `AuthorizationToken` of its own.

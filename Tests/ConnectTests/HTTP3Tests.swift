@@ -142,3 +142,131 @@ struct HTTP3Tests {
         }
     }
 }
+
+/// `Alt-Svc`: an origin that advertises HTTP/3 is reached over it later, the alternatives kept in
+/// a file serve the next client, and one that does not answer falls back and is left alone.
+extension HTTP3Tests {
+    static func client(alternatives: AlternativeServices, connectTimeout: Duration = .seconds(10)) -> Connect {
+        var configuration = ConnectConfiguration()
+        configuration.tls.trustedCertificates = NginxServer.file("ca.pem")
+        configuration.alternativeServices = alternatives
+        configuration.connectTimeout = connectTimeout
+        return Connect(configuration: configuration)
+    }
+
+    /// hypercorn on TCP, its QUIC on another port it advertises (`h3=":<port>"; ma=3600`): the
+    /// first request goes over HTTP/2 and the next over HTTP/3 to that port; a client that
+    /// ignores `Alt-Svc`, or asks for HTTP/1.1, stays where it was.
+    @Test(.enabled(if: libcurlHasHTTP3)) func anAdvertisedAlternativeCarriesLaterRequests() async throws {
+        let server = try await HypercornServer(tls: true, quic: true, quicPort: try unusedPort())
+        defer { server.shutdown() }
+        let connect = Self.client(alternatives: .remembered)
+        let first = try await connect.send(Request(url: server.url.appendingPathComponent("first"))).value
+        #expect(first.httpVersion == "2" && first.headers.value(for: "Alt-Svc")?.contains("h3=") == true)
+        let second = try await connect.send(Request(url: server.url.appendingPathComponent("second"))).value
+        let echo = try JSONDecoder().decode(Echo.self, from: second.body)
+        #expect(second.httpVersion == "3" && echo.version == "3" && echo.path == "/second")
+        let posted = try await connect.send(
+            Request(method: .post, url: server.url.appendingPathComponent("post"), body: .data(cyclicBytes(50_000)))
+        ).value
+        let postEcho = try JSONDecoder().decode(Echo.self, from: posted.body)
+        #expect(posted.httpVersion == "3" && postEcho.length == 50_000)
+        let http1 = try await connect.send(
+            Request(url: server.url.appendingPathComponent("http1"), httpVersion: .http1Only)
+        ).value
+        #expect(http1.httpVersion == "1.1")
+
+        let ignoring = Self.client(alternatives: .ignored)
+        for path in ["a", "b"] {
+            let answer = try await ignoring.send(Request(url: server.url.appendingPathComponent(path))).value
+            #expect(answer.httpVersion == "2")
+        }
+    }
+
+    /// The alternatives kept in a file (curl's format) send the next client's first request over
+    /// HTTP/3.
+    @Test(.enabled(if: libcurlHasHTTP3)) func persistedAlternativesServeTheNextClient() async throws {
+        let server = try await HypercornServer(tls: true, quic: true, quicPort: try unusedPort())
+        defer { server.shutdown() }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("alt-svc-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let first = try await Self.client(alternatives: .persisted(at: file.path)).send(Request(url: server.url)).value
+        #expect(first.httpVersion == "2")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        #expect(text.contains("h2 127.0.0.1 \(server.port) h3 127.0.0.1 "), "\(text)")
+
+        let next = Self.client(alternatives: .persisted(at: file.path))
+        let answer = try await next.send(Request(url: server.url.appendingPathComponent("next"))).value
+        #expect(answer.httpVersion == "3")
+    }
+
+    /// An alternative on a UDP port that reads and never answers: the request that tries it
+    /// falls back to the origin after `fallbackAfter` (far below the connect timeout) and gets
+    /// its answer over HTTP/2; the alternative is then left alone while it holds, though the
+    /// origin keeps advertising it.
+    @Test(.enabled(if: libcurlHasHTTP3)) func aBrokenAlternativeFallsBackAndIsNotTriedAgain() async throws {
+        let server = try await HypercornServer(tls: true)
+        defer { server.shutdown() }
+        let blackHole = try UDPBlackHole()
+        var alternatives = AlternativeServices.remembered
+        alternatives.fallbackAfter = .milliseconds(500)
+        let connect = Self.client(alternatives: alternatives, connectTimeout: .seconds(60))
+        let advertising = URL(
+            string: "\(server.url.absoluteString)/alt-svc?h3%3D%22%3A\(blackHole.port)%22%3B%20ma%3D600")!
+        let first = try await connect.send(Request(url: advertising)).value
+        #expect(first.httpVersion == "2" && blackHole.datagrams() == 0)
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        let fallback = try await connect.send(Request(url: advertising)).value
+        let elapsed = clock.now - start
+        let fallbackEcho = try JSONDecoder().decode(Echo.self, from: fallback.body)
+        #expect(fallback.httpVersion == "2" && fallbackEcho.version == "2")
+        #expect(elapsed < .seconds(30), "the fallback took \(elapsed): the connect timeout, not fallbackAfter")
+        let tried = blackHole.datagrams()
+        #expect(tried > 0, "the alternative was tried")
+
+        for _ in 0..<3 {
+            let answer = try await connect.send(Request(url: advertising)).value
+            #expect(answer.httpVersion == "2")
+        }
+        #expect(blackHole.datagrams() == 0, "the broken alternative was tried again")
+    }
+}
+
+/// A UDP socket on 127.0.0.1 that reads datagrams and never answers: a QUIC server that cannot
+/// be reached, as where UDP is blocked.
+final class UDPBlackHole: @unchecked Sendable {
+    private let descriptor: Int32
+    let port: Int
+
+    init() throws {
+        let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard descriptor >= 0, bound else {
+            close(descriptor)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        self.descriptor = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(descriptor) }
+
+    /// The datagrams that arrived since the last call, read and counted.
+    func datagrams() -> Int {
+        var count = 0
+        var buffer = [UInt8](repeating: 0, count: 2_048)
+        while recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT)) >= 0 { count += 1 }
+        return count
+    }
+}

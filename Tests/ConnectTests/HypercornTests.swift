@@ -16,9 +16,11 @@ final class HypercornServer: Sendable {
 
     /// `keepAlive`: seconds an idle connection stays open before hypercorn closes it (over TLS
     /// with close_notify, without a GOAWAY). `quic`: HTTP/3 as well, on the same port number over
-    /// UDP (with aioquic; TLS only). `certificate`: the committed certificate it presents.
+    /// UDP (with aioquic; TLS only), or on `quicPort` (hypercorn advertises it in `Alt-Svc`
+    /// either way). `certificate`: the committed certificate it presents.
     init(
-        tls: Bool, keepAlive: Int = 5, app: String = "echo_app:app", quic: Bool = false, certificate: String = "server"
+        tls: Bool, keepAlive: Int = 5, app: String = "echo_app:app", quic: Bool = false, quicPort: Int? = nil,
+        certificate: String = "server"
     ) async throws {
         peer = try await PythonPeer(program: "hypercorn") { port in
             var arguments = [
@@ -31,7 +33,7 @@ final class HypercornServer: Sendable {
                     NginxServer.file("\(certificate).key").path
                 ]
             }
-            if quic { arguments += ["--quic-bind", "127.0.0.1:\(port)"] }
+            if quic { arguments += ["--quic-bind", "127.0.0.1:\(quicPort ?? port)"] }
             return arguments + [app]
         }
         port = peer.port

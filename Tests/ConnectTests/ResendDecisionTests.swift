@@ -164,10 +164,27 @@ struct ResendDecisionTests {
         // The transport refused the connection libcurl chose: libcurl would choose it again.
         (.connectionRefused, .new),
         // It waited for another transfer's new connection: it shares it.
-        (.waitedForSharedConnection, .anyLive)
+        (.waitedForSharedConnection, .anyLive),
+        // Its advertised alternative failed: a live connection to the origin serves.
+        (.alternativeFailed, .anyLive)
     ])
     func restartConnection(after cause: ResendDecision.RestartCause, _ connection: ResendDecision.RestartConnection) {
         #expect(ResendDecision.restartConnection(after: cause) == connection)
+    }
+
+    @Test(arguments: [
+        // Before any connection: the alternative could not be reached, resolved, or shaken
+        // hands with, or its certificate was refused.
+        (CURLE_COULDNT_CONNECT, 0, true), (CURLE_OPERATION_TIMEDOUT, 0, true), (CURLE_QUIC_CONNECT_ERROR, 0, true),
+        (CURLE_COULDNT_RESOLVE_HOST, 0, true), (CURLE_PEER_FAILED_VERIFICATION, 0, true),
+        (CURLE_SSL_CONNECT_ERROR, 0, true), (CURLE_RECV_ERROR, 0, true), (CURLE_HTTP3, 0, true),
+        // Cancelled, or another failure: it settles.
+        (CURLE_ABORTED_BY_CALLBACK, 0, false), (CURLE_WRITE_ERROR, 0, false), (CURLE_OK, 0, false),
+        // Once a connection was chosen, the request may have gone out: never again from here.
+        (CURLE_RECV_ERROR, 1, false), (CURLE_OPERATION_TIMEDOUT, 1, false), (CURLE_HTTP3, 1, false)
+    ])
+    func fallsBackFromAlternative(code: CURLcode, connectionsChosen: Int, fallsBack: Bool) {
+        #expect(ResendDecision.fallsBackFromAlternative(code, connectionsChosen: connectionsChosen) == fallsBack)
     }
 
     @Test(arguments: [

@@ -27,6 +27,8 @@ struct TransferStateTests {
         case connectionRefused
         case connectionAccepted(multiplexes: Bool)
         case waitsForConnection(String)
+        /// The transfer goes to an advertised HTTP/3 alternative.
+        case headsForAlternative
 
         var description: String {
             switch self {
@@ -40,6 +42,7 @@ struct TransferStateTests {
             case .connectionRefused: "connection refused"
             case .connectionAccepted(let multiplexes): "connection accepted, multiplexes \(multiplexes)"
             case .waitsForConnection(let origin): "waits for \(origin)'s connection"
+            case .headsForAlternative: "heads for an alternative"
             }
         }
     }
@@ -100,6 +103,7 @@ struct TransferStateTests {
         case .connectionRefused: state.connectionRefused()
         case .connectionAccepted(let multiplexes): state.connectionAccepted(multiplexes: multiplexes)
         case .waitsForConnection(let origin): state.waitsForConnection(to: origin)
+        case .headsForAlternative: state.headsForAlternative()
         }
     }
 
@@ -309,6 +313,32 @@ struct TransferStateTests {
             .libcurl(CURLE_RECV_ERROR.rawValue)
         ) { $0.connectionWasReused = true },
 
+        // An advertised HTTP/3 alternative: one that fails before a connection falls back to the
+        // origin, nothing having gone out; one that failed on its connection does not.
+        Row(
+            "an alternative that does not answer", .post, [.headsForAlternative], CURLE_OPERATION_TIMEDOUT,
+            .restart(.init(cause: .alternativeFailed, requiresRewind: false))
+        ) { $0.requestSent = false },
+        Row(
+            "an alternative whose handshake fails", .get, [.headsForAlternative], CURLE_QUIC_CONNECT_ERROR,
+            .restart(.init(cause: .alternativeFailed, requiresRewind: false))
+        ) { $0.requestSent = false },
+        Row(
+            "an alternative whose certificate is refused", .get, [.headsForAlternative],
+            CURLE_PEER_FAILED_VERIFICATION, .restart(.init(cause: .alternativeFailed, requiresRewind: false))
+        ) { $0.requestSent = false },
+        Row(
+            "an alternative that failed after its connection was chosen", .post,
+            [.headsForAlternative, .connectionChosen()], CURLE_RECV_ERROR, .libcurl(CURLE_RECV_ERROR.rawValue)),
+        Row(
+            "a cancelled transfer to an alternative", .get, [.headsForAlternative], CURLE_ABORTED_BY_CALLBACK,
+            .libcurl(CURLE_ABORTED_BY_CALLBACK.rawValue)
+        ) { $0.requestSent = false },
+        Row(
+            "the origin without an alternative does not answer", .get, [], CURLE_COULDNT_CONNECT,
+            .libcurl(CURLE_COULDNT_CONNECT.rawValue)
+        ) { $0.requestSent = false },
+
         // A WebSocket's connection.
         Row("a WebSocket's connection opened", .get, [], CURLE_OK, .openWebSocket) { $0.opensWebSocket = true },
         Row(
@@ -330,6 +360,17 @@ struct TransferStateTests {
             code: CURLE_SEND_FAIL_REWIND, bytesSent: 0, requestSent: false, connectionWasReused: false)
         let action = state.ended(end)
         #expect(Self.actual(action) == .failure(.bodyNotReplayable, requestSent: false))
+    }
+
+    /// A transfer falls back from its alternative once: the origin's own failure then settles it.
+    @Test func aTransferFallsBackFromItsAlternativeOnce() {
+        var state = Self.state(.get, after: [.headsForAlternative])
+        let end = TransferState.End(
+            code: CURLE_COULDNT_CONNECT, bytesSent: 0, requestSent: false, connectionWasReused: false)
+        #expect(Self.actual(state.ended(end)) == .restart(.init(cause: .alternativeFailed, requiresRewind: false)))
+        state.startsOver()
+        #expect(state.fellBackFromAlternative && !state.goesToAlternative)
+        #expect(Self.actual(state.ended(end)) == .libcurl(CURLE_COULDNT_CONNECT.rawValue))
     }
 
     /// A transfer starts over a few times at most, each time from a clean attempt, and then

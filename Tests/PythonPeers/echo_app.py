@@ -2,9 +2,11 @@
 what it received, as JSON: the method, the path, the HTTP version, the body's length, and the
 client's port (which tells the connections apart). Under /decode it also undoes the body's
 Content-Encoding with Python's own decoders (gzip and zlib, and brotli and zstandard from PyPI)
-and adds the decoded body's length and CRC-32, or why it could not decode it."""
+and adds the decoded body's length and CRC-32, or why it could not decode it. Under /alt-svc it
+advertises the alternative services its query names, percent-decoded, in an Alt-Svc field."""
 import gzip
 import json
+import urllib.parse
 import zlib
 
 import brotli
@@ -59,6 +61,8 @@ async def app(scope, receive, send):
         except Exception as error:
             fields["error"] = repr(error)
     answer = json.dumps(fields).encode()
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]
+    if scope["path"].startswith("/alt-svc"):
+        headers.append((b"alt-svc", urllib.parse.unquote(scope["query_string"].decode()).encode()))
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": answer})

@@ -123,6 +123,10 @@ public struct ConnectConfiguration: Sendable {
     /// Each caller may cancel alone; the transfer ends when the last one leaves. A connector or
     /// request may choose otherwise (``Connector/coalescesIdenticalRequests``).
     public var coalescesIdenticalRequests = false
+    /// Whether origins that advertise HTTP/3 in `Alt-Svc` are reached over it on later requests,
+    /// and where what they advertised is kept: ``AlternativeServices/ignored`` by default. Takes a
+    /// libcurl with HTTP/3 (see <doc:SendingRequests>).
+    public var alternativeServices: AlternativeServices = .ignored
 
     /// The default configuration.
     public init() {}

@@ -52,6 +52,15 @@ public struct HTTPVersionPolicy: Sendable, Hashable, CustomStringConvertible {
     /// linked libcurl and how to get one with HTTP/3 (see <doc:SendingRequests>).
     public static let http3Only = HTTPVersionPolicy(choice: .http3Only)
 
+    /// Whether a request may go to an origin's advertised HTTP/3 alternative
+    /// (``AlternativeServices``): not when it asks for HTTP/1.1 or h2c.
+    var allowsHTTP3: Bool {
+        switch choice {
+        case .automatic, .http3, .http3Only: true
+        case .http1Only, .http2WithPriorKnowledge: false
+        }
+    }
+
     /// Why a request to a `https` (or not) URL cannot ask for this version from a libcurl that
     /// speaks HTTP/3 (or not), described as `libcurl`; `nil` when it can.
     func problem(isHTTPS: Bool, libcurlHasHTTP3: Bool, libcurl: String) -> String? {

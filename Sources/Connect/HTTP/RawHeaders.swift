@@ -71,6 +71,21 @@ struct RawHeaders: Sendable {
         }
     }
 
+    /// The values of every header named `name` (ASCII, ignoring case), in order.
+    func values(for name: String) -> [String] {
+        var name = name
+        return name.withUTF8 { wanted in
+            var found: [String] = []
+            forEachHeader { lineName, value in
+                if HeaderText.equalIgnoringASCIICase(lineName, UnsafeRawBufferPointer(wanted)) {
+                    found.append(String(decoding: value, as: UTF8.self))
+                }
+                return false
+            }
+            return found
+        }
+    }
+
     /// Calls `body` with the name and value bytes of each header line, in order, until it
     /// returns `true`.
     private func forEachHeader(_ body: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool) {

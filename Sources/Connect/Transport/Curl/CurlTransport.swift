@@ -37,14 +37,19 @@ public final class CurlTransport: StepCompletingCarrier {
         let connections: ConnectionSettings
         /// `connections.unixSocketPath`, read for every request.
         let unixSocketPath: String?
-        /// A setting of `connections` that cannot work, which fails every request before it is sent.
+        /// Whether and how long a connection to an advertised alternative may take
+        /// (``AlternativeServices/fallbackAfter``); `nil` when `Alt-Svc` is ignored.
+        let alternativeFallback: Duration?
+        /// A setting of `connections` or `alternativeServices` that cannot work, which fails
+        /// every request before it is sent.
         let problem: String?
 
         init(
             timeout: Duration, connectTimeout: Duration, maximumBodySize: Int, cookies: CookieStorage = .none,
             proxy: ProxyConfiguration? = nil, environmentProxies: EnvironmentProxies? = nil, netrc: NetrcFile? = nil,
             tls: TLSConfiguration = TLSConfiguration(), httpVersion: HTTPVersionPolicy = .automatic,
-            connections: ConnectionSettings = ConnectionSettings()
+            connections: ConnectionSettings = ConnectionSettings(),
+            alternativeServices: AlternativeServices = .ignored
         ) {
             self.timeout = timeout
             timeoutMilliseconds = CurlTransfer.milliseconds(timeout)
@@ -58,7 +63,8 @@ public final class CurlTransport: StepCompletingCarrier {
             self.httpVersion = httpVersion
             self.connections = connections
             unixSocketPath = connections.unixSocketPath
-            problem = connections.problem
+            alternativeFallback = alternativeServices.isEnabled ? alternativeServices.fallbackAfter : nil
+            problem = connections.problem ?? alternativeServices.problem
         }
     }
 
@@ -86,12 +92,15 @@ public final class CurlTransport: StepCompletingCarrier {
             netrc: configuration.netrc,
             tls: configuration.tls,
             httpVersion: configuration.httpVersion,
-            connections: configuration.connections
+            connections: configuration.connections,
+            alternativeServices: configuration.alternativeServices
         )
         self.context = context
         loop = TransferLoop(
             maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, callbackQueue: context.callbackQueue,
-            cookies: configuration.cookies)
+            cookies: configuration.cookies,
+            alternativeServices: configuration.alternativeServices.problem == nil
+                ? AlternativeServiceCache(configuration.alternativeServices) : nil)
     }
 
     deinit {

@@ -83,6 +83,13 @@ final class ConnectionTracker {
         var multiplexes: Bool { multiplexingProven || h2cOrigin != nil }
     }
 
+    /// Where origins advertised HTTP/3 alternatives (`Alt-Svc`), when the client follows them.
+    let alternativeServices: AlternativeServiceCache?
+
+    init(alternativeServices: AlternativeServiceCache? = nil) {
+        self.alternativeServices = alternativeServices
+    }
+
     /// Which origins have h2c connections, and how transfers ask for them.
     @exclusivity(unchecked) var priorKnowledge = PriorKnowledgeConnections()
     /// Which origins multiplex, and which transfer opens a new connection to one while others

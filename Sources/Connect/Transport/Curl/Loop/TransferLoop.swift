@@ -165,8 +165,11 @@ final class TransferLoop: @unchecked Sendable {
 
     /// `callbackQueue`: where futures complete; `nil` completes them here, on the transfer thread
     /// (see ``ConnectConfiguration/runsCallbacksOnTransferThread``).
-    init(maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue?, cookies: CookieStorage = .none) {
-        connections = ConnectionTracker()
+    init(
+        maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue?, cookies: CookieStorage = .none,
+        alternativeServices: AlternativeServiceCache? = nil
+    ) {
+        connections = ConnectionTracker(alternativeServices: alternativeServices)
         CurlGlobal.initialize()
         multi = curl_multi_init()
         wakeup = LoopWakeup()
@@ -354,8 +357,9 @@ final class TransferLoop: @unchecked Sendable {
             let commonOptionsSet = handle.holdsPlainSetup
             try transfer.configure(handle)
             if !commonOptionsSet { configureCookies(handle) }
-            // An http+unix URL is known only once configured (see `CurlTransfer.isPlain`).
-            handle.holdsPlainSetup = isPlain && transfer.ownUnixSocketPath == nil
+            // An http+unix URL and an advertised alternative are known only once configured (see
+            // `CurlTransfer.isPlain`).
+            handle.holdsPlainSetup = isPlain && transfer.ownUnixSocketPath == nil && transfer.alternativeRoute == nil
         } catch {
             failSetup(of: transfer, on: handle, error)
             return

@@ -42,6 +42,7 @@ extension CurlTransfer {
             }
             return .openWebSocket(opening)
         case .restart(let restart):
+            if _slowPath(restart.cause == .alternativeFailed) { leaveAlternative(on: handle) }
             return .restart(restart, end)
         }
     }
@@ -114,6 +115,9 @@ extension CurlTransfer {
                 ConnectError.transport(TransportFailure(.other, "no response buffers", requestSent: end.requestSent)))
         }
         self.received = nil
+        if _slowPath(settings.alternativeFallback != nil), let cache = handle.connections.alternativeServices {
+            recordAlternatives(in: received, cache: cache)
+        }
         received.statusCode = state.statusCode
         received.httpVersion = Self.versionName(httpVersion)
         received.metrics = TransferMetrics(

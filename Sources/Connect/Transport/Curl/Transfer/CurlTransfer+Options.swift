@@ -205,6 +205,11 @@ extension CurlTransfer {
     func configureHTTPVersion(_ handle: CurlEasyHandle, url: String) throws(ConnectError) {
         let isHTTPS = Self.isHTTPS(url)
         let policy = request.httpVersion ?? settings.httpVersion
+        if let fallback = settings.alternativeFallback, _slowPath(isHTTPS), policy.allowsHTTP3,
+            !state.fellBackFromAlternative
+        {
+            if configureAlternative(handle, fallback: fallback) { return }
+        }
         switch policy.choice {
         case .automatic:
             // On https, requests started together wait for the first connection's handshake to

@@ -60,6 +60,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// The Unix domain socket this transfer's connections go through when the request names
     /// one itself (an `http+unix` URL, ``Request/unixSocketPath``), set with its options.
     @exclusivity(unchecked) var ownUnixSocketPath: String?
+    /// The advertised HTTP/3 alternative the transfer goes to (`Alt-Svc`), set with its
+    /// options; `nil` once it failed and the transfer went to the origin instead.
+    @exclusivity(unchecked) var alternativeRoute: AlternativeRoute?
     /// Its standing with the transport's connection tracker (see ``TransferConnection``).
     @exclusivity(unchecked) var connection = TransferConnection()
     /// The handle the transfer runs on, set with its options. Unowned: the handle holds the

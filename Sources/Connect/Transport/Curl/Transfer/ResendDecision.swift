@@ -100,6 +100,9 @@ enum ResendDecision {
         /// Its connection died, or the server refused its stream or went away (a framing error,
         /// which only HTTP/2 has), before any of the answer came.
         case connectionEnded(multiplexed: Bool)
+        /// The advertised HTTP/3 alternative it went to failed before it had a connection: it
+        /// goes to the origin instead.
+        case alternativeFailed
     }
 
     /// Which connection a transfer that starts over goes out on.
@@ -115,6 +118,24 @@ enum ResendDecision {
         case .connectionRefused: .new
         case .waitedForSharedConnection: .anyLive
         case .connectionEnded(let multiplexed): multiplexed ? .anyLive : .new
+        case .alternativeFailed: .anyLive
+        }
+    }
+
+    /// Whether a transfer that went to an advertised HTTP/3 alternative (`Alt-Svc`) and ended
+    /// with `code` starts over to the origin: the alternative could not be reached, or its
+    /// handshake or certificate failed (`code` says so), before libcurl chose a connection
+    /// (`connectionsChosen` is 0), so nothing of the request went out. RFC 7838 §2.4: a client
+    /// falls back to the origin when an alternative fails. Not a cancelled transfer
+    /// (`CURLE_ABORTED_BY_CALLBACK`), nor one that failed on the connection it had.
+    static func fallsBackFromAlternative(_ code: CURLcode, connectionsChosen: Int) -> Bool {
+        guard connectionsChosen == 0 else { return false }
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_OPERATION_TIMEDOUT, CURLE_SSL_CONNECT_ERROR,
+            CURLE_PEER_FAILED_VERIFICATION, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_HTTP3, CURLE_QUIC_CONNECT_ERROR:
+            return true
+        default:
+            return false
         }
     }
 

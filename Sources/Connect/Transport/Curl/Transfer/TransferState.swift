@@ -60,6 +60,10 @@ struct TransferState {
     private(set) var restartsAfterFramingError = 0
     /// Times the transfer started over after its reused connection died before any answer.
     private(set) var restartsOnDeadConnection = 0
+    /// The transfer goes to an advertised HTTP/3 alternative (`Alt-Svc`) rather than the origin.
+    private(set) var goesToAlternative = false
+    /// The alternative failed and the transfer went to the origin: it tries no other.
+    private(set) var fellBackFromAlternative = false
 
     init(method: HTTPMethod, isRepeatable: Bool, bodyIsOneTimeStream: Bool) {
         self.method = method
@@ -306,6 +310,13 @@ extension TransferState {
     /// ``ResendDecision`` allows) after a framing error or its reused connection died before
     /// any of the answer came.
     private mutating func restart(after end: End) -> Restart? {
+        if _slowPath(goesToAlternative),
+            ResendDecision.fallsBackFromAlternative(end.code, connectionsChosen: connectionsChosen)
+        {
+            goesToAlternative = false
+            fellBackFromAlternative = true
+            return Restart(cause: .alternativeFailed, requiresRewind: false)
+        }
         if let origin = waitsForConnectionTo {
             return Restart(cause: .waitedForSharedConnection, requiresRewind: false, waitsForConnectionTo: origin)
         }
@@ -328,6 +339,13 @@ extension TransferState {
             return Restart(cause: .connectionEnded(multiplexed: connectionMultiplexed), requiresRewind: true)
         }
         return nil
+    }
+
+    /// The transfer goes to an advertised HTTP/3 alternative: if that fails before a connection
+    /// is chosen, it starts over to the origin (see
+    /// ``ResendDecision/fallsBackFromAlternative(_:connectionsChosen:)``).
+    mutating func headsForAlternative() {
+        goesToAlternative = true
     }
 
     /// The success or failure the transfer ends with.
