@@ -22,7 +22,7 @@ SANITIZER_TRAITS := --traits Client,OpenAPI -Xswiftc -DConnectBuildsWithoutMacro
 export NTLM_USER_FILE := $(CURDIR)/Tests/PythonPeers/ntlm_users.txt
 export NTLMUSER := ops
 
-.PHONY: all deps demo api openapi test test-fast test-tsan test-asan test-curl8 test-h3 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events bench-websockets bench-cache bench-resilience clean
+.PHONY: all deps demo api openapi test test-fast test-tsan test-asan test-curl8 test-h3 fuzz fuzz-smoke check format docs bench bench-instructions bench-memory bench-transfers bench-events bench-websockets bench-cache bench-resilience bench-http3 clean
 
 all: test
 
@@ -147,6 +147,13 @@ bench-websockets:
 bench-cache:
 	@./.ci/dependencies --bench
 	./Benchmarks/cache
+
+## HTTP/3 beside HTTP/2 over TLS against hypercorn, Connect and raw C on the same libcurl (the
+## HTTP/3 one, fetched into .build-h3): client CPU per request, 64 in flight and one at a time.
+## `make bench` runs it last.
+bench-http3:
+	@./.ci/dependencies --bench
+	./Benchmarks/http3
 
 ## Hedging and the retry budget, each with and without: p50/p99/p99.9 against a server whose 2%
 ## of responses are late, and the requests a server that is down for 10 s sees under steady load.

@@ -105,19 +105,22 @@ static void encode_items(char *out) {
 /// the others ask for HTTP/2 on the connection it opened, as Connect does; nginx never closes
 /// it during a run.
 static int h2c = 0, h2c_opened = 0;
-/// "https": the CA file in BENCH_CA is trusted.
+/// "https": the CA file in BENCH_CA is trusted; "h3" as well, over HTTP/3 only.
 static const char *trusted_ca = NULL;
+static int http3 = 0;
 
 /// Makes the clients send POSTs when `mode` is "post" (each body encoded again for its request
 /// when it is "post-encode"), write each body to a file in BENCH_DIR
-/// when it is "file", speak h2c when it is "h2c", and trust BENCH_CA when it is "https".
+/// when it is "file", speak h2c when it is "h2c", trust BENCH_CA when it is "https", and speak
+/// HTTP/3 only, trusting BENCH_CA, when it is "h3".
 static void choose_method(const char *mode) {
     if (mode != NULL && strcmp(mode, "h2c") == 0) {
         h2c = 1;
         return;
     }
-    if (mode != NULL && strcmp(mode, "https") == 0) {
+    if (mode != NULL && (strcmp(mode, "https") == 0 || strcmp(mode, "h3") == 0)) {
         trusted_ca = getenv("BENCH_CA");
+        http3 = strcmp(mode, "h3") == 0;
         return;
     }
     if (mode != NULL && strcmp(mode, "file") == 0) {
@@ -178,6 +181,7 @@ static void prepare_request(CURL *easy, const char *url, Buffer *buffer) {
         // Wait for the first connection's handshake to learn whether it multiplexes (ALPN h2)
         // rather than open one per request, as Connect does on https.
         curl_easy_setopt(easy, CURLOPT_PIPEWAIT, 1L);
+        if (http3) curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_3ONLY);
     }
     if (file_folder) {
         if (buffer->file == NULL) {

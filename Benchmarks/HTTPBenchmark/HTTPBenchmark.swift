@@ -27,7 +27,7 @@ import Synchronization
 /// `CurlTransport` (no request building, no exchange: what Connect's transport costs alone).
 /// With BENCH_CALLBACKS=transfer-thread in the environment, the client runs its callbacks on
 /// the transfer thread (`runsCallbacksOnTransferThread`).
-/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|post-bytes|file|h2c|https|await|await-post|await-h2c|await-executor|transport]
+/// usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|post-bytes|file|h2c|https|h3|await|await-post|await-h2c|await-executor|transport]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 ///
 /// It imports FoundationEssentials rather than Foundation where it can, as Connect does, so that
@@ -91,7 +91,7 @@ struct HTTPBenchmark {
             let inflight = Int(arguments[3])
         else {
             let usage =
-                "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|post-bytes|file|h2c|https|await|await-executor|transport]\n"
+                "usage: HTTPBenchmark URL TOTAL INFLIGHT [post|post-writable|post-bytes|file|h2c|https|h3|await|await-executor|transport]\n"
             _ = write(2, usage, usage.utf8.count)
             exit(2)
         }
@@ -104,9 +104,10 @@ struct HTTPBenchmark {
         configuration.maximumResponseBodySize = 1 << 30  // the 64 MiB bodies of the large-body rows
         let mode = arguments.count > 4 ? arguments[4] : "get"
         if mode == "h2c" || mode == "await-h2c" { configuration.httpVersion = .http2WithPriorKnowledge }
-        if mode == "https", let ca = ProcessInfo.processInfo.environment["BENCH_CA"] {
+        if mode == "https" || mode == "h3", let ca = ProcessInfo.processInfo.environment["BENCH_CA"] {
             configuration.tls.trustedCertificates = URL(fileURLWithPath: ca)
         }
+        if mode == "h3" { configuration.httpVersion = .http3Only }
         configuration.runsCallbacksOnTransferThread =
             ProcessInfo.processInfo.environment["BENCH_CALLBACKS"] == "transfer-thread"
         if mode == "await-executor" { configuration.callbackQueue = DispatchQueue(label: "HTTPBenchmark.callbacks") }

@@ -1,7 +1,9 @@
 import ConnectFutures
 import ConnectTestServer
 import Foundation
+import InMemoryTracing
 import Testing
+import Tracing
 
 @testable import Connect
 
@@ -80,6 +82,33 @@ struct HTTP3Tests {
         let fallback = try await Self.client(.http3).send(Request(url: server.url.appendingPathComponent("first")))
             .value
         #expect(fallback.httpVersion == "2")
+    }
+
+    /// A WebSocket opens with an HTTP/1.1 upgrade (libcurl has WebSockets over neither HTTP/2 nor
+    /// HTTP/3): on a client that allows QUIC only it fails before anything is sent, saying so; a
+    /// request of its own that allows HTTP/1.1 opens.
+    @Test func aWebSocketSaysItCannotOpenOverHTTP3() async throws {
+        let server = try WebSocketServer()
+        defer { server.shutdown() }
+        let connect = Self.client(.http3Only)
+        let url = server.webSocketURL.appendingPathComponent("chat")
+        var refusal: ConnectError?
+        do {
+            _ = try await connect.webSocket(Request(url: url))
+        } catch {
+            refusal = error as? ConnectError
+        }
+        guard case .invalidRequest(let message)? = refusal else {
+            Issue.record("expected invalidRequest, got \(String(describing: refusal))")
+            return
+        }
+        #expect(message.contains("RFC 9220") && message.contains(".http3Only"))
+        #expect(server.received.isEmpty)
+        let socket = try await connect.webSocket(Request(url: url, httpVersion: .automatic))
+        try await socket.send("over HTTP/1.1")
+        var messages = socket.messages.makeAsyncIterator()
+        #expect(try await messages.next() == .text("over HTTP/1.1"))
+        _ = try await socket.close(code: 1000, reason: "done")
     }
 
     /// GETs and a POST with a body over QUIC, and twenty requests at once on one connection.
@@ -268,5 +297,122 @@ final class UDPBlackHole: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 2_048)
         while recv(descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT)) >= 0 { count += 1 }
         return count
+    }
+}
+
+/// Over QUIC what the HTTP/2 tests cover: streamed bodies both ways, a large download, Server-Sent
+/// Events, and a cancelled request.
+extension HTTP3Tests {
+    /// A streamed response's head says `"3"`, and its body comes whole; a 20 MB body into memory;
+    /// a request body streamed in pieces of unknown total.
+    @Test(.enabled(if: libcurlHasHTTP3)) func bodiesStreamBothWaysOverQUIC() async throws {
+        let server = try await HypercornServer(tls: true, quic: true)
+        defer { server.shutdown() }
+        let connect = Self.client(.http3Only)
+        let stream = connect.stream(TestConnector(url: server.url, endpoint: "/bytes/3000000"))
+        let head = try await stream.response
+        #expect(head.httpVersion == "3" && head.statusCode == 200)
+        var streamed = Data()
+        for try await chunk in stream { streamed += chunk }
+        #expect(streamed == cyclicBytes(3_000_000))
+
+        let large = try await connect.send(Request(url: server.url.appendingPathComponent("bytes/20000000"))).value
+        #expect(large.httpVersion == "3" && large.body == cyclicBytes(20_000_000))
+
+        let pieces = (0..<50).map { cyclicBytes(10_000, plus: $0) }
+        let upload = try await connect.send(
+            Request(
+                method: .post, url: server.url.appendingPathComponent("upload"),
+                body: .stream(
+                    AsyncStream { continuation in
+                        for piece in pieces { continuation.yield(piece) }
+                        continuation.finish()
+                    }))
+        ).value
+        let echo = try JSONDecoder().decode(Echo.self, from: upload.body)
+        #expect(upload.httpVersion == "3" && echo.version == "3" && echo.length == 500_000)
+    }
+
+    @Test(.enabled(if: libcurlHasHTTP3)) func serverSentEventsArriveOverQUIC() async throws {
+        let server = try await HypercornServer(tls: true, quic: true)
+        defer { server.shutdown() }
+        let events = Self.client(.http3Only).events(
+            TestConnector(url: server.url, endpoint: "/events/100"), reconnection: .never)
+        var data: [String] = []
+        for try await event in events { data.append(event.data) }
+        #expect(data == (0..<100).map(String.init))
+    }
+
+    /// A download cancelled halfway fails as cancelled; the client's next request is answered
+    /// over QUIC.
+    @Test(.enabled(if: libcurlHasHTTP3)) func aCancelledRequestOverQUIC() async throws {
+        let server = try await HypercornServer(tls: true, quic: true)
+        defer { server.shutdown() }
+        let connect = Self.client(.http3Only)
+        let stream = connect.stream(TestConnector(url: server.url, endpoint: "/bytes/500000000"), bufferSize: 64 << 10)
+        #expect(try await stream.response.httpVersion == "3")
+        var received = 0
+        do {
+            for try await chunk in stream {
+                received += chunk.count
+                if received >= 1 << 20 { stream.cancel() }
+            }
+            Issue.record("the stream ended after \(received) bytes without being cancelled")
+        } catch {
+            #expect(error as? ConnectError == .cancelled, "\(error)")
+        }
+        #expect(received < 500_000_000)
+        let next = try await connect.send(Request(url: server.url.appendingPathComponent("after"))).value
+        #expect(next.httpVersion == "3")
+    }
+
+    /// The middleware's adapter, the cache and tracing see a request over QUIC as any other: the
+    /// adapter's header reaches the server, the second request is the cache's, and the span
+    /// names version 3.
+    @Test(.enabled(if: libcurlHasHTTP3)) func middlewareCacheAndTracingOverQUIC() async throws {
+        let server = try await HypercornServer(tls: true, quic: true)
+        defer { server.shutdown() }
+        let tracer = InMemoryTracer()
+        var configuration = ConnectConfiguration()
+        configuration.tls.trustedCertificates = NginxServer.file("ca.pem")
+        configuration.httpVersion = .http3Only
+        configuration.tracer = tracer
+        configuration.cache = ResponseCache(memoryCapacity: 1 << 20)
+        let connect = Connect(
+            middleware: ConnectMiddleware(adapters: [
+                HeaderAdapter(header: HTTPHeader(name: "X-Marker", value: "adapted"))
+            ]),
+            configuration: configuration)
+        let first = try await connect.response(TestConnector(url: server.url, endpoint: "/cached")).value
+        let echo = try JSONDecoder().decode(Echo.self, from: first.body)
+        #expect(first.httpVersion == "3" && echo.version == "3" && echo.marker == "adapted")
+        let second = try await connect.response(TestConnector(url: server.url, endpoint: "/cached")).value
+        #expect(second.cacheStatus == .hit && second.body == first.body)
+        let spans = tracer.finishedSpans
+        #expect(spans.map { $0.attributes["connect.cache.status"]?.toSpanAttribute() } == ["miss", "hit"])
+        #expect(spans.first?.attributes["network.protocol.version"]?.toSpanAttribute() == "3")
+    }
+
+    /// A server that goes away in the middle of a download over QUIC fails the download with a
+    /// typed error, and the next request to it fails too, within its timeout, never hangs.
+    @Test(.enabled(if: libcurlHasHTTP3)) func aServerGoingAwayFailsTheTransfersOverQUIC() async throws {
+        let server = try await HypercornServer(tls: true, quic: true)
+        defer { server.shutdown() }
+        let connect = Self.client(.http3Only)
+        let stream = connect.stream(TestConnector(url: server.url, endpoint: "/bytes/2000000000"), bufferSize: 64 << 10)
+        #expect(try await stream.response.httpVersion == "3")
+        var received = 0
+        do {
+            for try await chunk in stream {
+                received += chunk.count
+                if received >= 1 << 20, received - chunk.count < 1 << 20 { server.shutdown() }
+            }
+            Issue.record("the download ended after \(received) bytes as if whole")
+        } catch {
+            #expect(error is ConnectError && error as? ConnectError != .cancelled, "\(error)")
+        }
+        let after = await connectError(
+            connect.send(Request(url: server.url.appendingPathComponent("after"), timeout: .seconds(30))))
+        #expect(after != nil && after != .cancelled, "\(String(describing: after))")
     }
 }

@@ -55,10 +55,13 @@ struct Echo: Decodable {
     var length: Int
     /// The client's port: one per connection.
     var clientPort: Int
+    /// The request's `X-Marker` header.
+    var marker: String?
 
     enum CodingKeys: String, CodingKey {
         case method, path, version, length
         case clientPort = "client_port"
+        case marker
     }
 }
 

@@ -1,9 +1,12 @@
 """An ASGI app for the tests that run Connect against hypercorn: it answers every request with
 what it received, as JSON: the method, the path, the HTTP version, the body's length, and the
-client's port (which tells the connections apart). Under /decode it also undoes the body's
+client's port (which tells the connections apart), and its X-Marker header (null without one). Under /decode it also undoes the body's
 Content-Encoding with Python's own decoders (gzip and zlib, and brotli and zstandard from PyPI)
 and adds the decoded body's length and CRC-32, or why it could not decode it. Under /alt-svc it
-advertises the alternative services its query names, percent-decoded, in an Alt-Svc field."""
+advertises the alternative services its query names, percent-decoded, in an Alt-Svc field. Under
+/bytes/N it answers N bytes (byte i is i % 251) in 64 KiB pieces, and under /events/N N
+Server-Sent Events whose data is their number, without echoing; under /cached its answer may be
+cached for ten minutes."""
 import gzip
 import json
 import urllib.parse
@@ -34,6 +37,9 @@ async def app(scope, receive, send):
             elif message["type"] == "lifespan.shutdown":
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+    if scope["path"].startswith("/bytes/") or scope["path"].startswith("/events/"):
+        await generated(scope["path"], send)
+        return
     body = b""
     while True:
         message = await receive()
@@ -46,6 +52,7 @@ async def app(scope, receive, send):
         "version": scope["http_version"],
         "length": len(body),
         "client_port": scope["client"][1],
+        "marker": next((value.decode() for name, value in scope["headers"] if name.lower() == b"x-marker"), None),
     }
     if scope["path"].startswith("/decode"):
         headers = dict((name.decode().lower(), value.decode()) for name, value in scope["headers"])
@@ -62,7 +69,29 @@ async def app(scope, receive, send):
             fields["error"] = repr(error)
     answer = json.dumps(fields).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]
+    if scope["path"].startswith("/cached"):
+        headers.append((b"cache-control", b"max-age=600"))
     if scope["path"].startswith("/alt-svc"):
         headers.append((b"alt-svc", urllib.parse.unquote(scope["query_string"].decode()).encode()))
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": answer})
+
+
+async def generated(path, send):
+    kind, count = path.split("/")[1], int(path.split("/")[2])
+    if kind == "bytes":
+        period = bytes(i % 251 for i in range(251 * 261))  # 65,511 bytes, a whole number of periods
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/octet-stream"),
+                                (b"content-length", str(count).encode())]})
+        sent = 0
+        while sent < count:
+            piece = period[:min(len(period), count - sent)]
+            sent += len(piece)
+            await send({"type": "http.response.body", "body": piece, "more_body": sent < count})
+        return
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]})
+    for number in range(count):
+        await send({"type": "http.response.body", "body": b"data: %d\n\n" % number, "more_body": True})
+    await send({"type": "http.response.body", "body": b""})

@@ -52,6 +52,16 @@ public struct HTTPVersionPolicy: Sendable, Hashable, CustomStringConvertible {
     /// linked libcurl and how to get one with HTTP/3 (see <doc:SendingRequests>).
     public static let http3Only = HTTPVersionPolicy(choice: .http3Only)
 
+    /// Why a WebSocket cannot open under this policy, or `nil`: a WebSocket opens with an HTTP/1.1
+    /// upgrade, since libcurl speaks neither WebSockets over HTTP/2 (RFC 8441) nor over HTTP/3
+    /// (RFC 9220), which `.http3Only` forbids.
+    var webSocketProblem: String? {
+        guard choice == .http3Only else { return nil }
+        return "a WebSocket opens with an HTTP/1.1 upgrade (libcurl has no WebSockets over HTTP/2 or HTTP/3, "
+            + "RFC 8441 and RFC 9220), and httpVersion .http3Only allows QUIC only: open it with a Request "
+            + "whose httpVersion is .automatic"
+    }
+
     /// Whether a request may go to an origin's advertised HTTP/3 alternative
     /// (``AlternativeServices``): not when it asks for HTTP/1.1 or h2c.
     var allowsHTTP3: Bool {

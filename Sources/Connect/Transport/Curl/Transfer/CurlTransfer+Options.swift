@@ -50,6 +50,9 @@ extension CurlTransfer {
             throw .invalidRequest("configuration.netrc \(path): no file there")
         }
         if _slowPath(options?.webSocket != nil) {
+            if let problem = (request.httpVersion ?? settings.httpVersion).webSocketProblem {
+                throw .invalidRequest(problem)
+            }
             configureWebSocketOpening(handle)
             return
         }
