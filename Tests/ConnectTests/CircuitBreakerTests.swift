@@ -258,13 +258,11 @@ struct CircuitBreakerTests {
 
         // The cancelled future completes at once; the exchange's task hands the probe back a
         // moment later, and until then a request is still refused without reaching the server.
-        var next: Result<Data, any Error> = .failure(ConnectError.cancelled)
-        for _ in 0..<6_000 {
-            next = await outcome(connect.request(TestConnector(server, "/")))
-            guard case .failure(let error) = next, case .transport(let refusal)? = error as? ConnectError,
-                refusal.kind == .circuitOpen
-            else { break }
-            try await Task.sleep(for: .milliseconds(10))
+        let next = try await eventually({ await outcome(connect.request(TestConnector(server, "/"))) }) { next in
+            guard case .failure(let error) = next, case .transport(let refusal)? = error as? ConnectError else {
+                return true
+            }
+            return refusal.kind != .circuitOpen
         }
         #expect(try next.get() == Data("back".utf8))
         #expect(try await connect.request(TestConnector(server, "/")).value == Data("back".utf8))

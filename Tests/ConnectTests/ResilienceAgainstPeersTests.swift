@@ -31,12 +31,7 @@ struct ResilienceAgainstPeersTests {
 
     /// What the app saw once `condition` holds, or after a minute of asking.
     static func stats(_ server: HypercornServer, once condition: (Stats) -> Bool) async throws -> Stats {
-        var stats = try await Self.stats(server)
-        for _ in 0..<6_000 where !condition(stats) {
-            try await Task.sleep(for: .milliseconds(10))
-            stats = try await Self.stats(server)
-        }
-        return stats
+        try await eventually({ try await Self.stats(server) }, until: condition)
     }
 
     static func post(_ path: String, to server: HypercornServer) async throws {
@@ -173,10 +168,10 @@ struct ResilienceAgainstPeersTests {
         upstreamRunning = false
         // The upstream stops a moment after it is told to: until then it still answers.
         let direct = Connect()
-        for _ in 0..<6_000 {
-            guard case .success = await outcome(direct.send(Request(url: upstream.url.appendingPathComponent("stats"))))
-            else { break }
-            try await Task.sleep(for: .milliseconds(10))
+        _ = try await eventually({
+            await outcome(direct.send(Request(url: upstream.url.appendingPathComponent("stats"))))
+        }) {
+            if case .failure = $0 { true } else { false }
         }
         for _ in 0..<3 { #expect(await connectError(probing.send(gateway))?.statusCode == 502) }
         let states = monitor.changes.withLock { $0.map(\.1) }

@@ -142,6 +142,21 @@ func eventually(within limit: Duration = .seconds(60), _ condition: () -> Bool) 
     return condition()
 }
 
+/// What `ask` answers once `condition` holds of it, or its last answer after `limit`: asks
+/// again every 10 ms, sleeping between (a server's count, a request's outcome while a state
+/// settles). Errors `ask` throws end the wait.
+func eventually<Value>(
+    within limit: Duration = .seconds(60), _ ask: () async throws -> Value, until condition: (Value) -> Bool
+) async throws -> Value {
+    let deadline = ContinuousClock.now + limit
+    var value = try await ask()
+    while !condition(value), ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(10))
+        value = try await ask()
+    }
+    return value
+}
+
 /// Sends `count` requests one after another, each started from the observer of the one before
 /// (`request(index)`), and returns what `record` made of each value, in its observer, in order;
 /// the first failure ends the run.

@@ -14,6 +14,7 @@ import zlib
 
 import brotli
 import zstandard
+from asgi_support import answer, read_body, serve_lifespan
 
 
 def decoded(body, coding):
@@ -30,22 +31,12 @@ def decoded(body, coding):
 
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        await serve_lifespan(receive, send)
+        return
     if scope["path"].startswith("/bytes/") or scope["path"].startswith("/events/"):
         await generated(scope["path"], send)
         return
-    body = b""
-    while True:
-        message = await receive()
-        body += message.get("body", b"")
-        if not message.get("more_body", False):
-            break
+    body = await read_body(receive)
     fields = {
         "method": scope["method"],
         "path": scope["path"],
@@ -67,14 +58,13 @@ async def app(scope, receive, send):
             fields["decoded_crc32"] = zlib.crc32(body)
         except Exception as error:
             fields["error"] = repr(error)
-    answer = json.dumps(fields).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]
+    echoed = json.dumps(fields).encode()
+    headers = [(b"content-type", b"application/json")]
     if scope["path"].startswith("/cached"):
         headers.append((b"cache-control", b"max-age=600"))
     if scope["path"].startswith("/alt-svc"):
         headers.append((b"alt-svc", urllib.parse.unquote(scope["query_string"].decode()).encode()))
-    await send({"type": "http.response.start", "status": 200, "headers": headers})
-    await send({"type": "http.response.body", "body": answer})
+    await answer(send, 200, echoed, headers)
 
 
 async def generated(path, send):

@@ -15,20 +15,14 @@ import asyncio
 import json
 from collections import defaultdict
 
+from asgi_support import read_body, serve_lifespan
+from asgi_support import answer as answer_with_headers
+
 requests = defaultdict(int)
 left = defaultdict(int)
 keys = defaultdict(list)
 released = defaultdict(asyncio.Event)
 outage = False
-
-
-async def read_body(receive):
-    body = b""
-    while True:
-        message = await receive()
-        body += message.get("body", b"")
-        if not message.get("more_body", False):
-            return body
 
 
 async def until_done_or_left(receive, work):
@@ -42,21 +36,14 @@ async def until_done_or_left(receive, work):
 
 
 async def answer(send, status, body, content_type=b"text/plain"):
-    await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]})
-    await send({"type": "http.response.body", "body": body})
+    await answer_with_headers(send, status, body, [(b"content-type", content_type)])
 
 
 async def app(scope, receive, send):
     global outage
     if scope["type"] == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        await serve_lifespan(receive, send)
+        return
     path = scope["path"]
     body = await read_body(receive)
     headers = dict((name.decode().lower(), value.decode()) for name, value in scope["headers"])

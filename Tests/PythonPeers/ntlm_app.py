@@ -15,26 +15,12 @@ import os
 import zlib
 
 import spnego
+from asgi_support import answer, read_body
 
 os.environ.setdefault("NTLM_USER_FILE", os.path.join(os.path.dirname(os.path.abspath(__file__)), "ntlm_users.txt"))
 
 # The acceptor of each connection, by the client's address and port.
 _acceptors: dict = {}
-
-
-async def _body(receive) -> bytes:
-    body = b""
-    while True:
-        message = await receive()
-        body += message.get("body", b"")
-        if not message.get("more_body", False):
-            return body
-
-
-async def _answer(send, status: int, headers: list, body: bytes) -> None:
-    headers = headers + [(b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
 
 
 def _starts_over(scheme: str, token: bytes) -> bool:
@@ -49,13 +35,13 @@ def _app(header: bytes, challenge_header: bytes, challenge_status: int, scheme: 
     async def app(scope, receive, send):
         if scope["type"] != "http":
             return
-        body = await _body(receive)
+        body = await read_body(receive)
         connection = tuple(scope.get("client") or ())
         given = dict(scope["headers"]).get(header, b"").decode()
 
         def challenge(token: bytes = b""):
             value = scheme.encode() + (b" " + base64.b64encode(token) if token else b"")
-            return _answer(send, challenge_status, [(challenge_header, value)], b"")
+            return answer(send, challenge_status, b"", [(challenge_header, value)])
 
         if not given.startswith(scheme + " "):
             _acceptors.pop(connection, None)
@@ -82,7 +68,7 @@ def _app(header: bytes, challenge_header: bytes, challenge_status: int, scheme: 
             len(body),
             zlib.crc32(body),
         )
-        await _answer(send, 200, [(b"content-type", b"text/plain")], text.encode())
+        await answer(send, 200, text.encode(), [(b"content-type", b"text/plain")])
 
     return app
 

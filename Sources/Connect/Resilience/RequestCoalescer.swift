@@ -58,17 +58,21 @@ final class RequestCoalescer: Sendable {
     /// The caller `id` of `flight` stops waiting; the transfer is cancelled if it was the last.
     private func leave(_ flight: Flight, _ id: Int, key: CoalescingKey) {
         guard let transfer = flight.leave(id) else { return }
+        forget(flight, key: key)
+        transfer.cancel()
+    }
+
+    /// `flight` takes no more callers: a request with `key` from now on starts a flight of its
+    /// own. A later flight under the same key, started meanwhile, stays.
+    private func forget(_ flight: Flight, key: CoalescingKey) {
         flights.withLock { flights in
             if flights[key] === flight { flights[key] = nil }
         }
-        transfer.cancel()
     }
 
     /// The shared answer landed: every caller still waiting gets it.
     private func land(_ flight: Flight, key: CoalescingKey, with result: Result<Response, any Error>) {
-        flights.withLock { flights in
-            if flights[key] === flight { flights[key] = nil }
-        }
+        forget(flight, key: key)
         for waiter in flight.land() {
             waiter.complete(result)
         }
