@@ -101,6 +101,7 @@ static inline CURLMcode ccurl_multi_setopt_pointer(CURLM *handle, CURLMoption op
 typedef int (*ccurl_prereq_callback)(void *context, char *primary_ip, char *local_ip, int primary_port, int local_port);
 typedef int (*ccurl_sockopt_callback)(void *context, curl_socket_t socket, int purpose);
 typedef int (*ccurl_closesocket_callback)(void *context, curl_socket_t socket);
+typedef int (*ccurl_resolver_start_callback)(void *resolver_state, void *reserved, void *context);
 
 static inline CURLcode ccurl_easy_setopt_prereq_callback(CURL *handle, ccurl_prereq_callback value) {
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, value);
@@ -108,6 +109,10 @@ static inline CURLcode ccurl_easy_setopt_prereq_callback(CURL *handle, ccurl_pre
 
 static inline CURLcode ccurl_easy_setopt_sockopt_callback(CURL *handle, ccurl_sockopt_callback value) {
     return curl_easy_setopt(handle, CURLOPT_SOCKOPTFUNCTION, value);
+}
+
+static inline CURLcode ccurl_easy_setopt_resolver_start_callback(CURL *handle, ccurl_resolver_start_callback value) {
+    return curl_easy_setopt(handle, CURLOPT_RESOLVER_START_FUNCTION, value);
 }
 
 static inline CURLcode ccurl_easy_setopt_closesocket_callback(CURL *handle, ccurl_closesocket_callback value) {

@@ -166,7 +166,9 @@ struct ResendDecisionTests {
         // It waited for another transfer's new connection: it shares it.
         (.waitedForSharedConnection, .anyLive),
         // Its advertised alternative failed: a live connection to the origin serves.
-        (.alternativeFailed, .anyLive)
+        (.alternativeFailed, .anyLive),
+        // It timed out waiting in libcurl's queue: it waits for whichever connection frees.
+        (.timedOutInQueue, .anyLive)
     ])
     func restartConnection(after cause: ResendDecision.RestartCause, _ connection: ResendDecision.RestartConnection) {
         #expect(ResendDecision.restartConnection(after: cause) == connection)
@@ -185,6 +187,38 @@ struct ResendDecisionTests {
     ])
     func fallsBackFromAlternative(code: CURLcode, connectionsChosen: Int, fallsBack: Bool) {
         #expect(ResendDecision.fallsBackFromAlternative(code, connectionsChosen: connectionsChosen) == fallsBack)
+    }
+
+    struct QueueCase: Sendable, CustomStringConvertible {
+        var code: CURLcode
+        var beganConnecting: Bool
+        var timeLeft: Duration
+        var startsOver: Bool
+        var description: String {
+            "code \(code.rawValue), began connecting \(beganConnecting), \(timeLeft) left → \(startsOver)"
+        }
+    }
+
+    @Test(arguments: [
+        // Timed out in the queue with time left: back into the queue.
+        QueueCase(code: CURLE_OPERATION_TIMEDOUT, beganConnecting: false, timeLeft: .seconds(50), startsOver: true),
+        QueueCase(code: CURLE_OPERATION_TIMEDOUT, beganConnecting: false, timeLeft: .milliseconds(1), startsOver: true),
+        // Its own timeout is spent: the wait counts against it, and it fails.
+        QueueCase(code: CURLE_OPERATION_TIMEDOUT, beganConnecting: false, timeLeft: .zero, startsOver: false),
+        QueueCase(
+            code: CURLE_OPERATION_TIMEDOUT, beganConnecting: false, timeLeft: .microseconds(999), startsOver: false),
+        QueueCase(code: CURLE_OPERATION_TIMEDOUT, beganConnecting: false, timeLeft: .seconds(-2), startsOver: false),
+        // It began connecting (a lookup, a socket, a connection): the connect timeout applies.
+        QueueCase(code: CURLE_OPERATION_TIMEDOUT, beganConnecting: true, timeLeft: .seconds(50), startsOver: false),
+        // Any other ending.
+        QueueCase(code: CURLE_COULDNT_CONNECT, beganConnecting: false, timeLeft: .seconds(50), startsOver: false),
+        QueueCase(code: CURLE_ABORTED_BY_CALLBACK, beganConnecting: false, timeLeft: .seconds(50), startsOver: false),
+        QueueCase(code: CURLE_OK, beganConnecting: false, timeLeft: .seconds(50), startsOver: false)
+    ])
+    func startsOverAfterWaitingInQueue(_ row: QueueCase) {
+        #expect(
+            ResendDecision.startsOverAfterWaitingInQueue(
+                row.code, beganConnecting: row.beganConnecting, timeLeft: row.timeLeft) == row.startsOver)
     }
 
     @Test(arguments: [

@@ -29,6 +29,8 @@ struct TransferStateTests {
         case waitsForConnection(String)
         /// The transfer goes to an advertised HTTP/3 alternative.
         case headsForAlternative
+        /// libcurl started a name lookup or opened a socket for it.
+        case connectingBegan
 
         var description: String {
             switch self {
@@ -43,6 +45,7 @@ struct TransferStateTests {
             case .connectionAccepted(let multiplexes): "connection accepted, multiplexes \(multiplexes)"
             case .waitsForConnection(let origin): "waits for \(origin)'s connection"
             case .headsForAlternative: "heads for an alternative"
+            case .connectingBegan: "connecting began"
             }
         }
     }
@@ -104,6 +107,7 @@ struct TransferStateTests {
         case .connectionAccepted(let multiplexes): state.connectionAccepted(multiplexes: multiplexes)
         case .waitsForConnection(let origin): state.waitsForConnection(to: origin)
         case .headsForAlternative: state.headsForAlternative()
+        case .connectingBegan: state.connectingBegan()
         }
     }
 
@@ -337,6 +341,32 @@ struct TransferStateTests {
         Row(
             "the origin without an alternative does not answer", .get, [], CURLE_COULDNT_CONNECT,
             .libcurl(CURLE_COULDNT_CONNECT.rawValue)
+        ) { $0.requestSent = false },
+
+        // A timeout in libcurl's queue, before connecting began, goes back into the queue while
+        // the request's own timeout has time left; a timeout once connecting began, or with none
+        // left, fails.
+        Row(
+            "a POST timed out waiting for a connection", .post, [], CURLE_OPERATION_TIMEDOUT,
+            .restart(.init(cause: .timedOutInQueue, requiresRewind: false))
+        ) {
+            $0.requestSent = false
+            $0.timeLeft = .seconds(30)
+        },
+        Row(
+            "a timeout while connecting", .get, [.connectingBegan], CURLE_OPERATION_TIMEDOUT,
+            .libcurl(CURLE_OPERATION_TIMEDOUT.rawValue)
+        ) {
+            $0.requestSent = false
+            $0.timeLeft = .seconds(30)
+        },
+        Row(
+            "a timeout once a connection was chosen", .get, nothingCame, CURLE_OPERATION_TIMEDOUT,
+            .libcurl(CURLE_OPERATION_TIMEDOUT.rawValue)
+        ) { $0.timeLeft = .seconds(30) },
+        Row(
+            "a timeout in the queue with no time left", .get, [], CURLE_OPERATION_TIMEDOUT,
+            .libcurl(CURLE_OPERATION_TIMEDOUT.rawValue)
         ) { $0.requestSent = false },
 
         // A WebSocket's connection.

@@ -36,7 +36,9 @@ public struct ConnectConfiguration: Sendable {
     /// bounded by the retrier (see ``RetryPolicy/deadline``). 60 seconds by default; a connector
     /// or request can set its own.
     public var timeout: Duration = .seconds(60)
-    /// The longest connecting (TCP and TLS) may take. 10 seconds by default.
+    /// The longest connecting (the name lookup, TCP and TLS) may take. 10 seconds by default.
+    /// A request waiting for one of the ``maximumConnectionsPerHost`` connections to come free
+    /// is not connecting: its ``timeout`` bounds that wait.
     public var connectTimeout: Duration = .seconds(10)
     /// Where observers and the steps after a response run. A global background queue by
     /// default; never the main queue unless you choose it.

@@ -25,6 +25,7 @@ extension TransferLoop {
         let resettingHandle = transfer.rewindsForReset()
         if restart.requiresRewind, !resettingHandle { return false }
         let connection = ResendDecision.restartConnection(after: restart.cause)
+        let timeLeft = transfer.timeLeft(on: handle)  // before the reset clears libcurl's count
         curl_multi_remove_handle(multi, handle.raw)
         if resettingHandle {
             guard clear(handle) else {
@@ -46,6 +47,8 @@ extension TransferLoop {
         transfer.prepareForRestart(on: handle, connection)
         // Set either way: a handle that kept its options may carry an earlier restart's.
         handle.set(CURLOPT_FRESH_CONNECT, connection == .new ? 1 : 0)
+        // The request's timeout bounds the whole exchange: a restart has what is left of it.
+        handle.set(CURLOPT_TIMEOUT_MS, CurlTransfer.milliseconds(timeLeft))
         handle.holdsPlainSetup = false  // so that `recycle` resets the option
         if let origin = restart.waitsForConnectionTo {
             waiting.append(WaitingTransfer(handle: handle, transfer: transfer, origin: origin))

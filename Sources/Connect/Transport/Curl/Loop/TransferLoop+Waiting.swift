@@ -21,6 +21,9 @@ extension TransferLoop {
         let now = MonotonicInstant.now
         let longest = wakeup.wakes ? Self.longestWait : Self.longestWaitWithoutWakeup
         var timeout = min(multiSockets.timeout(from: now) ?? longest, longest)
+        if _slowPath(queued.earliest != nil), let untilDeadline = millisecondsUntilQueueDeadline(from: now) {
+            timeout = min(timeout, untilDeadline)
+        }
         // libcurl's sockets and the wake-up pipe in an epoll set, and no WebSockets: one wait
         // that costs the sockets that are ready.
         if multiSockets.usesEpollSet, _fastPath(webSocketMultiWatch == nil) {

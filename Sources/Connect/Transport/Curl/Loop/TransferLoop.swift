@@ -110,6 +110,11 @@ final class TransferLoop: @unchecked Sendable {
     /// Transfers (active, on their handles) kept from libcurl while another transfer opens a
     /// connection to their origin that they will share (see ``SharedConnectionOpenings``).
     @exclusivity(unchecked) var waiting: [WaitingTransfer] = []
+    /// The handles this pass handed to libcurl, to note those left waiting for a connection (see
+    /// ``noteQueuedTransfers()``).
+    @exclusivity(unchecked) var addedInPass: [CurlEasyHandle] = []
+    /// The transfers waiting in libcurl's queue for a connection, and their deadlines.
+    @exclusivity(unchecked) var queued = QueueDeadlines<QueuedTransfer>()
 
     /// Held by the loop while it runs WebSocket work (their connections and their multi
     /// handle), and released while it polls: a task that finds it free sends on an open
@@ -284,6 +289,8 @@ final class TransferLoop: @unchecked Sendable {
             // 10 s later, after a GOAWAY and among 64 streams on one connection.)
             if multiSockets.runTimerIfDue() { collectFinished() }
             if _slowPath(!waiting.isEmpty) { releaseWaiting() }
+            if !addedInPass.isEmpty { noteQueuedTransfers() }
+            if _slowPath(queued.earliest != nil) { endOverdueWaits() }
             if !settledInPass.isEmpty, handOff.handOver(&settledInPass, drainingHere: drainsHere()) {
                 let commandsWait = inbox.withLock { inbox -> Bool in
                     inbox.isUnled = true
@@ -390,6 +397,7 @@ final class TransferLoop: @unchecked Sendable {
             withWebSocketIO { code = curl_multi_add_handle(webSocketMulti, handle.raw) }
         } else {
             code = curl_multi_add_handle(multi, handle.raw)
+            if code == CURLM_OK { addedInPass.append(handle) }
         }
         guard code != CURLM_OK else { return }
         handle.opensWebSocket = false

@@ -21,10 +21,43 @@ extension CurlTransfer {
                 socket, unixSocketPath: handle.withTransfer { $0.unixSocketPath } ?? nil)
             return handle.withTransfer { transfer in
                 transfer.connection.opened = serial.map { (socket, $0) }
+                transfer.state.connectingBegan()
                 return transfer.mayOpenConnection(handle.connections)
             }
         }
         return opens != false ? 0 : 1  // CURL_SOCKOPT_OK, CURL_SOCKOPT_ERROR
+    }
+
+    /// libcurl starts a name lookup for the transfer (`CURLOPT_RESOLVER_START_FUNCTION`; a cached
+    /// or literal address starts none): the transfer is connecting, no longer waiting in
+    /// libcurl's queue (see ``ResendDecision/startsOverAfterWaitingInQueue(_:beganConnecting:timeLeft:)``).
+    static let resolverStartedCallback: ccurl_resolver_start_callback = { _, _, context in
+        Unmanaged<CurlEasyHandle>.fromOpaque(context!)._withUnsafeGuaranteedRef { handle in
+            _ = handle.withTransfer { $0.state.connectingBegan() }
+        }
+        return 0  // resolve
+    }
+
+    /// The transfer's own timeout, `nil` for none.
+    var timeout: Duration? {
+        let timeout = request.timeout ?? settings.timeout
+        return Self.milliseconds(timeout) == 0 ? nil : timeout
+    }
+
+    /// libcurl has neither begun connecting for the transfer nor chosen it a connection: it
+    /// waits in libcurl's queue (or was just handed over).
+    var waitsForConnection: Bool {
+        !state.beganConnecting && state.connectionsChosen == 0
+    }
+
+    /// The time the transfer's own timeout has left, on `handle`, which runs it: the whole
+    /// exchange, every start-over included, is bounded by it. The first call reads when the
+    /// transfer first went to libcurl from the time libcurl counted for this first attempt.
+    func timeLeft(on handle: CurlEasyHandle) -> Duration {
+        let now = MonotonicInstant.now
+        let started = firstAttemptStarted ?? now + (.zero - handle.infoDuration(CURLINFO_TOTAL_TIME_T))
+        firstAttemptStarted = started
+        return (timeout ?? .seconds(Int64.max)) - (now - started)
     }
 
     /// libcurl's pre-request callback (`CURLOPT_PREREQFUNCTION`): whether the request may go out

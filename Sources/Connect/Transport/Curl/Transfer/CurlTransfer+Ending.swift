@@ -73,6 +73,7 @@ extension CurlTransfer {
         if _slowPath(decoder != nil || bodyReader != nil || sink != nil || handle.opensWebSocket) {
             readResources(into: &end, handle)
         }
+        if _slowPath(code == CURLE_OPERATION_TIMEDOUT) { end.timeLeft = timeLeft(on: handle) }
         return end
     }
 

@@ -142,6 +142,8 @@ extension CurlTransfer {
         handle.set(CURLOPT_CLOSESOCKETDATA, pointer: tracker)
         ccurl_easy_setopt_prereq_callback(handle.raw, Self.connectionChosenCallback)
         handle.set(CURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(handle).toOpaque())
+        ccurl_easy_setopt_resolver_start_callback(handle.raw, Self.resolverStartedCallback)
+        handle.set(CURLOPT_RESOLVER_START_DATA, pointer: Unmanaged.passUnretained(handle).toOpaque())
         handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(settings.connectTimeout))
         handle.set(CURLOPT_TCP_KEEPALIVE, 1)
         // Redirects are followed above the transport (see RedirectFollower), hop by hop, so that

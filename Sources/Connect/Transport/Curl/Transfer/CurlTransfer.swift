@@ -65,6 +65,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var alternativeRoute: AlternativeRoute?
     /// Its standing with the transport's connection tracker (see ``TransferConnection``).
     @exclusivity(unchecked) var connection = TransferConnection()
+    /// When the transfer first went to libcurl: set when it first starts over or times out
+    /// (see ``timeLeft(on:)``), so that a request that runs once never reads the clock for it.
+    @exclusivity(unchecked) var firstAttemptStarted: MonotonicInstant?
     /// The handle the transfer runs on, set with its options. Unowned: the handle holds the
     /// transfer while it runs, and callbacks come only then.
     @exclusivity(unchecked) unowned(unsafe) var runningHandle: CurlEasyHandle?

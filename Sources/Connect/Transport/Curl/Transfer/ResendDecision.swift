@@ -103,6 +103,9 @@ enum ResendDecision {
         /// The advertised HTTP/3 alternative it went to failed before it had a connection: it
         /// goes to the origin instead.
         case alternativeFailed
+        /// libcurl timed it out while it waited in its queue for a connection, before it began
+        /// connecting (see ``startsOverAfterWaitingInQueue(_:beganConnecting:timeLeft:)``).
+        case timedOutInQueue
     }
 
     /// Which connection a transfer that starts over goes out on.
@@ -119,7 +122,24 @@ enum ResendDecision {
         case .waitedForSharedConnection: .anyLive
         case .connectionEnded(let multiplexed): multiplexed ? .anyLive : .new
         case .alternativeFailed: .anyLive
+        case .timedOutInQueue: .anyLive
         }
+    }
+
+    /// Whether a transfer libcurl ended with `code` starts over because it timed out while it
+    /// waited in libcurl's queue for a connection: the origin had `CURLMOPT_MAX_HOST_CONNECTIONS`
+    /// connections busy, or the transfer waited for an HTTP/2 connection being opened.
+    ///
+    /// ``ConnectConfiguration/connectTimeout`` bounds connecting, and the request's timeout the
+    /// whole exchange, the wait included. libcurl 7.88 starts the connect timeout when a transfer
+    /// leaves the queue; libcurl 8 (8.14 `multi.c`) counts the wait against it, so that a burst of
+    /// requests larger than the connections allowed fails by the connect timeout behind requests
+    /// that are merely slow. A transfer that never began connecting (`beganConnecting` false: no
+    /// name lookup started, no socket opened, no connection chosen) and ended so goes back into
+    /// the queue while its own timeout has time left (`timeLeft`), and nothing of it went out.
+    @inline(__always)
+    static func startsOverAfterWaitingInQueue(_ code: CURLcode, beganConnecting: Bool, timeLeft: Duration) -> Bool {
+        code == CURLE_OPERATION_TIMEDOUT && !beganConnecting && timeLeft >= .milliseconds(1)
     }
 
     /// Whether a transfer that went to an advertised HTTP/3 alternative (`Alt-Svc`) and ended

@@ -64,6 +64,9 @@ struct TransferState {
     private(set) var goesToAlternative = false
     /// The alternative failed and the transfer went to the origin: it tries no other.
     private(set) var fellBackFromAlternative = false
+    /// libcurl began connecting for this attempt (a name lookup started, or a socket opened):
+    /// it left libcurl's queue of transfers waiting for a connection.
+    private(set) var beganConnecting = false
 
     init(method: HTTPMethod, isRepeatable: Bool, bodyIsOneTimeStream: Bool) {
         self.method = method
@@ -215,6 +218,9 @@ extension TransferState {
         var sinkFailed = false
         /// The transfer opened a WebSocket's connection (`CURLOPT_CONNECT_ONLY`).
         var opensWebSocket = false
+        /// For a transfer that timed out (`CURLE_OPERATION_TIMEDOUT`), the time its own timeout
+        /// has left; read for no other.
+        var timeLeft: Duration = .zero
     }
 
     /// Where a chunked or compressed body's decoder stands.
@@ -303,12 +309,14 @@ extension TransferState {
         needsFreshConnection = false
         waitsForConnectionTo = nil
         connectionMultiplexed = false
+        beganConnecting = false
     }
 
-    /// Whether the transfer libcurl ended with `end.code` starts over: stopped to wait for
-    /// another's connection, stopped from going out on the connection libcurl chose, or (as
-    /// ``ResendDecision`` allows) after a framing error or its reused connection died before
-    /// any of the answer came.
+    /// Whether the transfer libcurl ended with `end.code` starts over: its HTTP/3 alternative
+    /// failed, it was stopped to wait for another's connection, it timed out in libcurl's queue
+    /// before it began connecting, it was stopped from going out on the connection libcurl chose,
+    /// or (as ``ResendDecision`` allows) after a framing error or its reused connection died
+    /// before any of the answer came.
     private mutating func restart(after end: End) -> Restart? {
         if _slowPath(goesToAlternative),
             ResendDecision.fallsBackFromAlternative(end.code, connectionsChosen: connectionsChosen)
@@ -319,6 +327,12 @@ extension TransferState {
         }
         if let origin = waitsForConnectionTo {
             return Restart(cause: .waitedForSharedConnection, requiresRewind: false, waitsForConnectionTo: origin)
+        }
+        if _slowPath(end.code == CURLE_OPERATION_TIMEDOUT),
+            ResendDecision.startsOverAfterWaitingInQueue(
+                end.code, beganConnecting: beganConnecting || connectionsChosen > 0, timeLeft: end.timeLeft)
+        {
+            return Restart(cause: .timedOutInQueue, requiresRewind: false)
         }
         if end.code == CURLE_ABORTED_BY_CALLBACK, needsFreshConnection {
             return Restart(cause: .connectionRefused, requiresRewind: false)
@@ -339,6 +353,11 @@ extension TransferState {
             return Restart(cause: .connectionEnded(multiplexed: connectionMultiplexed), requiresRewind: true)
         }
         return nil
+    }
+
+    /// libcurl began connecting for the transfer: it started a name lookup or opened a socket.
+    mutating func connectingBegan() {
+        beganConnecting = true
     }
 
     /// The transfer goes to an advertised HTTP/3 alternative: if that fails before a connection
