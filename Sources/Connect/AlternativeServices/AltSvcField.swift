@@ -1,3 +1,5 @@
+internal import ConnectWire
+
 /// One `Alt-Svc` field value (RFC 7838 §3), as a client reads it: `clear`, or the alternatives an
 /// origin names for itself, each a protocol (an ALPN name: `h3`), where it is (a host, or the
 /// origin's own, and a port) and how long it holds (`ma`, 24 hours unless it says).
@@ -160,21 +162,7 @@ struct AltSvcField: Equatable, Sendable {
     /// A protocol-id: a token with `%XX` escapes (§3), decoded; `nil` if it is not one or
     /// decodes to nothing.
     private static func percentDecoded(_ bytes: ArraySlice<UInt8>) -> String? {
-        guard isToken(bytes) else { return nil }
-        var decoded: [UInt8] = []
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            if bytes[index] == UInt8(ascii: "%") {
-                guard index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]),
-                    let low = hexValue(bytes[index + 2])
-                else { return nil }
-                decoded.append(high << 4 | low)
-                index += 3
-            } else {
-                decoded.append(bytes[index])
-                index += 1
-            }
-        }
+        guard isToken(bytes), let decoded = PercentEncoding.decoded(bytes) else { return nil }
         return String(validating: decoded, as: UTF8.self)
     }
 
@@ -191,7 +179,7 @@ struct AltSvcField: Equatable, Sendable {
 
     /// A token (RFC 9110 §5.6.2), not empty.
     private static func isToken(_ bytes: ArraySlice<UInt8>) -> Bool {
-        !bytes.isEmpty && bytes.allSatisfy { byte in isLetterOrDigit(byte) || "!#$%&'*+-.^_`|~".utf8.contains(byte) }
+        !bytes.isEmpty && bytes.allSatisfy(HeaderText.isTokenCharacter)
     }
 
     private static func isLetterOrDigit(_ byte: UInt8) -> Bool {
@@ -199,14 +187,5 @@ struct AltSvcField: Equatable, Sendable {
             || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool { hexValue(byte) != nil }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
+    private static func isHexDigit(_ byte: UInt8) -> Bool { PercentEncoding.hexValue(byte) != nil }
 }

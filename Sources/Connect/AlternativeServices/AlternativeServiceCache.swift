@@ -13,13 +13,10 @@ final class AlternativeServiceCache {
     private var table: AlternativeServiceTable
     /// Where the table is kept, if anywhere.
     private let path: String?
-    /// How long a connection to an alternative may take.
-    let fallbackAfter: Duration
 
     /// The cache `configuration` asks for, or `nil` when it ignores `Alt-Svc`.
     init?(_ configuration: AlternativeServices) {
         guard configuration.isEnabled else { return nil }
-        fallbackAfter = configuration.fallbackAfter
         if case .file(let path) = configuration.storage {
             self.path = path
             let text = (try? Data(contentsOf: URL(fileURLWithPath: path))).map { String(decoding: $0, as: UTF8.self) }

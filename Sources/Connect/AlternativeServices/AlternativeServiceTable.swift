@@ -133,16 +133,11 @@ extension AlternativeServiceTable {
         for origin in origins {
             for alternative in alternatives[origin] ?? [] where alternative.expires > now {
                 text +=
-                    "h2 \(Self.bracketed(origin.host)) \(origin.port) h3 \(Self.bracketed(alternative.host)) "
+                    "h2 \(ConnectTo.bracketed(origin.host)) \(origin.port) h3 \(ConnectTo.bracketed(alternative.host)) "
                     + "\(alternative.port) \"\(Self.stamp(alternative.expires))\" \(alternative.persists ? 1 : 0) 0\n"
             }
         }
         return text
-    }
-
-    /// A host as the file writes it: an IPv6 literal in brackets.
-    private static func bracketed(_ host: String) -> String {
-        host.contains(":") ? "[\(host)]" : host
     }
 
     /// A host field read: brackets taken off an IPv6 literal, lowercased; `nil` for one an

@@ -37,7 +37,8 @@ public struct ConnectTo: Sendable, Hashable {
         "\(host.map(Self.bracketed) ?? ""):\(port.map(String.init) ?? ""):\(Self.bracketed(connectHost)):\(connectPort)"
     }
 
-    private static func bracketed(_ host: String) -> String {
+    /// `host` as libcurl writes a host in its entries and files: an IPv6 literal in brackets.
+    static func bracketed(_ host: String) -> String {
         host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
     }
 

@@ -59,10 +59,27 @@ struct RawHeaders: Sendable {
 
     /// The value of the first header named `name` (ASCII, ignoring case), without parsing the rest.
     func value(for name: String) -> String? {
+        bytes.withUnsafeBytes { Self.value(for: name, in: $0) }
+    }
+
+    /// The values of every header named `name` (ASCII, ignoring case), in order.
+    func values(for name: String) -> [String] {
+        bytes.withUnsafeBytes { Self.values(for: name, in: $0) }
+    }
+
+    /// Calls `body` with the name and value bytes of each header line, in order, until it
+    /// returns `true`.
+    private func forEachHeader(_ body: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool) {
+        bytes.withUnsafeBytes { Self.forEachHeader(in: $0, body) }
+    }
+
+    /// The value of the first header named `name` (ASCII, ignoring case) in the header `lines`
+    /// (each "Name: value" and a line ending), read where they are.
+    static func value(for name: String, in lines: UnsafeRawBufferPointer) -> String? {
         var name = name
         return name.withUTF8 { wanted in
             var found: String?
-            forEachHeader { lineName, value in
+            forEachHeader(in: lines) { lineName, value in
                 guard HeaderText.equalIgnoringASCIICase(lineName, UnsafeRawBufferPointer(wanted)) else { return false }
                 found = String(decoding: value, as: UTF8.self)
                 return true
@@ -71,12 +88,13 @@ struct RawHeaders: Sendable {
         }
     }
 
-    /// The values of every header named `name` (ASCII, ignoring case), in order.
-    func values(for name: String) -> [String] {
+    /// The values of every header named `name` (ASCII, ignoring case) in the header `lines`, in
+    /// order, read where they are.
+    static func values(for name: String, in lines: UnsafeRawBufferPointer) -> [String] {
         var name = name
         return name.withUTF8 { wanted in
             var found: [String] = []
-            forEachHeader { lineName, value in
+            forEachHeader(in: lines) { lineName, value in
                 if HeaderText.equalIgnoringASCIICase(lineName, UnsafeRawBufferPointer(wanted)) {
                     found.append(String(decoding: value, as: UTF8.self))
                 }
@@ -86,21 +104,22 @@ struct RawHeaders: Sendable {
         }
     }
 
-    /// Calls `body` with the name and value bytes of each header line, in order, until it
-    /// returns `true`.
-    private func forEachHeader(_ body: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool) {
-        bytes.withUnsafeBytes { all in
-            var lineStart = 0
-            while lineStart < all.count {
-                let lineEnd = all[lineStart...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? all.count
-                let line = UnsafeRawBufferPointer(rebasing: all[lineStart..<lineEnd])
-                if let (name, value) = Self.split(line),
-                    body(UnsafeRawBufferPointer(rebasing: line[name]), UnsafeRawBufferPointer(rebasing: line[value]))
-                {
-                    return
-                }
-                lineStart = lineEnd
+    /// Calls `body` with the name and value bytes of each header line in `all`, in order, until
+    /// it returns `true`.
+    static func forEachHeader(
+        in all: UnsafeRawBufferPointer,
+        _ body: (_ name: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool
+    ) {
+        var lineStart = 0
+        while lineStart < all.count {
+            let lineEnd = all[lineStart...].firstIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? all.count
+            let line = UnsafeRawBufferPointer(rebasing: all[lineStart..<lineEnd])
+            if let (name, value) = split(line),
+                body(UnsafeRawBufferPointer(rebasing: line[name]), UnsafeRawBufferPointer(rebasing: line[value]))
+            {
+                return
             }
+            lineStart = lineEnd
         }
     }
 

@@ -1,3 +1,5 @@
+internal import ConnectWire
+
 /// A URL that names a Unix domain socket as its host, in async-http-client's forms:
 /// `http+unix://` and `https+unix://`, then the socket's path percent-encoded, then the path
 /// and query of the request (`http+unix://%2Fvar%2Frun%2Fdocker.sock/v1.43/info`).
@@ -72,7 +74,7 @@ struct UnixSocketURL: Equatable {
         guard !host.contains(UInt8(ascii: "@")) else {
             return .failure(Problem(text: "the URL \(url.debugDescription) has user information; a socket has none"))
         }
-        guard let path = percentDecoded(host), !path.isEmpty, !path.contains(0) else {
+        guard let path = PercentEncoding.decoded(host), !path.isEmpty, !path.contains(0) else {
             return .failure(
                 Problem(
                     text:
@@ -101,35 +103,5 @@ struct UnixSocketURL: Equatable {
             return false
         }
         return true
-    }
-
-    /// `text` with its `%XX` escapes decoded; `nil` for a `%` without two hex digits.
-    private static func percentDecoded(_ text: ArraySlice<UInt8>) -> [UInt8]? {
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(text.count)
-        var index = text.startIndex
-        while index < text.endIndex {
-            let byte = text[index]
-            guard byte == UInt8(ascii: "%") else {
-                decoded.append(byte)
-                index += 1
-                continue
-            }
-            guard index + 2 < text.endIndex, let high = hexValue(text[index + 1]),
-                let low = hexValue(text[index + 2])
-            else { return nil }
-            decoded.append(high << 4 | low)
-            index += 3
-        }
-        return decoded
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

@@ -79,7 +79,7 @@ package struct ChunkedDecoder {
             case .sizeStart, .size:
                 let digits: Int
                 if case .size(let soFar) = state { digits = soFar } else { digits = 0 }
-                if let value = Self.hexValue(byte) {
+                if let value = PercentEncoding.hexValue(byte).map(Int.init) {
                     guard digits < 15 else { throw .chunkSizeTooLarge }
                     size = size << 4 | value
                     state = .size(digits: digits + 1)
@@ -185,15 +185,5 @@ package struct ChunkedDecoder {
         trailers.append(UInt8(ascii: "\r"))
         trailers.append(UInt8(ascii: "\n"))
         state = .trailerLineStart
-    }
-
-    @inline(__always)
-    private static func hexValue(_ byte: UInt8) -> Int? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int(byte &- UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int(byte &- UInt8(ascii: "a") &+ 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int(byte &- UInt8(ascii: "A") &+ 10)
-        default: return nil
-        }
     }
 }

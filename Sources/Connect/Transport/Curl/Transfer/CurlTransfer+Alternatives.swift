@@ -18,10 +18,9 @@ final class AlternativeRoute {
 
     /// The `CURLOPT_CONNECT_TO` entry that sends the origin's connections to the alternative.
     var connectToEntry: String {
-        "\(Self.bracketed(origin.host)):\(origin.port):\(Self.bracketed(alternative.host)):\(alternative.port)"
+        ConnectTo(host: origin.host, port: origin.port, connectHost: alternative.host, connectPort: alternative.port)
+            .curlEntry
     }
-
-    private static func bracketed(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 }
 
 /// Following the HTTP/3 alternatives origins advertise (``AlternativeServices``): where a
@@ -73,7 +72,7 @@ extension CurlTransfer {
         guard unixSocketPath == nil, (200..<600).contains(state.statusCode),
             let origin = Self.alternativeOrigin(of: request.url)
         else { return }
-        let values = received.headers.copy().values(for: "Alt-Svc")
+        let values = received.headers.values(for: "Alt-Svc")
         guard !values.isEmpty else { return }
         cache.record(values, from: origin)
     }

@@ -45,8 +45,13 @@ struct ReceivedHeaderLines: ~Copyable {
     }
 
     /// The value of the first header named `name`, if any: for the few the transport reads
-    /// itself, once a response.
+    /// itself, once a response, where the lines are.
     func value(for name: String) -> String? {
-        copy().value(for: name)
+        buffer.withUnsafeBytes { RawHeaders.value(for: name, in: $0) }
+    }
+
+    /// The values of every header named `name`, in order, where the lines are.
+    func values(for name: String) -> [String] {
+        buffer.withUnsafeBytes { RawHeaders.values(for: name, in: $0) }
     }
 }
