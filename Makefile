@@ -17,6 +17,13 @@ DEBUG_FLAGS := -Xswiftc -require-explicit-sendable -Xswiftc -emit-symbol-graph -
 ALL_TRAITS := --enable-all-traits
 SANITIZER_TRAITS := --traits Client,OpenAPI -Xswiftc -DConnectBuildsWithoutMacros
 
+## SwiftPM writes the `-D` flags of the package's traits in the order a Set of them iterates,
+## which Swift's per-process hash seed changes from run to run: every command plans the build
+## again (`swift test --skip-build` too), and the next build recompiles each of the package's
+## modules for a command line whose flags only moved. A fixed seed keeps one order. The test
+## processes inherit it; none depends on the seed.
+export SWIFT_DETERMINISTIC_HASHING := 1
+
 ## The NTLM account GSS-API's NTLM mechanism (gss-ntlmssp) answers Negotiate challenges with in
 ## the tests (AuthenticationTests), and the one the tests' NTLM servers accept.
 export NTLM_USER_FILE := $(CURDIR)/Tests/PythonPeers/ntlm_users.txt

@@ -20,17 +20,17 @@ struct ConnectionQueueTests {
     }
 
     @Test func requestsQueuedBehindSlowAnswersOutwaitTheConnectTimeout() async throws {
-        // Eight answers of 400 ms through one connection: the last waits 2.8 s, more than five
-        // connect timeouts, for a connection that is busy and never slow to connect.
+        // Six answers of 600 ms through one connection: the last waits 3 s, three connect
+        // timeouts, for a connection that is busy and never slow to connect.
         let server = try TestServer { request in
-            TestResponse(body: Data(request.uri.utf8), behavior: .delay(.milliseconds(400)))
+            TestResponse(body: Data(request.uri.utf8), behavior: .delay(.milliseconds(600)))
         }
         defer { server.shutdown() }
-        let connect = Self.client(connectTimeout: .milliseconds(500))
-        let futures = (0..<8).map { connect.request(TestConnector(server, "/queued/\($0)")) }
+        let connect = Self.client(connectTimeout: .seconds(1))
+        let futures = (0..<6).map { connect.request(TestConnector(server, "/queued/\($0)")) }
         let bodies = try await Future.whenAll(futures).value
         #expect(bodies.enumerated().allSatisfy { String(decoding: $1, as: UTF8.self) == "/queued/\($0)" })
-        #expect(server.requests.count == 8, "each went out once")
+        #expect(server.requests.count == 6, "each went out once")
         #expect(server.connectionCount == 1)
     }
 
@@ -39,18 +39,18 @@ struct ConnectionQueueTests {
             request.path == "/stall" ? TestResponse(behavior: .stall) : .text("answered")
         }
         defer { server.shutdown() }
-        let connect = Self.client(connectTimeout: .milliseconds(300))
+        let connect = Self.client(connectTimeout: .seconds(1))
         // The one connection is taken by a request that is never answered; the next waits.
         let stalled = connect.request(TestConnector(server, "/stall", timeout: .seconds(30)))
         #expect(await eventually(within: .seconds(20)) { server.requests.count == 1 })
         let started = ContinuousClock.now
-        let waiting = await connectError(connect.request(TestConnector(server, "/next", timeout: .milliseconds(1_500))))
+        let waiting = await connectError(connect.request(TestConnector(server, "/next", timeout: .milliseconds(2_500))))
         let waited = ContinuousClock.now - started
         guard case .timedOut? = waiting else {
             Issue.record("expected a timeout, got \(String(describing: waiting))")
             return
         }
-        #expect(waited >= .milliseconds(1_400), "the request's timeout, not the connect timeout, ended the wait")
+        #expect(waited >= .milliseconds(2_400), "the request's timeout, not the connect timeout, ended the wait")
         #expect(waited < .seconds(25), "the request's timeout ended the wait, not the stalled request's")
         #expect(server.requests.map(\.path) == ["/stall"], "the waiting request never went out")
         _ = stalled.cancel()
