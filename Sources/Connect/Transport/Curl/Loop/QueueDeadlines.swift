@@ -8,7 +8,7 @@
 /// request behind others that are never answered would wait for them, past its own timeout;
 /// the loop ends such a wait itself (`TransferLoop+Queue.swift`). A plain value over any key,
 /// so that its rules are tested without libcurl (`QueueDeadlinesTests`).
-struct QueueDeadlines<Key: Equatable> {
+struct QueueDeadlines<Key> {
     struct Entry {
         let key: Key
         let deadline: MonotonicInstant

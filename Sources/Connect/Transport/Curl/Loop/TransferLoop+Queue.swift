@@ -6,13 +6,9 @@ import CCurl
 // here with a timeout.
 extension TransferLoop {
     /// A transfer in libcurl's queue: the handle it runs on, and which transfer it was.
-    struct QueuedTransfer: Equatable {
+    struct QueuedTransfer {
         let handle: CurlEasyHandle
         let transfer: ObjectIdentifier
-
-        static func == (lhs: QueuedTransfer, rhs: QueuedTransfer) -> Bool {
-            lhs.handle === rhs.handle && lhs.transfer == rhs.transfer
-        }
 
         /// The transfer still runs on the handle and has not begun connecting.
         var stillWaits: Bool {
@@ -46,20 +42,11 @@ extension TransferLoop {
         for entry in queued.takeDue(at: now, stillWaits: \.stillWaits) {
             guard let transfer = entry.handle.transfer else { continue }
             let waited = transfer.firstAttemptStarted.map { now - $0 } ?? .zero
-            remove(entry.handle)
-            transfer.finishSink(succeeded: false)
-            transfer.stopBody()
-            settle(
-                transfer,
-                .failure(
-                    ConnectError.timedOut(
-                        "No connection came free within the request's timeout (waited \(CurlTransfer.milliseconds(waited)) ms): the connections the client may open to \(transfer.connectionOrigin()) were busy (maximumConnectionsPerHost)"
-                    )))
+            stop(
+                transfer, on: entry.handle,
+                failingWith: .timedOut(
+                    "No connection came free within the request's timeout (waited \(CurlTransfer.milliseconds(waited)) ms): the connections the client may open to \(transfer.connectionOrigin()) were busy (maximumConnectionsPerHost)"
+                ))
         }
-    }
-
-    /// The milliseconds until the nearest deadline of a waiting transfer, if any waits.
-    func millisecondsUntilQueueDeadline(from now: MonotonicInstant) -> Int? {
-        queued.earliest.map { now.millisecondsToWait(until: $0) }
     }
 }

@@ -21,8 +21,8 @@ extension TransferLoop {
         let now = MonotonicInstant.now
         let longest = wakeup.wakes ? Self.longestWait : Self.longestWaitWithoutWakeup
         var timeout = min(multiSockets.timeout(from: now) ?? longest, longest)
-        if _slowPath(queued.earliest != nil), let untilDeadline = millisecondsUntilQueueDeadline(from: now) {
-            timeout = min(timeout, untilDeadline)
+        if let deadline = queued.earliest {
+            timeout = min(timeout, now.millisecondsToWait(until: deadline))
         }
         // libcurl's sockets and the wake-up pipe in an epoll set, and no WebSockets: one wait
         // that costs the sockets that are ready.

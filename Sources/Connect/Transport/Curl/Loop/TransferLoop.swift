@@ -417,12 +417,18 @@ final class TransferLoop: @unchecked Sendable {
             if _slowPath(!webSockets.isEmpty) { cancelWebSocketOpening(transfer) }
             return
         }
+        // The future has already failed with .cancelled; completing again is a no-op, but makes
+        // sure nothing waits if the cancel came from elsewhere.
+        stop(transfer, on: handle, failingWith: .cancelled)
+    }
+
+    /// Takes `transfer`, active on `handle`, from libcurl before it ended, and fails it with
+    /// `error`: its file and its streamed body are closed.
+    func stop(_ transfer: CurlTransfer, on handle: CurlEasyHandle, failingWith error: ConnectError) {
         remove(handle)
         transfer.finishSink(succeeded: false)
         transfer.stopBody()
-        // The future has already failed with .cancelled; completing again is a no-op, but makes
-        // sure nothing waits if the cancel came from elsewhere.
-        settle(transfer, .failure(ConnectError.cancelled))
+        settle(transfer, .failure(error))
     }
 
     private func resume(_ transfer: CurlTransfer) {
@@ -433,10 +439,7 @@ final class TransferLoop: @unchecked Sendable {
     private func cancelAll() {
         for case let transfer? in webSockets.map(\.openingTransfer) { cancelWebSocketOpening(transfer) }
         while let handle = active.last, let transfer = handle.transfer {
-            remove(handle)
-            transfer.finishSink(succeeded: false)
-            transfer.stopBody()
-            settle(transfer, .failure(ConnectError.cancelled))
+            stop(transfer, on: handle, failingWith: .cancelled)
         }
     }
 }

@@ -46,9 +46,7 @@ extension CurlTransfer {
 
     /// libcurl has neither begun connecting for the transfer nor chosen it a connection: it
     /// waits in libcurl's queue (or was just handed over).
-    var waitsForConnection: Bool {
-        !state.beganConnecting && state.connectionsChosen == 0
-    }
+    var waitsForConnection: Bool { !state.leftConnectionQueue }
 
     /// The time the transfer's own timeout has left, on `handle`, which runs it: the whole
     /// exchange, every start-over included, is bounded by it. The first call reads when the

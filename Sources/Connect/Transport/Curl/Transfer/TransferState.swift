@@ -64,8 +64,7 @@ struct TransferState {
     private(set) var goesToAlternative = false
     /// The alternative failed and the transfer went to the origin: it tries no other.
     private(set) var fellBackFromAlternative = false
-    /// libcurl began connecting for this attempt (a name lookup started, or a socket opened):
-    /// it left libcurl's queue of transfers waiting for a connection.
+    /// libcurl began connecting for this attempt: a name lookup started, or a socket opened.
     private(set) var beganConnecting = false
 
     init(method: HTTPMethod, isRepeatable: Bool, bodyIsOneTimeStream: Bool) {
@@ -79,6 +78,10 @@ struct TransferState {
 
     /// Any of the answer arrived: a status line, or body bytes.
     var responseStarted: Bool { statusCode != 0 || bodyBytesTaken > 0 }
+
+    /// This attempt left libcurl's queue of transfers waiting for a connection: libcurl began
+    /// connecting for it, or chose it a connection.
+    var leftConnectionQueue: Bool { beganConnecting || connectionsChosen > 0 }
 
     /// The head or the body was refused: the transfer fails whatever libcurl reports.
     var refusedAnswer: Bool { headProblem != nil || decodingFailure != nil || bodyTooLarge }
@@ -330,7 +333,7 @@ extension TransferState {
         }
         if _slowPath(end.code == CURLE_OPERATION_TIMEDOUT),
             ResendDecision.startsOverAfterWaitingInQueue(
-                end.code, beganConnecting: beganConnecting || connectionsChosen > 0, timeLeft: end.timeLeft)
+                end.code, beganConnecting: leftConnectionQueue, timeLeft: end.timeLeft)
         {
             return Restart(cause: .timedOutInQueue, requiresRewind: false)
         }
