@@ -182,7 +182,9 @@ struct HedgingTests {
             switch hits.next() {
             case 1: return TestResponse(status: 503, behavior: .delay(.milliseconds(300)))
             case 2: return TestResponse(status: 200, body: Data("second".utf8), behavior: .delay(.milliseconds(600)))
-            case 3: return TestResponse(status: 503, behavior: .delay(.milliseconds(200)))
+            // Long enough for the hedge, 20 ms in, to go out on a machine a sanitizer run keeps
+            // busy: a first attempt that fails before its hedge is due fails without one.
+            case 3: return TestResponse(status: 503, behavior: .delay(.seconds(3)))
             default: return TestResponse(status: 502)
             }
         }
