@@ -180,10 +180,11 @@ struct HedgingTests {
         let hits = Hits()
         let server = try TestServer { _ in
             switch hits.next() {
-            case 1: return TestResponse(status: 503, behavior: .delay(.milliseconds(300)))
-            case 2: return TestResponse(status: 200, body: Data("second".utf8), behavior: .delay(.milliseconds(600)))
-            // Long enough for the hedge, 20 ms in, to go out on a machine a sanitizer run keeps
-            // busy: a first attempt that fails before its hedge is due fails without one.
+            // Each first attempt fails after its hedge, 20 ms in, went out, with seconds to spare
+            // for a machine a sanitizer run keeps busy (a first attempt that fails before its
+            // hedge is due fails without one), and the first hedge answers after that failure.
+            case 1: return TestResponse(status: 503, behavior: .delay(.milliseconds(1_500)))
+            case 2: return TestResponse(status: 200, body: Data("second".utf8), behavior: .delay(.seconds(3)))
             case 3: return TestResponse(status: 503, behavior: .delay(.seconds(3)))
             default: return TestResponse(status: 502)
             }
