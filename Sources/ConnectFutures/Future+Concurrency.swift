@@ -20,21 +20,24 @@ extension Future {
     /// have a thread of its own woken for it.
     @usableFromInline
     func valueOfPending() async throws -> Value {
+        let completion = AwaitedCompletion()
+        // Observed before the hop onto an awaiting executor, which may wait for a thread of
+        // Swift's pool: a completion that comes meanwhile is noted, and the task takes the result
+        // there without suspending. The observer touches no type generic over `Value`.
+        storage.append {
+            completion.complete()
+            return nil
+        }
         if let executor = storage.context?.awaitingExecutor, !Self.currentTaskPrefersAnExecutor,
             executor.beginsAwait()
         {
             defer { executor.endsAwait() }
-            // Observed before the hop onto the executor, which may wait for a thread of Swift's
-            // pool: a result that comes meanwhile is waiting when the task gets there, and the
-            // task takes it without suspending.
-            let awaited = AwaitedResult<Value>()
-            observe { awaited.deliver($0) }
-            return try await withTaskExecutorPreference(executor) {
-                try await suspend { awaited.resume($0) }
-            }
+            await withTaskExecutorPreference(executor) { await suspend(until: completion) }
+        } else {
+            await suspend(until: completion)
         }
-        // Unsafe, not checked: `observe` calls its callback exactly once.
-        return try await suspend { continuation in observe { continuation.resume(with: $0) } }
+        // The future completed before `completion` resumed the task.
+        return try storage.resultOfCompleted.get()
     }
 
     /// Whether the calling task runs with an executor preference of its own, which awaiting keeps.
@@ -42,11 +45,11 @@ extension Future {
         withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }
     }
 
-    /// Suspends until the continuation `start` is given is resumed with the future's result;
-    /// cancelling the task meanwhile cancels the future.
-    private func suspend(until start: (UnsafeContinuation<Value, any Error>) -> Void) async throws -> Value {
-        try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation(start)
+    /// Suspends until the future completes (`completion` resumes the task); cancelling the task
+    /// meanwhile cancels the future, which then completes with the cancellation.
+    private func suspend(until completion: AwaitedCompletion) async {
+        await withTaskCancellationHandler {
+            await withUnsafeContinuation { completion.resume($0) }
         } onCancel: {
             cancel()
         }

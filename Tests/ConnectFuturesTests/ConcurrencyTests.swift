@@ -54,4 +54,96 @@ struct ConcurrencyTests {
         future.cancel()
         #expect(try await sawCancellation.future.value == true)
     }
+
+    // The awaiting executor's path (`AwaitedCompletion`): the completion can come before the
+    // task reaches its continuation (during the hop onto the executor) or after; either way the
+    // task gets the future's own result, once, and the executor's await ends.
+
+    @Test func awaitingThroughAnExecutorGetsTheValueWhicheverComesFirst() async throws {
+        for completesDuringTheHop in [false, true] {
+            let executor = RecordingAwaitingExecutor()
+            let promise = Promise<String>(
+                context: FutureContext(
+                    callbackQueue: nil, cancellationError: nil, settings: [], awaitingExecutor: executor))
+            if completesDuringTheHop {
+                executor.beforeFirstJob = { promise.succeed("during the hop") }
+            }
+            let task = Task { try await promise.future.value }
+            try await Task.sleep(for: .milliseconds(20))
+            promise.succeed("after the task waits")  // too late when it completed during the hop
+            #expect(try await task.value == (completesDuringTheHop ? "during the hop" : "after the task waits"))
+            #expect(executor.counts.began == 1 && executor.counts.ended == 1)
+            #expect(executor.counts.jobs >= 1)
+        }
+    }
+
+    @Test func awaitingThroughAnExecutorThrowsTheFuturesError() async {
+        let executor = RecordingAwaitingExecutor()
+        let promise = Promise<Int>(
+            context: FutureContext(
+                callbackQueue: DispatchQueue(label: "callbacks"), cancellationError: nil, settings: [],
+                awaitingExecutor: executor))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.fail(TestError(code: 7)) }
+        await #expect(throws: TestError(code: 7)) { try await promise.future.value }
+        #expect(executor.counts.began == 1 && executor.counts.ended == 1)
+    }
+
+    @Test func cancellingATaskAwaitingThroughAnExecutorCancelsTheFuture() async {
+        let executor = RecordingAwaitingExecutor()
+        let promise = Promise<Int>(
+            context: FutureContext(
+                callbackQueue: nil, cancellationError: TestError(code: 9), settings: [], awaitingExecutor: executor))
+        let task = Task { try await promise.future.value }
+        try? await Task.sleep(for: .milliseconds(20))
+        task.cancel()
+        let result = await task.result
+        #expect(promise.isCancelled)
+        #expect(throws: TestError(code: 9)) { try result.get() }
+        #expect(executor.counts.began == 1 && executor.counts.ended == 1)
+    }
+
+    @Test func aTaskWithAnExecutorOfItsOwnKeepsIt() async throws {
+        let executor = RecordingAwaitingExecutor()
+        let own = RecordingAwaitingExecutor()
+        let promise = Promise<Int>(
+            context: FutureContext(
+                callbackQueue: nil, cancellationError: nil, settings: [], awaitingExecutor: executor))
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.succeed(3) }
+        let value = try await withTaskExecutorPreference(own) { try await promise.future.value }
+        #expect(value == 3)
+        #expect(executor.counts.began == 0 && executor.counts.jobs == 0)
+    }
+}
+
+/// An awaiting executor that runs jobs on Swift's global pool and counts what it is asked;
+/// `beforeFirstJob` runs before the first job it is given (the task's hop onto it) is enqueued.
+private final class RecordingAwaitingExecutor: AwaitingExecutor, @unchecked Sendable {
+    private let lock = NSLock()
+    private var began = 0
+    private var ended = 0
+    private var jobs = 0
+    var beforeFirstJob: (@Sendable () -> Void)?
+
+    var counts: (began: Int, ended: Int, jobs: Int) {
+        lock.withLock { (began, ended, jobs) }
+    }
+
+    func beginsAwait() -> Bool {
+        lock.withLock { began += 1 }
+        return true
+    }
+
+    func endsAwait() {
+        lock.withLock { ended += 1 }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let first = lock.withLock { () -> (@Sendable () -> Void)? in
+            jobs += 1
+            defer { beforeFirstJob = nil }
+            return beforeFirstJob
+        }
+        first?()
+        globalConcurrentExecutor.enqueue(job)
+    }
 }
