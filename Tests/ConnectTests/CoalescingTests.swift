@@ -196,6 +196,19 @@ struct CoalescingTests {
         #expect(server.requests.count == 5)
     }
 
+    /// A caller's own future, cancelled, fails with Connect's cancellation: the future a request
+    /// returns cancels this one first and may pass its error on, whichever completes it first.
+    @Test func aCallerThatCancelsFailsAsACancelledRequest() throws {
+        let coalescer = RequestCoalescer(defaultTimeout: .seconds(60))
+        let key = try #require(CoalescingKey(Self.base, options: nil))
+        let transfer = Promise<Response>()
+        let (caller, joined) = coalescer.response(to: Self.base, key: key) { transfer.future }
+        #expect(!joined)
+        caller.cancel()
+        #expect(throws: ConnectError.cancelled) { try caller.result?.get() }
+        #expect(transfer.isCancelled, "the only caller left, so the transfer ends")
+    }
+
     /// Each caller cancels alone: the others still get the answer. When every caller has left,
     /// the transfer is cancelled (its connection closes), and the next request starts afresh.
     @Test func eachCallerCancelsAloneAndTheLastEndsTheTransfer() async throws {

@@ -36,7 +36,9 @@ final class RequestCoalescer: Sendable {
     func response(
         to request: Request, key: CoalescingKey, send: () -> Future<Response>
     ) -> (response: Future<Response>, joined: Bool) {
-        let promise = Promise<Response>(context: nil)
+        // A caller that cancels fails as every cancelled request does; cancelling a step after
+        // this promise cancels the promise first, and its error is what the step may pass on.
+        let promise = Promise<Response>(cancellationError: ConnectError.cancelled)
         let deadline = MonotonicInstant.now + (request.timeout ?? defaultTimeout)
         let (flight, id, joined) = flights.withLock { flights -> (Flight, Int, Bool) in
             if let flight = flights[key], let id = flight.join(promise) { return (flight, id, true) }
