@@ -16,6 +16,9 @@ DEBUG_FLAGS := -Xswiftc -require-explicit-sendable -Xswiftc -emit-symbol-graph -
 ## empty, where an app's build without the trait stops with an error saying how to turn it on).
 ALL_TRAITS := --enable-all-traits
 SANITIZER_TRAITS := --traits Client,OpenAPI -Xswiftc -DConnectBuildsWithoutMacros
+## The sanitizer builds keep line tables only, which is all a sanitizer's report needs to name
+## files and lines: full debug information makes each of those builds about a tenth slower.
+SANITIZER_DEBUG_INFO := -Xswiftc -gline-tables-only -Xcc -gline-tables-only
 
 ## SwiftPM writes the `-D` flags of the package's traits in the order a Set of them iterates,
 ## which Swift's per-process hash seed changes from run to run: every command plans the build
@@ -52,7 +55,7 @@ test-fast: deps
 
 ## The sanitizer passes leave out @JSONWritable and its tests (SANITIZER_TRAITS).
 test-tsan: deps
-	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" $(SWIFT) test $(SANITIZER_TRAITS) --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" $(SWIFT) test $(SANITIZER_TRAITS) $(SANITIZER_DEBUG_INFO) --sanitize=thread --scratch-path .build-tsan
 
 ## Runs every test again on libcurl 8 (Debian's backports, fetched into .build-curl8 beside the
 ## system's libcurl, which stays): Connect's workarounds for libcurl 7.88 must hold on both.
@@ -60,12 +63,16 @@ test-curl8: deps
 	$(SWIFT) build --build-tests $(ALL_TRAITS) $(DEBUG_FLAGS)
 	LD_LIBRARY_PATH="$$(./.ci/libcurl8)" CONNECT_EXPECTED_LIBCURL_MAJOR=8 $(SWIFT) test $(ALL_TRAITS) $(DEBUG_FLAGS) --skip-build
 
-## Builds and runs every test against a libcurl that speaks HTTP/3 (Debian's backports: libcurl 8 in
-## its GnuTLS flavour with ngtcp2 and nghttp3, fetched into .build-h3 beside the system's), in a
-## scratch path of its own: the GnuTLS backend must honour every TLS setting, or refuse it.
+## Runs every test against a libcurl that speaks HTTP/3 (Debian's backports: libcurl 8 in its GnuTLS
+## flavour with ngtcp2 and nghttp3, fetched into .build-h3 beside the system's): the GnuTLS backend
+## must honour every TLS setting, or refuse it. Its symbols carry other version names than the
+## OpenSSL flavour's, so the tests are linked against it: the build in .build, linked anew and
+## nothing compiled again (its pkg-config files differ from the system's in their Libs alone);
+## the next build against the system's libcurl links anew in turn.
 test-h3: deps
-	PKG_CONFIG_PATH="$$(./.ci/libcurl-h3)/pkgconfig" $(SWIFT) build --build-tests $(ALL_TRAITS) --scratch-path .build-h3/swift
-	LD_LIBRARY_PATH="$$(./.ci/libcurl-h3)/lib" CONNECT_EXPECTED_LIBCURL_MAJOR=8 $(SWIFT) test $(ALL_TRAITS) --skip-build --scratch-path .build-h3/swift
+	PKG_CONFIG_PATH="$$(./.ci/libcurl-h3)/pkgconfig" $(SWIFT) build --build-tests $(ALL_TRAITS) $(DEBUG_FLAGS)
+	PKG_CONFIG_PATH="$$(./.ci/libcurl-h3)/pkgconfig" LD_LIBRARY_PATH="$$(./.ci/libcurl-h3)/lib" CONNECT_EXPECTED_LIBCURL_MAJOR=8 \
+		$(SWIFT) test $(ALL_TRAITS) $(DEBUG_FLAGS) --skip-build
 
 ## Runs every libFuzzer harness (Fuzz/: the response head, chunked framing, the content decoders,
 ## event streams, lines, JSON, HTTP dates, a resumed download's ranges and records, WebSocket frames,
@@ -87,7 +94,7 @@ fuzz-smoke: deps
 ## reports live objects (test fixtures, shared clients) as leaked. Tests/asan-suppressions.txt
 ## holds the one report known to be Foundation's, not ours.
 test-asan: deps
-	ASAN_OPTIONS="detect_leaks=0:suppressions=$(CURDIR)/Tests/asan-suppressions.txt" $(SWIFT) test $(SANITIZER_TRAITS) --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS="detect_leaks=0:suppressions=$(CURDIR)/Tests/asan-suppressions.txt" $(SWIFT) test $(SANITIZER_TRAITS) $(SANITIZER_DEBUG_INFO) --sanitize=address --scratch-path .build-asan
 
 ## Guardrails CI enforces: the tree formatted (.swift-format), no module-qualified Glibc/Darwin
 ## calls, every public symbol documented, no warnings in our code.
