@@ -2,13 +2,11 @@ import Dispatch
 
 /// A task executor that runs tasks on a client's callback queue, where its futures complete.
 ///
-/// A task that awaits requests one after another already continues on the thread that
-/// completed each response, without preferring anything (see "Tasks that await one request
-/// after another" in the Performance article); with many in flight, each awaiting task
-/// continues on Swift's concurrency pool. A task that prefers this executor continues on the
-/// callback queue instead, right after the completion that resumed it: with a serial callback
-/// queue its code then never runs beside the client's observers and future steps, and it
-/// continues on the same thread without waking another one.
+/// A task that awaits a request already continues on the thread that completed the response,
+/// without preferring anything, off the callback queue (see "Awaiting tasks" in the Performance
+/// article). A task that prefers this executor continues on the callback queue instead, right
+/// after the completion that resumed it: with a serial callback queue its code then never runs
+/// beside the client's observers and future steps.
 ///
 /// ```swift
 /// var configuration = ConnectConfiguration()
@@ -47,7 +45,7 @@ public final class CallbackQueueExecutor: TaskExecutor {
         let executor = asUnownedTaskExecutor()
         // Resumed by a completion that Connect's loop thread runs on the queue: it continues
         // there, after the completions.
-        if let drain = LoopThreadDrain.current, drain.isOnQueue, drain.queue === queue {
+        if let drain = CompletionDrain.current, drain.isOnQueue, drain.queue === queue {
             drain.add(job, on: executor)
             return
         }

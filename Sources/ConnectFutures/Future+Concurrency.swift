@@ -15,9 +15,8 @@ extension Future {
     /// The slow path of `value`, kept out of line so that the fast path inlines into callers.
     ///
     /// A task that prefers no executor waits preferring the chain's awaiting executor, if its
-    /// producer gave one and expects to continue the task (``AwaitingExecutor``): the thread
-    /// that completes the future may then continue the task itself, where Swift's pool would
-    /// have a thread of its own woken for it.
+    /// producer gave one (``AwaitingExecutor``): the thread that completes the future may then
+    /// continue the task itself, where Swift's pool would have a thread of its own woken for it.
     @usableFromInline
     func valueOfPending() async throws -> Value {
         let completion = AwaitedCompletion()
@@ -28,10 +27,7 @@ extension Future {
             completion.complete()
             return nil
         }
-        if let executor = storage.context?.awaitingExecutor, !Self.currentTaskPrefersAnExecutor,
-            executor.beginsAwait()
-        {
-            defer { executor.endsAwait() }
+        if let executor = storage.context?.awaitingExecutor, !Self.currentTaskPrefersAnExecutor {
             await withTaskExecutorPreference(executor) { await suspend(until: completion) }
         } else {
             await suspend(until: completion)

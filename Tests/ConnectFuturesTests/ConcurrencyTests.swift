@@ -57,7 +57,7 @@ struct ConcurrencyTests {
 
     // The awaiting executor's path (`AwaitedCompletion`): the completion can come before the
     // task reaches its continuation (during the hop onto the executor) or after; either way the
-    // task gets the future's own result, once, and the executor's await ends.
+    // task gets the future's own result, once.
 
     @Test func awaitingThroughAnExecutorGetsTheValueWhicheverComesFirst() async throws {
         for completesDuringTheHop in [false, true] {
@@ -72,8 +72,7 @@ struct ConcurrencyTests {
             try await Task.sleep(for: .milliseconds(20))
             promise.succeed("after the task waits")  // too late when it completed during the hop
             #expect(try await task.value == (completesDuringTheHop ? "during the hop" : "after the task waits"))
-            #expect(executor.counts.began == 1 && executor.counts.ended == 1)
-            #expect(executor.counts.jobs >= 1)
+            #expect(executor.jobs >= 1)
         }
     }
 
@@ -85,7 +84,7 @@ struct ConcurrencyTests {
                 awaitingExecutor: executor))
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.fail(TestError(code: 7)) }
         await #expect(throws: TestError(code: 7)) { try await promise.future.value }
-        #expect(executor.counts.began == 1 && executor.counts.ended == 1)
+        #expect(executor.jobs >= 1)
     }
 
     @Test func cancellingATaskAwaitingThroughAnExecutorCancelsTheFuture() async {
@@ -99,7 +98,7 @@ struct ConcurrencyTests {
         let result = await task.result
         #expect(promise.isCancelled)
         #expect(throws: TestError(code: 9)) { try result.get() }
-        #expect(executor.counts.began == 1 && executor.counts.ended == 1)
+        #expect(executor.jobs >= 1)
     }
 
     @Test func aTaskWithAnExecutorOfItsOwnKeepsIt() async throws {
@@ -111,35 +110,26 @@ struct ConcurrencyTests {
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.succeed(3) }
         let value = try await withTaskExecutorPreference(own) { try await promise.future.value }
         #expect(value == 3)
-        #expect(executor.counts.began == 0 && executor.counts.jobs == 0)
+        #expect(executor.jobs == 0)
     }
 }
 
-/// An awaiting executor that runs jobs on Swift's global pool and counts what it is asked;
-/// `beforeFirstJob` runs before the first job it is given (the task's hop onto it) is enqueued.
+/// An awaiting executor that runs jobs on Swift's global pool and counts them; `beforeFirstJob`
+/// runs before the first job it is given (the task's hop onto it) is enqueued.
 private final class RecordingAwaitingExecutor: AwaitingExecutor, @unchecked Sendable {
     private let lock = NSLock()
-    private var began = 0
-    private var ended = 0
-    private var jobs = 0
+    private var enqueued = 0
     var beforeFirstJob: (@Sendable () -> Void)?
 
-    var counts: (began: Int, ended: Int, jobs: Int) {
-        lock.withLock { (began, ended, jobs) }
-    }
-
-    func beginsAwait() -> Bool {
-        lock.withLock { began += 1 }
-        return true
-    }
-
-    func endsAwait() {
-        lock.withLock { ended += 1 }
+    /// The jobs it was given: the hop of each task that waited preferring it, and each task's
+    /// continuation after the future completed.
+    var jobs: Int {
+        lock.withLock { enqueued }
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let first = lock.withLock { () -> (@Sendable () -> Void)? in
-            jobs += 1
+            enqueued += 1
             defer { beforeFirstJob = nil }
             return beforeFirstJob
         }

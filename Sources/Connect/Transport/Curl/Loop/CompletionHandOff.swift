@@ -4,9 +4,11 @@ import Dispatch
 /// Carries finished transfers from the transfer thread to the callback queue, where their
 /// futures complete; without a callback queue, completes them on the transfer thread at once.
 ///
-/// A drain either runs as a block queued on the callback queue (`deliver`) or is run by the
-/// loop thread that finished the batch, through `DispatchQueue.sync` (`startsDrain(with:)`,
-/// `drainHere`), once it has handed the loop to its other thread (see ``LoopBaton``).
+/// A drain runs on the callback queue as a ``CompletionDrain``, through `DispatchQueue.sync`: by
+/// the loop thread that finished the batch, once it has handed the loop to its other thread (see
+/// ``LoopBaton``, `drainHere`), or by a thread of the global pool (`deliver`), which afterwards
+/// continues the awaiting tasks the drain resumed. On the main queue, whose blocks only the main
+/// thread runs, it is a block queued there instead.
 ///
 /// While a drain is queued or running on the callback queue, later batches join it instead of
 /// queueing blocks of their own: under load the callback thread then works through everything
@@ -30,8 +32,14 @@ final class CompletionHandOff: @unchecked Sendable {
     /// to the pool together: one lock per batch rather than one per transfer.
     @exclusivity(unchecked) private var emptied: [ResponseBuffers] = []
 
+    /// Whether a drain runs as a ``CompletionDrain`` from a thread of the global pool rather than
+    /// as a block queued on the callback queue: on any queue but the main queue (see
+    /// `TransferLoop.completesOnLoopThread`).
+    private let drainsFromPool: Bool
+
     init(queue: DispatchQueue?, responseBuffers: ResponseBuffersPool) {
         self.queue = queue
+        drainsFromPool = queue.map(TransferLoop.completesOnLoopThread(callbackQueue:)) == true
         self.responseBuffers = responseBuffers
     }
 
@@ -76,12 +84,20 @@ final class CompletionHandOff: @unchecked Sendable {
     }
 
     /// Queues `batch` for the callback queue and leaves it empty, keeping a buffer's capacity.
+    ///
+    /// Its drain runs from a thread of the global pool, not as a block of the callback queue, so
+    /// that the tasks it resumes continue on that thread once the drain has left the queue: one
+    /// thread woken for the batch, where each task resumed on the pool would have most of them
+    /// wake one.
     private func deliver(_ batch: inout [Finished]) {
         guard let queue else {
             complete(&batch)
             return
         }
-        if startsDrain(with: &batch) {
+        guard startsDrain(with: &batch) else { return }
+        if drainsFromPool {
+            DispatchQueue.global().async { CompletionDrain.run(on: queue) { self.drain() } }
+        } else {
             queue.async { self.drain() }
         }
     }
@@ -115,7 +131,7 @@ final class CompletionHandOff: @unchecked Sendable {
     /// Runs the drain ``handOver(_:drainingHere:)`` asked for on the callback queue from the
     /// calling loop thread (`DispatchQueue.sync`).
     func drainHere() {
-        LoopThreadDrain.run(on: queue!) { drain() }
+        CompletionDrain.run(on: queue!) { drain() }
     }
 
     /// On the callback queue: completes batches until none is waiting.

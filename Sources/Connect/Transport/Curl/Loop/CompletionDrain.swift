@@ -8,23 +8,37 @@ import Dispatch
 import ObjectiveC
 #endif
 
-/// The drain a loop thread runs on the callback queue (`CompletionHandOff.drainHere`), known to
-/// the code it calls through a thread-specific value, so that the tasks its completions resume
-/// continue on this thread instead of waiting for another one to wake:
+/// A drain of finished transfers that a thread runs on the callback queue synchronously
+/// (`DispatchQueue.sync`), then continues the tasks its completions resumed: a loop thread that
+/// completes what it received itself (`CompletionHandOff.drainHere`), or a thread of the global
+/// pool that the hand-off sends (`CompletionHandOff.deliver`). The code the drain calls finds it
+/// through a thread-specific value, so that the tasks it resumes continue on this thread instead
+/// of waiting for another one to wake:
 ///
 /// - a task that prefers ``CallbackQueueExecutor`` for this queue continues at the end of the
 ///   drain, still on the queue;
 /// - a task that awaits a future while preferring ``AwaitingTaskExecutor`` continues after that,
-///   off the queue, with no executor preference (as a thread of Swift's global pool runs it).
+///   off the queue, with no executor preference (as a thread of Swift's pool runs it).
 ///   Off the queue: the task's code is the app's, which may itself wait for the queue.
 ///
+/// The awaiting tasks run one after another on this thread for up to ``continuingBudget`` (see
+/// ``ContinuationBudget``); what
+/// is left then goes to Swift's pool, so that tasks with much to do after their responses still
+/// run side by side on the pool's threads, while the many that only send their next request
+/// and wait again cost no thread a wakeup each.
+///
 /// Only the thread running the drain touches `onQueue` and `afterwards`.
-final class LoopThreadDrain {
+final class CompletionDrain {
     let queue: DispatchQueue
     /// Whether the drain still runs on ``queue``: tasks for the queue can still join it.
     private(set) var isOnQueue = true
     private var onQueue: [(job: UnownedJob, executor: UnownedTaskExecutor)] = []
     private var afterwards: [UnownedJob] = []
+
+    /// How long the drain's thread continues awaiting tasks before it hands the rest to Swift's
+    /// pool: many times what a task that decodes a response and sends the next request takes,
+    /// and short enough that a task with more to do holds the others back little.
+    static let continuingBudget = Duration.milliseconds(1)
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -37,15 +51,15 @@ final class LoopThreadDrain {
     }
 
     /// The drain the calling thread runs, if any.
-    static var current: LoopThreadDrain? {
+    static var current: CompletionDrain? {
         guard let pointer = pthread_getspecific(key) else { return nil }
-        return Unmanaged<LoopThreadDrain>.fromOpaque(pointer).takeUnretainedValue()
+        return Unmanaged<CompletionDrain>.fromOpaque(pointer).takeUnretainedValue()
     }
 
-    /// Runs `body` as a drain on `queue` (synchronously, from a loop thread), then the tasks it
-    /// resumed: those for the queue on it, the awaiting ones after it.
+    /// Runs `body` as a drain on `queue` (synchronously), then the tasks it resumed: those for
+    /// the queue on it, the awaiting ones after it.
     static func run(on queue: DispatchQueue, _ body: () -> Void) {
-        let drain = LoopThreadDrain(queue: queue)
+        let drain = CompletionDrain(queue: queue)
         withExtendedLifetime(drain) {
             pthread_setspecific(key, Unmanaged.passUnretained(drain).toOpaque())
             defer { pthread_setspecific(key, nil) }
@@ -78,14 +92,22 @@ final class LoopThreadDrain {
         }
     }
 
-    /// Runs the awaiting tasks, and those they resume in turn, as the global pool would: the
-    /// global executor's task-executor reference is "no preference".
+    /// Runs the awaiting tasks, and those they resume in turn, as the global pool would (the
+    /// global executor's task-executor reference is "no preference"), while
+    /// ``continuingBudget`` lasts; hands the rest to the pool.
     private func runAfterwards() {
         let noPreference = globalConcurrentExecutor.asUnownedTaskExecutor()
+        var budget = ContinuationBudget(Self.continuingBudget)
         while !afterwards.isEmpty {
             let ready = afterwards
             afterwards.removeAll()
-            for job in ready { job.runSynchronously(on: noPreference) }
+            for job in ready {
+                if budget.runsNext(now: MonotonicInstant.now) {
+                    job.runSynchronously(on: noPreference)
+                } else {
+                    globalConcurrentExecutor.enqueue(job)
+                }
+            }
         }
     }
 }
