@@ -12,7 +12,7 @@ struct ContinuationBudgetTests {
         ("quick tasks", [(0.0, true), (0.1, true), (0.4, true), (0.99, true)]),
         ("the budget runs out", [(0.0, true), (0.5, true), (1.0, false), (1.1, false)]),
         ("a long first task", [(0.0, true), (30.0, false), (30.1, false)]),
-        ("spent stays spent, whatever the clock says", [(0.0, true), (2.0, false), (0.5, false)]),
+        ("spent stays spent, whatever the clock says", [(0.0, true), (2.0, false), (0.5, false)])
     ])
     func theDrainContinuesTasksWhileTheBudgetLasts(_ name: String, steps: [(Double, Bool)]) {
         var budget = ContinuationBudget(.milliseconds(1))

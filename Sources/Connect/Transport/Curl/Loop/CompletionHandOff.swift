@@ -32,14 +32,19 @@ final class CompletionHandOff: @unchecked Sendable {
     /// to the pool together: one lock per batch rather than one per transfer.
     @exclusivity(unchecked) private var emptied: [ResponseBuffers] = []
 
-    /// Whether a drain runs as a ``CompletionDrain`` from a thread of the global pool rather than
-    /// as a block queued on the callback queue: on any queue but the main queue (see
-    /// `TransferLoop.completesOnLoopThread`).
-    private let drainsFromPool: Bool
+    /// The global queue whose thread runs a drain as a ``CompletionDrain``, at the callback
+    /// queue's quality of service; `nil` where drains are blocks queued on the callback queue:
+    /// on the main queue (see `TransferLoop.completesOnLoopThread`).
+    private let drainingPool: DispatchQueue?
 
     init(queue: DispatchQueue?, responseBuffers: ResponseBuffersPool) {
         self.queue = queue
-        drainsFromPool = queue.map(TransferLoop.completesOnLoopThread(callbackQueue:)) == true
+        if let queue, TransferLoop.completesOnLoopThread(callbackQueue: queue) {
+            let service = queue.qos.qosClass
+            drainingPool = .global(qos: service == .unspecified ? .default : service)
+        } else {
+            drainingPool = nil
+        }
         self.responseBuffers = responseBuffers
     }
 
@@ -95,8 +100,8 @@ final class CompletionHandOff: @unchecked Sendable {
             return
         }
         guard startsDrain(with: &batch) else { return }
-        if drainsFromPool {
-            DispatchQueue.global().async { CompletionDrain.run(on: queue) { self.drain() } }
+        if let drainingPool {
+            drainingPool.async { CompletionDrain.run(on: queue) { self.drain() } }
         } else {
             queue.async { self.drain() }
         }
