@@ -43,8 +43,8 @@ public final class CallbackQueueExecutor: TaskExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
-        // Resumed by a completion that Connect's loop thread runs on the queue: it continues
-        // there, after the completions.
+        // Resumed by a completion in a drain on the queue (a loop thread's or a pool thread's,
+        // see CompletionDrain): it continues there, after the completions.
         if let drain = CompletionDrain.current, drain.isOnQueue, drain.queue === queue {
             drain.add(job, on: executor)
             return

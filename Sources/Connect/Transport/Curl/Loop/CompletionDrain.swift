@@ -22,10 +22,9 @@ import ObjectiveC
 ///   Off the queue: the task's code is the app's, which may itself wait for the queue.
 ///
 /// The awaiting tasks run one after another on this thread for up to ``continuingBudget`` (see
-/// ``ContinuationBudget``); what
-/// is left then goes to Swift's pool, so that tasks with much to do after their responses still
-/// run side by side on the pool's threads, while the many that only send their next request
-/// and wait again cost no thread a wakeup each.
+/// ``ContinuationBudget``); what is left then goes to Swift's pool, so that tasks with much to do
+/// after their responses still run side by side on the pool's threads, while the many that only
+/// send their next request and wait again cost no thread a wakeup each.
 ///
 /// Only the thread running the drain touches `onQueue` and `afterwards`.
 final class CompletionDrain {
