@@ -37,9 +37,11 @@ final class CompletionHandOff: @unchecked Sendable {
     /// on the main queue (see `TransferLoop.completesOnLoopThread`).
     private let drainingPool: DispatchQueue?
 
-    init(queue: DispatchQueue?, responseBuffers: ResponseBuffersPool) {
+    /// `drainsFromPool`: the loop completes on its own thread for `queue` (see
+    /// `TransferLoop.completesOnLoopThread`), and drains run from the global pool.
+    init(queue: DispatchQueue?, drainsFromPool: Bool, responseBuffers: ResponseBuffersPool) {
         self.queue = queue
-        if let queue, TransferLoop.completesOnLoopThread(callbackQueue: queue) {
+        if let queue, drainsFromPool {
             let service = queue.qos.qosClass
             drainingPool = .global(qos: service == .unspecified ? .default : service)
         } else {

@@ -179,7 +179,9 @@ final class TransferLoop: @unchecked Sendable {
         multi = curl_multi_init()
         wakeup = LoopWakeup()
         multiSockets = MultiSocketWatch(multi, inEpollSet: true, wakeup: wakeup.readEnd)
-        handOff = CompletionHandOff(queue: callbackQueue, responseBuffers: responseBuffers)
+        completesOnLoopThread = callbackQueue.map(Self.completesOnLoopThread(callbackQueue:)) == true
+        handOff = CompletionHandOff(
+            queue: callbackQueue, drainsFromPool: completesOnLoopThread, responseBuffers: responseBuffers)
         self.cookies = cookies
         if cookies == .none {
             share = nil
@@ -194,7 +196,6 @@ final class TransferLoop: @unchecked Sendable {
         connectionCacheSize = idleConnectionsKept
         ccurl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, connectionCacheSize)
         ccurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        completesOnLoopThread = callbackQueue.map(Self.completesOnLoopThread(callbackQueue:)) == true
         for _ in 0..<(completesOnLoopThread ? 2 : 1) {
             let thread = startThread(named: Self.threadName) { [self] in run() }
             threads.withLock { $0.append(thread) }
