@@ -8,7 +8,7 @@ import Testing
 /// Requests that wait in libcurl's queue for a connection, when more are in flight than
 /// `maximumConnectionsPerHost` allows: the connect timeout bounds connecting and not that wait,
 /// and the request's own timeout bounds both, on every libcurl (see
-/// ``ResendDecision/startsOverAfterWaitingInQueue(_:beganConnecting:timeLeft:)``).
+/// ``ResendDecision/startsOverAfterWaitingInQueue(_:connectingLasted:connectionChosen:connectTimeout:timeLeft:)``).
 @Suite("Connection queue", .timeLimit(.minutes(3)))
 struct ConnectionQueueTests {
     /// A client of one connection per host, with a connect timeout of `connectTimeout`.
@@ -32,6 +32,32 @@ struct ConnectionQueueTests {
         #expect(bodies.enumerated().allSatisfy { String(decoding: $1, as: UTF8.self) == "/queued/\($0)" })
         #expect(server.requests.count == 6, "each went out once")
         #expect(server.connectionCount == 1)
+    }
+
+    /// A request that leaves the queue just before the connect timeout and then needs time to
+    /// connect gets the connect timeout for its own connecting: libcurl 8 ends it by the wait
+    /// (counted since it first asked for a connection) soon after it opened its socket, and it
+    /// starts over. Every TLS handshake takes 1 s; the one connection's first answer takes 2.5 s
+    /// more, then closes it: the request queued behind it waits 3.5 s of a 4 s connect timeout,
+    /// then needs 1 s to connect.
+    @Test(.enabled(if: PythonPeer.isInstalled("python3") || ProcessInfo.processInfo.environment["CI"] != nil))
+    func aRequestThatLeavesTheQueueLateHasTheConnectTimeoutForItsConnecting() async throws {
+        let peer = try await PythonPeer(script: "slow_handshake_server.py") {
+            ["\($0)", NginxServer.file("server.pem").path, NginxServer.file("server.key").path, "1.0", "2.5"]
+        }
+        defer { peer.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        configuration.connectTimeout = .seconds(4)
+        configuration.tls.trustedCertificates = NginxServer.file("ca.pem")
+        let connect = Connect(configuration: configuration)
+        let url = URL(string: "https://localhost:\(peer.port)")!
+        let busy = connect.request(TestConnector(url: url, endpoint: "/busy"))
+        // The first takes the one connection; the second is added once the first is connecting.
+        try await Task.sleep(for: .milliseconds(300))
+        let next = connect.request(TestConnector(url: url, endpoint: "/next"))
+        let bodies = try await Future.whenAll([busy, next]).value.map { String(decoding: $0, as: UTF8.self) }
+        #expect(bodies == ["/busy 1", "/next 1"], "each answered, each sent once")
     }
 
     @Test func theRequestsTimeoutBoundsItsWaitForAConnection() async throws {

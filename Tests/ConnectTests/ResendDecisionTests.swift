@@ -190,35 +190,53 @@ struct ResendDecisionTests {
     }
 
     struct QueueCase: Sendable, CustomStringConvertible {
-        var code: CURLcode
-        var beganConnecting: Bool
-        var timeLeft: Duration
+        var code: CURLcode = CURLE_OPERATION_TIMEDOUT
+        /// How long it had been connecting, `nil` for not at all.
+        var connecting: Duration?
+        var connectionChosen = false
+        var connectTimeout: Duration = .seconds(10)
+        var timeLeft: Duration = .seconds(50)
         var startsOver: Bool
         var description: String {
-            "code \(code.rawValue), began connecting \(beganConnecting), \(timeLeft) left → \(startsOver)"
+            "code \(code.rawValue), connecting \(connecting.map { "\($0)" } ?? "never"), chosen \(connectionChosen), "
+                + "connect timeout \(connectTimeout), \(timeLeft) left → \(startsOver)"
         }
     }
 
     @Test(arguments: [
         // Timed out in the queue with time left: back into the queue.
-        QueueCase(code: CURLE_OPERATION_TIMEDOUT, beganConnecting: false, timeLeft: .seconds(50), startsOver: true),
-        QueueCase(code: CURLE_OPERATION_TIMEDOUT, beganConnecting: false, timeLeft: .milliseconds(1), startsOver: true),
+        QueueCase(startsOver: true),
+        QueueCase(timeLeft: .milliseconds(1), startsOver: true),
         // Its own timeout is spent: the wait counts against it, and it fails.
-        QueueCase(code: CURLE_OPERATION_TIMEDOUT, beganConnecting: false, timeLeft: .zero, startsOver: false),
-        QueueCase(
-            code: CURLE_OPERATION_TIMEDOUT, beganConnecting: false, timeLeft: .microseconds(999), startsOver: false),
-        QueueCase(code: CURLE_OPERATION_TIMEDOUT, beganConnecting: false, timeLeft: .seconds(-2), startsOver: false),
-        // It began connecting (a lookup, a socket, a connection): the connect timeout applies.
-        QueueCase(code: CURLE_OPERATION_TIMEDOUT, beganConnecting: true, timeLeft: .seconds(50), startsOver: false),
+        QueueCase(timeLeft: .zero, startsOver: false),
+        QueueCase(timeLeft: .microseconds(999), startsOver: false),
+        QueueCase(timeLeft: .seconds(-2), startsOver: false),
+        // It left the queue late and began connecting: libcurl 8 ended it by the time it waited,
+        // and it starts over while the wait was the larger part of the connect timeout.
+        QueueCase(connecting: .zero, startsOver: true),
+        QueueCase(connecting: .milliseconds(6), startsOver: true),
+        QueueCase(connecting: .milliseconds(4_999), startsOver: true),
+        QueueCase(connecting: .milliseconds(6), timeLeft: .microseconds(999), startsOver: false),
+        // It connected for half the connect timeout or more: a connect that failed.
+        QueueCase(connecting: .seconds(5), startsOver: false),
+        QueueCase(connecting: .milliseconds(9_990), startsOver: false),
+        QueueCase(connecting: .seconds(10), startsOver: false),
+        QueueCase(connecting: .milliseconds(600), connectTimeout: .seconds(1), startsOver: false),
+        QueueCase(connecting: .milliseconds(400), connectTimeout: .seconds(1), startsOver: true),
+        // A connection was chosen for it: the request may have gone out.
+        QueueCase(connecting: .milliseconds(2), connectionChosen: true, startsOver: false),
+        QueueCase(connectionChosen: true, startsOver: false),
         // Any other ending.
-        QueueCase(code: CURLE_COULDNT_CONNECT, beganConnecting: false, timeLeft: .seconds(50), startsOver: false),
-        QueueCase(code: CURLE_ABORTED_BY_CALLBACK, beganConnecting: false, timeLeft: .seconds(50), startsOver: false),
-        QueueCase(code: CURLE_OK, beganConnecting: false, timeLeft: .seconds(50), startsOver: false)
+        QueueCase(code: CURLE_COULDNT_CONNECT, startsOver: false),
+        QueueCase(code: CURLE_COULDNT_CONNECT, connecting: .milliseconds(2), startsOver: false),
+        QueueCase(code: CURLE_ABORTED_BY_CALLBACK, startsOver: false),
+        QueueCase(code: CURLE_OK, startsOver: false)
     ])
     func startsOverAfterWaitingInQueue(_ row: QueueCase) {
         #expect(
             ResendDecision.startsOverAfterWaitingInQueue(
-                row.code, beganConnecting: row.beganConnecting, timeLeft: row.timeLeft) == row.startsOver)
+                row.code, connectingLasted: row.connecting, connectionChosen: row.connectionChosen,
+                connectTimeout: row.connectTimeout, timeLeft: row.timeLeft) == row.startsOver)
     }
 
     @Test(arguments: [

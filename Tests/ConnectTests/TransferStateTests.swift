@@ -107,7 +107,7 @@ struct TransferStateTests {
         case .connectionAccepted(let multiplexes): state.connectionAccepted(multiplexes: multiplexes)
         case .waitsForConnection(let origin): state.waitsForConnection(to: origin)
         case .headsForAlternative: state.headsForAlternative()
-        case .connectingBegan: state.connectingBegan()
+        case .connectingBegan: state.connectingBegan(at: .now)
         }
     }
 
@@ -343,9 +343,9 @@ struct TransferStateTests {
             .libcurl(CURLE_COULDNT_CONNECT.rawValue)
         ) { $0.requestSent = false },
 
-        // A timeout in libcurl's queue, before connecting began, goes back into the queue while
-        // the request's own timeout has time left; a timeout once connecting began, or with none
-        // left, fails.
+        // A timeout in libcurl's queue, before connecting began or soon after, goes back into the
+        // queue while the request's own timeout has time left; a timeout of a connect that had
+        // most of the connect timeout, or with none left, fails.
         Row(
             "a POST timed out waiting for a connection", .post, [], CURLE_OPERATION_TIMEDOUT,
             .restart(.init(cause: .timedOutInQueue, requiresRewind: false))
@@ -359,6 +359,17 @@ struct TransferStateTests {
         ) {
             $0.requestSent = false
             $0.timeLeft = .seconds(30)
+            $0.connectingLasted = .seconds(10)
+            $0.connectTimeout = .seconds(10)
+        },
+        Row(
+            "a timeout just after it left the queue and began connecting", .post, [.connectingBegan],
+            CURLE_OPERATION_TIMEDOUT, .restart(.init(cause: .timedOutInQueue, requiresRewind: false))
+        ) {
+            $0.requestSent = false
+            $0.timeLeft = .seconds(30)
+            $0.connectingLasted = .milliseconds(6)
+            $0.connectTimeout = .seconds(10)
         },
         Row(
             "a timeout once a connection was chosen", .get, nothingCame, CURLE_OPERATION_TIMEDOUT,

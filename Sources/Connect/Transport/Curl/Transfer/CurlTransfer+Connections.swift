@@ -21,7 +21,7 @@ extension CurlTransfer {
                 socket, unixSocketPath: handle.withTransfer { $0.unixSocketPath } ?? nil)
             return handle.withTransfer { transfer in
                 transfer.connection.opened = serial.map { (socket, $0) }
-                transfer.state.connectingBegan()
+                transfer.state.connectingBegan(at: .now)
                 return transfer.mayOpenConnection(handle.connections)
             }
         }
@@ -30,10 +30,10 @@ extension CurlTransfer {
 
     /// libcurl starts a name lookup for the transfer (`CURLOPT_RESOLVER_START_FUNCTION`; a cached
     /// or literal address starts none): the transfer is connecting, no longer waiting in
-    /// libcurl's queue (see ``ResendDecision/startsOverAfterWaitingInQueue(_:beganConnecting:timeLeft:)``).
+    /// libcurl's queue (see ``ResendDecision/startsOverAfterWaitingInQueue(_:connectingLasted:connectionChosen:connectTimeout:timeLeft:)``).
     static let resolverStartedCallback: ccurl_resolver_start_callback = { _, _, context in
         Unmanaged<CurlEasyHandle>.fromOpaque(context!)._withUnsafeGuaranteedRef { handle in
-            _ = handle.withTransfer { $0.state.connectingBegan() }
+            _ = handle.withTransfer { $0.state.connectingBegan(at: .now) }
         }
         return 0  // resolve
     }

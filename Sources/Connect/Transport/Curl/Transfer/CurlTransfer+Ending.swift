@@ -73,8 +73,19 @@ extension CurlTransfer {
         if _slowPath(decoder != nil || bodyReader != nil || sink != nil || handle.opensWebSocket) {
             readResources(into: &end, handle)
         }
-        if _slowPath(code == CURLE_OPERATION_TIMEDOUT) { end.timeLeft = timeLeft(on: handle) }
+        if _slowPath(code == CURLE_OPERATION_TIMEDOUT) { readTimes(into: &end, handle) }
         return end
+    }
+
+    /// For ``end(_:on:requestWasWritten:)`` of a transfer that timed out, the times that decide
+    /// whether it starts over (see ``TransferState/End/timeLeft``).
+    @inline(never)
+    func readTimes(into end: inout TransferState.End, _ handle: CurlEasyHandle) {
+        end.timeLeft = timeLeft(on: handle)
+        end.connectingLasted = state.connectingBegan.map { MonotonicInstant.now - $0 }
+        // libcurl's 0, "never", is its default of 300 s for connecting.
+        let milliseconds = Self.milliseconds(settings.connectTimeout)
+        end.connectTimeout = milliseconds == 0 ? .seconds(300) : .milliseconds(milliseconds)
     }
 
     /// For ``end(_:on:requestWasWritten:)``, the decoder's, the streamed body's and the file's states.

@@ -103,8 +103,9 @@ enum ResendDecision {
         /// The advertised HTTP/3 alternative it went to failed before it had a connection: it
         /// goes to the origin instead.
         case alternativeFailed
-        /// libcurl timed it out while it waited in its queue for a connection, before it began
-        /// connecting (see ``startsOverAfterWaitingInQueue(_:beganConnecting:timeLeft:)``).
+        /// libcurl timed it out by the connect timeout after it waited in its queue for a
+        /// connection, before it began connecting or soon after (see
+        /// ``startsOverAfterWaitingInQueue(_:connectingLasted:connectionChosen:connectTimeout:timeLeft:)``).
         case timedOutInQueue
     }
 
@@ -132,14 +133,23 @@ enum ResendDecision {
     ///
     /// ``ConnectConfiguration/connectTimeout`` bounds connecting, and the request's timeout the
     /// whole exchange, the wait included. libcurl 7.88 starts the connect timeout when a transfer
-    /// leaves the queue; libcurl 8 (8.14 `multi.c`) counts the wait against it, so that a burst of
-    /// requests larger than the connections allowed fails by the connect timeout behind requests
-    /// that are merely slow. A transfer that never began connecting (`beganConnecting` false: no
-    /// name lookup started, no socket opened, no connection chosen) and ended so goes back into
-    /// the queue while its own timeout has time left (`timeLeft`), and nothing of it went out.
-    @inline(__always)
-    static func startsOverAfterWaitingInQueue(_ code: CURLcode, beganConnecting: Bool, timeLeft: Duration) -> Bool {
-        code == CURLE_OPERATION_TIMEDOUT && !beganConnecting && timeLeft >= .milliseconds(1)
+    /// leaves the queue; libcurl 8 (8.14 `multi.c`) when it first asks for a connection, so that
+    /// a burst of requests larger than the connections allowed fails by the connect timeout behind
+    /// requests that are merely slow. Such a transfer ends before it began connecting
+    /// (`connectingLasted` is `nil`: no name lookup, socket or connection), or just after, its own
+    /// attempt cut short by the wait. It goes back into the queue while nothing of it went out (no
+    /// connection was chosen for it), its own timeout has time left (`timeLeft`), and it had been
+    /// connecting for less than half of `connectTimeout`: the wait, not its connecting, used up
+    /// the larger part. One that connected for longer has had most of its time and fails: a
+    /// connect fails after at least half the connect timeout of its own, and one that hangs is
+    /// not started over with a whole connect timeout more because it once waited a moment.
+    static func startsOverAfterWaitingInQueue(
+        _ code: CURLcode, connectingLasted: Duration?, connectionChosen: Bool, connectTimeout: Duration,
+        timeLeft: Duration
+    ) -> Bool {
+        guard code == CURLE_OPERATION_TIMEDOUT, !connectionChosen, timeLeft >= .milliseconds(1) else { return false }
+        guard let connectingLasted else { return true }
+        return connectingLasted * 2 < connectTimeout
     }
 
     /// Whether a transfer that went to an advertised HTTP/3 alternative (`Alt-Svc`) and ended

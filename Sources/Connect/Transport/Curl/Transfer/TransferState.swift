@@ -64,8 +64,9 @@ struct TransferState {
     private(set) var goesToAlternative = false
     /// The alternative failed and the transfer went to the origin: it tries no other.
     private(set) var fellBackFromAlternative = false
-    /// libcurl began connecting for this attempt: a name lookup started, or a socket opened.
-    private(set) var beganConnecting = false
+    /// When libcurl began connecting for this attempt (a name lookup started, or a socket
+    /// opened), `nil` before.
+    private(set) var connectingBegan: MonotonicInstant?
 
     init(method: HTTPMethod, isRepeatable: Bool, bodyIsOneTimeStream: Bool) {
         self.method = method
@@ -81,7 +82,7 @@ struct TransferState {
 
     /// This attempt left libcurl's queue of transfers waiting for a connection: libcurl began
     /// connecting for it, or chose it a connection.
-    var leftConnectionQueue: Bool { beganConnecting || connectionsChosen > 0 }
+    var leftConnectionQueue: Bool { connectingBegan != nil || connectionsChosen > 0 }
 
     /// The head or the body was refused: the transfer fails whatever libcurl reports.
     var refusedAnswer: Bool { headProblem != nil || decodingFailure != nil || bodyTooLarge }
@@ -224,6 +225,11 @@ extension TransferState {
         /// For a transfer that timed out (`CURLE_OPERATION_TIMEDOUT`), the time its own timeout
         /// has left; read for no other.
         var timeLeft: Duration = .zero
+        /// For a transfer that timed out, how long libcurl had been connecting for this attempt
+        /// (`nil`: it never began); read for no other.
+        var connectingLasted: Duration?
+        /// For a transfer that timed out, the connect timeout libcurl applied to this attempt.
+        var connectTimeout: Duration = .zero
     }
 
     /// Where a chunked or compressed body's decoder stands.
@@ -312,7 +318,7 @@ extension TransferState {
         needsFreshConnection = false
         waitsForConnectionTo = nil
         connectionMultiplexed = false
-        beganConnecting = false
+        connectingBegan = nil
     }
 
     /// Whether the transfer libcurl ended with `end.code` starts over: its HTTP/3 alternative
@@ -333,7 +339,8 @@ extension TransferState {
         }
         if _slowPath(end.code == CURLE_OPERATION_TIMEDOUT),
             ResendDecision.startsOverAfterWaitingInQueue(
-                end.code, beganConnecting: leftConnectionQueue, timeLeft: end.timeLeft)
+                end.code, connectingLasted: end.connectingLasted, connectionChosen: connectionsChosen > 0,
+                connectTimeout: end.connectTimeout, timeLeft: end.timeLeft)
         {
             return Restart(cause: .timedOutInQueue, requiresRewind: false)
         }
@@ -358,9 +365,10 @@ extension TransferState {
         return nil
     }
 
-    /// libcurl began connecting for the transfer: it started a name lookup or opened a socket.
-    mutating func connectingBegan() {
-        beganConnecting = true
+    /// libcurl began connecting for the transfer at `now`: it started a name lookup or opened a
+    /// socket. The first of an attempt's lookups and sockets counts.
+    mutating func connectingBegan(at now: MonotonicInstant) {
+        if connectingBegan == nil { connectingBegan = now }
     }
 
     /// The transfer goes to an advertised HTTP/3 alternative: if that fails before a connection
