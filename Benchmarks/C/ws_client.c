@@ -4,6 +4,7 @@
  *
  *   ws_client PORT echo COUNT          COUNT round trips of a 32-byte text message
  *   ws_client PORT flood COUNT BYTES   the server sends COUNT binary messages of BYTES each
+ *   ws_client PORT flood-text COUNT BYTES   the same, text (not checked as UTF-8 here)
  *
  * Prints the same line as the Swift benchmark: `echo <count> <seconds> <per second>` or
  * `flood <count> <bytes> <seconds> <messages/s> <MB/s>`.
@@ -96,7 +97,7 @@ static size_t next_frame(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 4) { fprintf(stderr, "usage: ws_client PORT echo COUNT | PORT flood COUNT BYTES\n"); return 2; }
+    if (argc < 4) { fprintf(stderr, "usage: ws_client PORT echo COUNT | PORT flood COUNT BYTES | PORT flood-text COUNT BYTES\n"); return 2; }
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%s/bench", argv[1]);
     input = malloc(input_capacity);
@@ -129,7 +130,7 @@ int main(int argc, char **argv) {
     } else {
         int bytes = atoi(argv[4]);
         char command[64];
-        int commandLength = snprintf(command, sizeof command, "cmd:flood %d %d", count, bytes);
+        int commandLength = snprintf(command, sizeof command, "cmd:%s %d %d", argv[2], count, bytes);
         double start = now();
         send_frame(1, (unsigned char *)command, commandLength);
         for (int i = 0; i < count; i++) {

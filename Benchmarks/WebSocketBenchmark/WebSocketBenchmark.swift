@@ -11,7 +11,9 @@ import Foundation
 /// - `echo URL COUNT`: COUNT round trips of a 32-byte text message, one after another; prints
 ///   `echo <count> <seconds> <round trips/s>`;
 /// - `flood URL COUNT BYTES`: the server sends COUNT binary messages of BYTES each, read as fast
-///   as they come; prints `flood <count> <bytes> <seconds> <messages/s> <MB/s>`.
+///   as they come; prints `flood <count> <bytes> <seconds> <messages/s> <MB/s>`;
+/// - `flood-text URL COUNT BYTES`: the same with text messages of ASCII letters, each checked
+///   as UTF-8 on the way in.
 @main
 struct WebSocketBenchmark {
     static func main() async throws {
@@ -26,10 +28,14 @@ struct WebSocketBenchmark {
             try await idle(url: URL(string: arguments[1])!, count: Int(arguments[2])!)
         case "echo":
             try await echo(url: URL(string: arguments[1])!, count: Int(arguments[2])!)
-        case "flood":
-            try await flood(url: URL(string: arguments[1])!, count: Int(arguments[2])!, bytes: Int(arguments[3])!)
+        case "flood", "flood-text":
+            try await flood(
+                url: URL(string: arguments[1])!, count: Int(arguments[2])!, bytes: Int(arguments[3])!,
+                text: arguments[0] == "flood-text")
         default:
-            print("usage: WebSocketBenchmark serve | idle URL COUNT | echo URL COUNT | flood URL COUNT BYTES")
+            print(
+                "usage: WebSocketBenchmark serve | idle URL COUNT | echo URL COUNT | flood URL COUNT BYTES | flood-text URL COUNT BYTES"
+            )
             exit(2)
         }
     }
@@ -98,14 +104,18 @@ struct WebSocketBenchmark {
         try await socket.close()
     }
 
-    static func flood(url: URL, count: Int, bytes: Int) async throws {
+    static func flood(url: URL, count: Int, bytes: Int, text: Bool) async throws {
         let socket = try await Connect().webSocket(Endpoint(baseURL: url))
         var messages = socket.messages.makeAsyncIterator()
         let start = ContinuousClock.now
-        try await socket.send("cmd:flood \(count) \(bytes)")
+        try await socket.send("cmd:\(text ? "flood-text" : "flood") \(count) \(bytes)")
         var received = 0
         while received < count, let message = try await messages.next() {
-            guard case .binary(let data) = message, data.count == bytes else { fatalError("unexpected \(message)") }
+            switch message {
+            case .binary(let data) where !text && data.count == bytes: break
+            case .text(let string) where text && string.utf8.count == bytes: break
+            default: fatalError("unexpected \(message)")
+            }
             received += 1
         }
         let seconds = (ContinuousClock.now - start) / .seconds(1)

@@ -232,6 +232,38 @@ struct WebSocketFrameTests {
         #expect(String(validating: bytes, as: UTF8.self) == nil)
     }
 
+    /// The validator reads ASCII eight bytes at a time from memory: texts of ASCII runs of every
+    /// length around its eight-byte steps, with characters of each length and bad bytes between
+    /// them, cut at every place, get the answer Swift's own UTF-8 decoding gives, from memory
+    /// (an array) and from a sequence without contiguous storage alike.
+    @Test func asciiRunsOfEveryLengthAroundOtherBytesGetUnicodesAnswer() {
+        let insertions: [[UInt8]] = [
+            [], [0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80], [0x80], [0xC3], [0xE2, 0x82],
+            [0xED, 0xA0, 0x80], [0xFF], [0xC3, 0x41]
+        ]
+        for before in 0...17 {
+            for insertion in insertions {
+                for after in [0, 1, 7, 8, 9, 16] {
+                    let bytes =
+                        Array(repeating: UInt8(ascii: "a"), count: before) + insertion
+                        + Array(repeating: UInt8(ascii: "z"), count: after)
+                    let valid = String(validating: bytes, as: UTF8.self) != nil
+                    for cut in Set([0, before / 2, before, before + insertion.count, bytes.count]) {
+                        var inMemory = UTF8Validator()
+                        let memoryAccepts = inMemory.accepts(bytes[..<cut]) && inMemory.accepts(bytes[cut...])
+                        #expect((memoryAccepts && inMemory.isComplete) == valid, "\(bytes), cut at \(cut)")
+                        var bytewise = UTF8Validator()
+                        let bytewiseAccepts =
+                            bytewise.accepts(bytes[..<cut].lazy.map { $0 })
+                            && bytewise.accepts(bytes[cut...].lazy.map { $0 })
+                        #expect(
+                            (bytewiseAccepts && bytewise.isComplete) == valid, "\(bytes), cut at \(cut), byte by byte")
+                    }
+                }
+            }
+        }
+    }
+
     @Test func aCharacterCutAtTheEndIsIncomplete() {
         var validator = UTF8Validator()
         let acceptsStart = validator.accepts([0xE2, 0x82])

@@ -10,7 +10,7 @@ import NIOWebSocket
 /// It echoes every message, answers pings, offers the subprotocol `chat` when the client does,
 /// and obeys text commands: `cmd:close <code> <reason>` starts the closing handshake,
 /// `cmd:drop` closes the connection without a close frame, `cmd:flood <count> <bytes>` sends
-/// that many binary messages, `cmd:fragments` sends a text message in three fragments with a
+/// that many binary messages (`cmd:flood-text <count> <bytes>`: text of ASCII letters), `cmd:fragments` sends a text message in three fragments with a
 /// ping between them, `cmd:bad-utf8` sends text that is not UTF-8, `cmd:reserved-bit` sends a
 /// frame with RSV2 set, `cmd:ping` pings and reports the pong's payload as `pong:<payload>`,
 /// `cmd:headers` answers with the handshake's headers as `name: value` lines.
@@ -149,13 +149,17 @@ final class WebSocketEchoHandler: ChannelInboundHandler {
                 wrapOutboundOut(WebSocketFrame(fin: true, opcode: .connectionClose, data: payload)), promise: nil)
         case "drop":
             context.close(promise: nil)
-        case "flood":
+        case "flood", "flood-text":
             let count = words.count > 1 ? Int(words[1]) ?? 1 : 1
             let size = words.count > 2 ? Int(words[2]) ?? 1 : 1
+            let isText = words[0] == "flood-text"
             for index in 0..<count {
                 var buffer = context.channel.allocator.buffer(capacity: size)
-                buffer.writeRepeatingByte(UInt8(truncatingIfNeeded: index), count: size)
-                context.write(wrapOutboundOut(WebSocketFrame(fin: true, opcode: .binary, data: buffer)), promise: nil)
+                let byte = isText ? UInt8(ascii: "a") + UInt8(index % 26) : UInt8(truncatingIfNeeded: index)
+                buffer.writeRepeatingByte(byte, count: size)
+                context.write(
+                    wrapOutboundOut(WebSocketFrame(fin: true, opcode: isText ? .text : .binary, data: buffer)),
+                    promise: nil)
             }
             context.flush()
         case "fragments":
