@@ -15,6 +15,7 @@ white image), `prose` (German text sent as binary, like Goethe's Faust), `html` 
 
 import argparse
 import asyncio
+import functools
 import json
 import random
 import signal
@@ -27,31 +28,38 @@ WORDS = ["Habe", "nun", "ach", "Philosophie", "Juristerei", "und", "Medizin", "l
          "klug", "als", "wie", "zuvor", "Größe", "Übermut", "schön"]
 
 
+def part(kind, rng, seq):
+    """One piece of a text kind: a JSON object, an HTML list item, or a sentence."""
+    if kind == "json":
+        return json.dumps({"id": seq, "seq": seq % 97, "user": rng.choice(["ada", "grace", "linus"]),
+                           "text": " ".join(rng.choices(WORDS, k=5)), "score": round(rng.random(), 4)})
+    if kind == "html":
+        return f'<li class="item-{rng.randint(0, 9)}"><a href="/w/{rng.choice(WORDS)}">{rng.choice(WORDS)}</a></li>\n'
+    return " ".join(rng.choices(WORDS, k=8)) + ". "
+
+
+@functools.cache
+def parts(kind):
+    """The pieces a text kind's messages are drawn from, made once: making each piece anew cost
+    most of a series' time."""
+    rng = random.Random(kind)
+    return [part(kind, rng, seq) for seq in range(512)]
+
+
 def payload(kind, size, index):
     """Message `index` of a series: different each time, so that context takeover matters."""
     rng = random.Random(f"{kind}-{size}-{index}")
     if kind == "noise":
-        return bytes(rng.getrandbits(8) for _ in range(size))
+        return rng.randbytes(size)
     if kind == "bitmap":
         out = bytearray()
         while len(out) < size:
             out += bytes([rng.choice([0x00, 0xFF])]) * rng.randint(1, 40)
         return bytes(out[:size])
-    parts = []
-    length = 0
-    while length < size:
-        if kind == "json":
-            part = json.dumps({"id": index, "seq": len(parts), "user": rng.choice(["ada", "grace", "linus"]),
-                               "text": " ".join(rng.choices(WORDS, k=5)), "score": round(rng.random(), 4)})
-        elif kind == "html":
-            part = f'<li class="item-{rng.randint(0, 9)}"><a href="/w/{rng.choice(WORDS)}">{rng.choice(WORDS)}</a></li>\n'
-        else:
-            part = " ".join(rng.choices(WORDS, k=8)) + ". "
-        parts.append(part)
-        length += len(part.encode())
-    text = "".join(parts)
-    while len(text.encode()) > size:
-        text = text[:-1]
+    # Enough pieces for `size` bytes (each is at least 20), in an order of the message's own;
+    # then at most `size` bytes, cut at a character's boundary.
+    text = f"{index} " + "".join(rng.choices(parts(kind), k=size // 20 + 1))
+    text = text.encode()[:size].decode(errors="ignore")
     return text.encode() if kind == "prose" else text
 
 
