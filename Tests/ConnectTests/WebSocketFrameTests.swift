@@ -232,10 +232,11 @@ struct WebSocketFrameTests {
         #expect(String(validating: bytes, as: UTF8.self) == nil)
     }
 
-    /// The validator reads ASCII eight bytes at a time from memory: texts of ASCII runs of every
-    /// length around its eight-byte steps, with characters of each length and bad bytes between
-    /// them, cut at every place, get the answer Swift's own UTF-8 decoding gives, from memory
-    /// (an array) and from a sequence without contiguous storage alike.
+    /// The validator reads ASCII eight bytes at a time from memory, and 32 one at a time after
+    /// eight that are not: texts of ASCII runs of every length around its eight-byte steps, with
+    /// characters of each length and bad bytes between them and runs past those 32 after them,
+    /// cut in several places, get the answer Swift's own UTF-8 decoding gives, from memory (an
+    /// array) and from a sequence without contiguous storage alike.
     @Test func asciiRunsOfEveryLengthAroundOtherBytesGetUnicodesAnswer() {
         let insertions: [[UInt8]] = [
             [], [0xC3, 0xA9], [0xE2, 0x82, 0xAC], [0xF0, 0x9F, 0x98, 0x80], [0x80], [0xC3], [0xE2, 0x82],
@@ -243,7 +244,7 @@ struct WebSocketFrameTests {
         ]
         for before in 0...17 {
             for insertion in insertions {
-                for after in [0, 1, 7, 8, 9, 16] {
+                for after in [0, 1, 7, 8, 9, 16, 33, 47] {
                     let bytes =
                         Array(repeating: UInt8(ascii: "a"), count: before) + insertion
                         + Array(repeating: UInt8(ascii: "z"), count: after)
