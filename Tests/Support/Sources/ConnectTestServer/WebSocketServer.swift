@@ -10,10 +10,11 @@ import NIOWebSocket
 /// It echoes every message, answers pings, offers the subprotocol `chat` when the client does,
 /// and obeys text commands: `cmd:close <code> <reason>` starts the closing handshake,
 /// `cmd:drop` closes the connection without a close frame, `cmd:flood <count> <bytes>` sends
-/// that many binary messages (`cmd:flood-text <count> <bytes>`: text of ASCII letters), `cmd:fragments` sends a text message in three fragments with a
-/// ping between them, `cmd:bad-utf8` sends text that is not UTF-8, `cmd:reserved-bit` sends a
-/// frame with RSV2 set, `cmd:ping` pings and reports the pong's payload as `pong:<payload>`,
-/// `cmd:headers` answers with the handshake's headers as `name: value` lines.
+/// that many binary messages (`cmd:flood-text <count> <bytes>`: text of ASCII letters),
+/// `cmd:fragments` sends a text message in three fragments with a ping between them,
+/// `cmd:bad-utf8` sends text that is not UTF-8, `cmd:reserved-bit` sends a frame with RSV2 set,
+/// `cmd:ping` pings and reports the pong's payload as `pong:<payload>`, `cmd:headers` answers
+/// with the handshake's headers as `name: value` lines.
 ///
 /// Handshakes `refuse` answers with a response are refused with it (no upgrade).
 public final class WebSocketServer: LocalServer, @unchecked Sendable {
