@@ -296,7 +296,11 @@ struct TransportTests {
         let bodies = try await Future.whenAll(futures).value
         #expect(bodies.enumerated().allSatisfy { String(decoding: $1, as: UTF8.self) == "/c/\($0)" })
         #expect(server.requests.count == 1_000)
-        #expect(server.connectionCount <= ConnectConfiguration().maximumConnectionsPerHost)
+        // The requests share at most as many connections as may be open to the host. Counted by
+        // the connections that carried a request: on libcurl 8 a request that waited long for a
+        // connection may be timed out while connecting and start over (see
+        // `ConnectionQueueTests`), leaving the server a connection that carried nothing.
+        #expect(Set(server.requests.map(\.connectionID)).count <= ConnectConfiguration().maximumConnectionsPerHost)
     }
 
     @Test func redirectToAnotherHostDropsAuthorization() async throws {
