@@ -228,7 +228,10 @@ extension TransferState {
         /// For a transfer that timed out, how long libcurl had been connecting for this attempt
         /// (`nil`: it never began); read for no other.
         var connectingLasted: Duration?
-        /// For a transfer that timed out, the connect timeout libcurl applied to this attempt.
+        /// For a transfer that timed out, the connect timeout its settings give (libcurl's 300 s
+        /// for "never"). An attempt at an HTTP/3 alternative connects within the shorter of this
+        /// and its fallback delay, but one that timed out before a connection was chosen falls
+        /// back to the origin before the queue rule reads this value.
         var connectTimeout: Duration = .zero
     }
 
