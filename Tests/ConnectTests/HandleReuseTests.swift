@@ -100,10 +100,11 @@ struct HandleReuseTests {
     }
 
     /// On a libcurl that keeps a freed header across a handle's transfers (7.83 to 8.0), handles
-    /// that ran h2c transfers are kept for h2c transfers alone: an HTTP/1.1 answer whose first
-    /// header line is folded, the one that makes such a libcurl free that header twice, always
-    /// comes to a fresh handle, however h2c and HTTP/1.1 requests of one client take turns.
-    @Test func h2cHandlesAreKeptForH2cAlone() async throws {
+    /// that ran h2c transfers go on to plain HTTP/1.1 transfers, which screen their heads (see
+    /// ``HeadScreen``): an HTTP/1.1 answer whose first header line is folded, the one that makes
+    /// such a libcurl free that header twice, is refused before libcurl stores it, however h2c
+    /// and HTTP/1.1 requests of one client take turns.
+    @Test func h2cAndScreenedTransfersTakeTurnsOnHandles() async throws {
         let nginx = try await NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
         defer { nginx.shutdown() }
         let folded = try RawServer { _, _ in [.send("HTTP/1.1 200 OK\r\n X: y\r\nContent-Length: 2\r\n\r\nok")] }
@@ -127,6 +128,73 @@ struct HandleReuseTests {
                 #expect(failure.kind == .malformedResponse)
             }
         }
+    }
+
+    /// One connection's handle runs plain request after plain request whose answers take the
+    /// head screen (see ``HeadScreen``) through its cases: interim heads with fields, a header
+    /// line longer than libcurl hands over at once, a body that holds head lines, a folded first
+    /// header line in the only head or after an interim one. Every answer arrives whole and as
+    /// sent, every folded first line is a malformed response, and the next request is answered
+    /// as if none of it had happened, on any libcurl.
+    @Test func plainRequestsOnOneHandleGetTheirAnswersWhateverTheHeadsBefore() async throws {
+        let long = String(repeating: "v", count: 40_000)
+        let headLikeBody = "HTTP/1.1 200 OK\r\n X: y\r\n\r\n"
+        let server = try RawServer { request, _ in
+            switch request.path {
+            case "/interim":
+                return [
+                    .send("HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n"),
+                    .send(RawServer.response(headers: ["X-A: 1"], body: "interim"))
+                ]
+            case "/long": return [.send(RawServer.response(headers: ["X-Long: \(long)"], body: "long"))]
+            case "/head-like-body": return [.send(RawServer.response(body: headLikeBody))]
+            case "/folded": return [.send("HTTP/1.1 200 OK\r\n X: y\r\nContent-Length: 2\r\n\r\nok")]
+            case "/folded-after-interim":
+                return [
+                    .send(
+                        "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 200 OK\r\n\tX: y\r\nContent-Length: 2\r\n\r\nok"
+                    )
+                ]
+            default:
+                return [
+                    .send(RawServer.response(headers: ["X-Path: \(request.path)"], body: "plain \(request.method)"))
+                ]
+            }
+        }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.maximumConnectionsPerHost = 1
+        let connect = Connect(configuration: configuration)
+        func send(_ path: String, _ method: HTTPMethod = .get, body: Data? = nil) async throws -> Response {
+            var request = Request(
+                method: method, url: server.baseURL.appending(path: path), body: body.map { .data($0) })
+            request.allowsRetry = false
+            return try await connect.send(request).value
+        }
+        for round in 0..<3 {
+            let interim = try await send("interim")
+            #expect(
+                String(decoding: interim.body, as: UTF8.self) == "interim" && interim.header("X-A") == "1", "\(round)")
+            let plain = try await send("plain")
+            #expect(String(decoding: plain.body, as: UTF8.self) == "plain GET" && plain.header("X-Path") == "/plain")
+            let longHeader = try await send("long")
+            #expect(longHeader.header("X-Long") == long && String(decoding: longHeader.body, as: UTF8.self) == "long")
+            let posted = try await send("posted", .post, body: Data("x".utf8))
+            #expect(String(decoding: posted.body, as: UTF8.self) == "plain POST")
+            let bodyLikeHead = try await send("head-like-body")
+            #expect(String(decoding: bodyLikeHead.body, as: UTF8.self) == headLikeBody)
+            for path in ["folded", "folded-after-interim"] {
+                let failure = await connectError(connect.send(Request(url: server.baseURL.appending(path: path))))
+                guard case .transport(let transport)? = failure else {
+                    Issue.record("\(path): \(String(describing: failure))")
+                    continue
+                }
+                #expect(transport.kind == .malformedResponse, "\(path): \(transport)")
+                let head = try await send("after-\(path)", .head)
+                #expect(head.statusCode == 200 && head.body.isEmpty && head.header("X-Path") == "/after-\(path)")
+            }
+        }
+        #expect(server.requests.count == 3 * 9)
     }
 
     @Test(arguments: [

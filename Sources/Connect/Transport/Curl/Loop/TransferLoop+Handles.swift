@@ -70,21 +70,17 @@ extension TransferLoop {
     /// Keeps `handle` for another transfer: reset, unless it holds a plain transfer's setup
     /// (see ``CurlTransfer/isPlain``), which the next plain transfer reuses.
     func recycle(_ handle: CurlEasyHandle) {
-        if renewsHandles, handle.ranHTTP2FramesOnly {
-            // Not renewed: kept for another transfer read as HTTP/2 frames alone, with its setup
-            // if plain.
-            guard usedHandles.count < Self.maximumIdleHandles else { return }
-            if handle.holdsPlainSetup { handle.errorBuffer[0] = 0 } else { handle.reset() }
-            usedHandles.append(handle)
-            return
-        }
         guard idleHandles.count < Self.maximumIdleHandles else { return }
-        if handle.holdsPlainSetup, !renewsHandles {
-            handle.errorBuffer[0] = 0
-        } else {
-            guard clear(handle) else { return }
-        }
+        if handle.holdsPlainSetup { handle.errorBuffer[0] = 0 } else { handle.reset() }
         idleHandles.append(handle)
+    }
+
+    /// A handle that ran no transfer, for a transfer that is not safe on one that did where the
+    /// running libcurl ``renewsHandles``: a kept one renewed, so that no more handles are kept
+    /// than transfers ran at once, else a new one. `nil` when libcurl could not make one.
+    func handleThatRanNoTransfer() -> CurlEasyHandle? {
+        guard let kept = idleHandles.popLast() else { return CurlEasyHandle(connections: connections) }
+        return kept.renew() ? kept : nil
     }
 
     /// Clears every option of `handle`: a reset, or a fresh easy handle where the running libcurl

@@ -99,11 +99,12 @@ final class TransferLoop: @unchecked Sendable {
     // runtime's dynamic exclusivity checks (a thread-local lookup per access) only cost time.
     /// The handles in the multi handle, each holding its transfer; unordered (see `removeActive`).
     @exclusivity(unchecked) var active: [CurlEasyHandle] = []
+    /// Handles kept for the next transfers, with a plain setup or reset (see ``recycle(_:)``).
+    /// Where the running libcurl keeps a freed header across a handle's transfers
+    /// (``renewsHandles``), only a transfer safe on a handle that ran one before takes one
+    /// (``CurlTransfer/screensHeads``, ``CurlTransfer/receivesHTTP2FramesOnly``); any other
+    /// gets a new handle.
     @exclusivity(unchecked) var idleHandles: [CurlEasyHandle] = []
-    /// Where the running libcurl needs a fresh handle per transfer (``renewsHandles``): handles
-    /// that ran a transfer read as HTTP/2 frames alone, kept as they are for the next such
-    /// transfer, which they are safe for (``CurlTransfer/receivesHTTP2FramesOnly``).
-    @exclusivity(unchecked) var usedHandles: [CurlEasyHandle] = []
     /// The transfers this pass of the loop settled, handed to `handOff` together at its end (see
     /// ``settle(_:_:)``).
     @exclusivity(unchecked) var settledInPass: [CompletionHandOff.Finished] = []
@@ -141,9 +142,11 @@ final class TransferLoop: @unchecked Sendable {
     /// finishes a transfer rather than keep it once the cache is over its size, so with more
     /// transfers in flight than its size (long polls, event streams) no connection was reused.
     @exclusivity(unchecked) var connectionCacheSize: Int
-    /// Every transfer gets an easy handle that ran no transfer before: the running libcurl keeps
-    /// state across a handle's transfers that can crash it (see
-    /// ``LibcurlDefects/keepsFreedHeaderAcrossTransfers``).
+    /// The running libcurl keeps state across a handle's transfers that can crash it (see
+    /// ``LibcurlDefects/keepsFreedHeaderAcrossTransfers``): a transfer runs on a handle that
+    /// ran one before only if its answers come as HTTP/2 frames alone or it screens its heads
+    /// (``CurlTransfer/screensHeads``); any other gets a new handle, and a restart that resets
+    /// its handle a renewed one.
     let renewsHandles = LibcurlDefects.running.keepsFreedHeaderAcrossTransfers
     /// The loop's threads: one, or two with a callback queue (see ``LoopBaton``).
     let threads = Locked<[pthread_t]>([])
@@ -246,7 +249,6 @@ final class TransferLoop: @unchecked Sendable {
                 closeWebSockets()
                 if let webSocketMultiWatch { withWebSocketIO { _ = curl_multi_cleanup(webSocketMultiWatch.multi) } }
                 idleHandles.removeAll()
-                usedHandles.removeAll()
                 curl_multi_cleanup(multi)
                 if let share { curl_share_cleanup(share) }
                 responseBuffers.recycler.freeKept()
@@ -347,17 +349,20 @@ final class TransferLoop: @unchecked Sendable {
     private func start(_ transfer: CurlTransfer) {
         // Cancelled while it waited in the inbox: never start it.
         guard !transfer.promise.isCompleted else { return }
-        let receivesHTTP2FramesOnly = renewsHandles && transfer.receivesHTTP2FramesOnly
+        var takesUsedHandle = true
+        if _slowPath(renewsHandles) {
+            transfer.headScreen = HeadScreen(enabled: transfer.screensHeads)
+            takesUsedHandle = transfer.headScreen.isEnabled || transfer.receivesHTTP2FramesOnly
+        }
         guard
-            let handle = (receivesHTTP2FramesOnly ? usedHandles.popLast() : nil) ?? idleHandles.popLast()
-                ?? CurlEasyHandle(connections: connections)
+            let handle = takesUsedHandle
+                ? idleHandles.popLast() ?? CurlEasyHandle(connections: connections) : handleThatRanNoTransfer()
         else {
             settle(
                 transfer,
                 .failure(ConnectError.transport(TransportFailure(.other, "curl_easy_init failed", requestSent: false))))
             return
         }
-        handle.ranHTTP2FramesOnly = receivesHTTP2FramesOnly
         transfer.received = responseBuffers.take()
         let isPlain = transfer.isPlain
         if handle.holdsPlainSetup, !isPlain { handle.reset() }

@@ -15,10 +15,9 @@ final class CurlEasyHandle {
     /// The last transfer set method or body options (a POST, a body, HEAD, another method)
     /// that the next plain transfer must undo; see ``undoMethodOptions()``.
     var carriesMethodOptions = false
-    /// The transfer it ran last read HTTP/2 frames alone (see
-    /// ``CurlTransfer/receivesHTTP2FramesOnly``): the handle may run another such transfer
-    /// without being renewed.
-    var ranHTTP2FramesOnly = false
+    /// libcurl hands the write callback the head lines too (`CURLOPT_HEADER`), for a transfer
+    /// that screens them (see ``HeadScreen``).
+    private var writesHeadLines = false
     /// It runs a WebSocket opening, in the loop's multi handle for WebSocket connections (see
     /// ``TransferLoop/webSocketMulti``), not the main one.
     var opensWebSocket = false
@@ -173,6 +172,7 @@ final class CurlEasyHandle {
         errorBuffer[0] = 0
         holdsPlainSetup = false
         carriesMethodOptions = false
+        writesHeadLines = false
         httpVersionOption = CURL_HTTP_VERSION_2TLS
         waitsForMultiplexing = false
     }
@@ -196,6 +196,15 @@ final class CurlEasyHandle {
         if waitingForMultiplexing != waitsForMultiplexing {
             set(CURLOPT_PIPEWAIT, waitingForMultiplexing ? 1 : 0)
             waitsForMultiplexing = waitingForMultiplexing
+        }
+    }
+
+    /// Has libcurl hand the write callback each head line before it stores it (`CURLOPT_HEADER`),
+    /// or not: set only when it changes.
+    func writesHeadLinesAsBody(_ writes: Bool) {
+        if writes != writesHeadLines {
+            set(CURLOPT_HEADER, writes ? 1 : 0)
+            writesHeadLines = writes
         }
     }
 

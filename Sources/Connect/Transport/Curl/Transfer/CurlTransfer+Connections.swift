@@ -78,6 +78,7 @@ extension CurlTransfer {
     /// The transfer starts over on `connection`: nothing of the response arrived on the last.
     func prepareForRestart(on handle: CurlEasyHandle, _ connection: ResendDecision.RestartConnection) {
         state.startsOver()
+        headScreen.startsOver()
         self.connection.startsOver(handle.connections)
         received?.empty()
         if let h2c = self.connection.h2c {

@@ -33,6 +33,7 @@ extension CurlTransfer {
         handle.set(CURLOPT_WRITEDATA, pointer: context)
         handle.set(CURLOPT_HEADERDATA, pointer: context)
         handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map(Self.milliseconds) ?? settings.timeoutMilliseconds)
+        handle.writesHeadLinesAsBody(headScreen.isEnabled)
         if _slowPath(!handle.holdsPlainSetup) {
             if let problem = settings.problem { throw .invalidRequest(problem) }
             configureCommonOptions(handle)

@@ -19,9 +19,13 @@ extension CurlTransfer {
         Unmanaged<CurlTransfer>.fromOpaque(context!)._withUnsafeGuaranteedRef(body)
     }
 
-    /// libcurl's write callback (`CURLOPT_WRITEFUNCTION`): body bytes, to ``receiveBody(_:)``.
+    /// libcurl's write callback (`CURLOPT_WRITEFUNCTION`): body bytes, to ``receiveBody(_:)``,
+    /// and where the transfer screens its heads, head lines first (see ``screenHeadLine(_:)``).
     static let bodyCallback: ccurl_data_callback = { buffer, size, count, context in
-        withTransfer(context) { $0.receiveBody(UnsafeRawBufferPointer(start: buffer, count: size * count)) }
+        withTransfer(context) {
+            let bytes = UnsafeRawBufferPointer(start: buffer, count: size * count)
+            return _slowPath($0.headScreen.isOpen) ? $0.screenHeadLine(bytes) : $0.receiveBody(bytes)
+        }
     }
 
     /// libcurl's header callback (`CURLOPT_HEADERFUNCTION`): one header line, to
@@ -41,6 +45,16 @@ extension CurlTransfer {
                 downloadTotal: Int64(downloadTotal), downloaded: Int64(downloaded), uploadTotal: Int64(uploadTotal),
                 uploaded: Int64(uploaded))
         }
+        return 0
+    }
+
+    /// A piece of a head line, which libcurl hands the write callback before it stores the
+    /// line (see ``HeadScreen``): taken, for the header callback to read after, or refused,
+    /// which stops the transfer before libcurl stores it.
+    @inline(never)
+    func screenHeadLine(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard let problem = headScreen.take(bytes) else { return bytes.count }
+        state.refuseHead(problem)
         return 0
     }
 

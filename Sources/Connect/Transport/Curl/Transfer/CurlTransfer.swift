@@ -87,6 +87,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var progressQueue: DispatchQueue?
     /// The figures libcurl reported, and when the app last heard of them.
     @exclusivity(unchecked) var progress = ProgressReports()
+    /// Where the running libcurl keeps a freed header across a handle's transfers, the head
+    /// lines the write callback sees before libcurl stores them (see ``HeadScreen``); set when
+    /// the transfer starts, never open elsewhere.
+    @exclusivity(unchecked) var headScreen = HeadScreen(enabled: false)
 
     init(request: Request, options: TransferOptions?, transport: CurlTransport, promise: PendingStep<Response>) {
         self.request = request
@@ -171,6 +175,19 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
                 version, isHTTPS: Self.isHTTPS(request.url.absoluteString),
                 throughProxy: settings.proxy != nil || settings.environmentProxies != nil,
                 opensWebSocket: options?.webSocket != nil)
+    }
+
+    /// Whether the head lines of this transfer's answers can be screened in the write callback
+    /// (see ``HeadScreen``), which makes it safe on a handle that ran a transfer before where the
+    /// running libcurl ``LibcurlDefects/keepsFreedHeaderAcrossTransfers``, as a transfer that
+    /// ``receivesHTTP2FramesOnly`` is. libcurl reads its answers as one exchange, interim heads, a final
+    /// head and its body. A plain transfer (no credentials, stream or file), so no challenge
+    /// that libcurl answers itself after dropping a body; no credentials from a netrc file
+    /// either; no proxy, which answers `CONNECT` with a head of its own; and no h2c, which
+    /// libcurl may ask for with an upgrade, whose `101` another head follows.
+    var screensHeads: Bool {
+        isPlain && settings.proxy == nil && settings.environmentProxies == nil && settings.netrc == nil
+            && (request.httpVersion ?? settings.httpVersion).choice != .http2WithPriorKnowledge
     }
 
     /// A plain GET: it sets no method or body options.

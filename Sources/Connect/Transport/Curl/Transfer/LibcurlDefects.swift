@@ -19,8 +19,9 @@ struct LibcurlDefects: Equatable {
     /// with a space or tab) then makes libcurl extend that freed header: a double free, inside
     /// libcurl, before any callback of Connect's runs. A handle that never ran a transfer is
     /// safe, and so is a transfer whose answers come as HTTP/2 frames alone
-    /// (``answersComeAsHTTP2FramesOnly(_:isHTTPS:throughProxy:opensWebSocket:)``): on these
-    /// versions every other transfer gets a fresh easy handle.
+    /// (``answersComeAsHTTP2FramesOnly(_:isHTTPS:throughProxy:opensWebSocket:)``) or whose head
+    /// lines the write callback sees first and refuses that line among (``HeadScreen``): on
+    /// these versions every other transfer gets a fresh easy handle.
     var keepsFreedHeaderAcrossTransfers: Bool {
         version >= 0x07_53_00 && version < 0x08_01_00
     }
