@@ -201,7 +201,10 @@ extension Process {
     }
 
     /// Stops a server, then runs `cleanUp` (removing its log or directory): SIGTERM, and SIGKILL
-    /// if it has not exited within `grace`. The wait runs on a thread of its own, never the
+    /// if it has not exited within `grace`; then SIGKILL to what it left in its process group
+    /// (Foundation starts it in a group of its own), such as a worker process hypercorn spawned
+    /// that was still sending when its parent was killed, which would otherwise go on using a
+    /// CPU and its sockets for the rest of the run. The wait runs on a thread of its own, never the
     /// caller's: tests stop servers in `defer` on one of the cooperative pool's few threads, and
     /// a server slow to exit on a loaded machine would hold every other test's task meanwhile.
     /// Never `waitUntilExit()`, which has no limit: a server that ignores SIGTERM, or an exit
@@ -213,6 +216,11 @@ extension Process {
             if !waitForExit(within: grace) {
                 kill(processIdentifier, SIGKILL)
                 _ = waitForExit(within: .seconds(5))
+            }
+            // The group outlives its leader while a member lives, and its ID is not given to a
+            // new process meanwhile; only a process in a group of its own leads one.
+            if getpgid(processIdentifier) == processIdentifier || getpgid(processIdentifier) == -1 {
+                kill(-processIdentifier, SIGKILL)
             }
             cleanUp()
         }
