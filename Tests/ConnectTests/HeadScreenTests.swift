@@ -21,13 +21,20 @@ struct HeadScreenTests {
         Row(
             name: "a head, then the body", pieces: ["HTTP/1.1 200 OK\r\n", "Content-Length: 2\r\n", "\r\n"],
             refusedAt: nil, openAfter: false),
-        Row(name: "a folded first header line", pieces: ["HTTP/1.1 200 OK\r\n", " X: y\r\n"], refusedAt: 1, openAfter: true),
+        Row(
+            name: "a folded first header line", pieces: ["HTTP/1.1 200 OK\r\n", " X: y\r\n"], refusedAt: 1,
+            openAfter: true),
         Row(name: "folded with a tab", pieces: ["HTTP/1.1 200 OK\r\n", "\tX: y\r\n"], refusedAt: 1, openAfter: true),
         Row(
-            name: "a folded later line is the head parser's", pieces: ["HTTP/1.1 200 OK\r\n", "X: y\r\n", " z\r\n", "\r\n"],
+            name: "a folded later line is the head parser's",
+            pieces: ["HTTP/1.1 200 OK\r\n", "X: y\r\n", " z\r\n", "\r\n"],
             refusedAt: nil, openAfter: false),
-        Row(name: "a head that ends at a bare LF", pieces: ["HTTP/1.1 204 No Content\n", "\n"], refusedAt: nil, openAfter: false),
-        Row(name: "a head that ends at a line starting with CR", pieces: ["HTTP/1.1 200 OK\r\n", "\rX\n"], refusedAt: nil, openAfter: false),
+        Row(
+            name: "a head that ends at a bare LF", pieces: ["HTTP/1.1 204 No Content\n", "\n"], refusedAt: nil,
+            openAfter: false),
+        Row(
+            name: "a head that ends at a line starting with CR", pieces: ["HTTP/1.1 200 OK\r\n", "\rX\n"],
+            refusedAt: nil, openAfter: false),
         Row(
             name: "interim heads, then the final one",
             pieces: [
@@ -35,28 +42,42 @@ struct HeadScreenTests {
                 "HTTP/1.1 200 OK\r\n", "Content-Length: 2\r\n", "\r\n"
             ],
             refusedAt: nil, openAfter: false),
-        Row(name: "still open after an interim head", pieces: ["HTTP/1.1 102 Processing\r\n", "\r\n"], refusedAt: nil, openAfter: true),
+        Row(
+            name: "still open after an interim head", pieces: ["HTTP/1.1 102 Processing\r\n", "\r\n"], refusedAt: nil,
+            openAfter: true),
         Row(
             name: "a folded first line after an interim head",
             pieces: ["HTTP/1.1 103 Early Hints\r\n", "Link: </a.css>\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", " X: y\r\n"],
             refusedAt: 4, openAfter: true),
         Row(
             name: "101 ends the heads of a transfer that asked for no upgrade",
-            pieces: ["HTTP/1.1 101 Switching Protocols\r\n", "Upgrade: x\r\n", "\r\n"], refusedAt: nil, openAfter: false),
+            pieces: ["HTTP/1.1 101 Switching Protocols\r\n", "Upgrade: x\r\n", "\r\n"], refusedAt: nil, openAfter: false
+        ),
         Row(
-            name: "an HTTP/2 head as libcurl writes it", pieces: ["HTTP/2 200 \r\n", "content-type: text/plain\r\n", "\r\n"],
+            name: "an HTTP/2 head as libcurl writes it",
+            pieces: ["HTTP/2 200 \r\n", "content-type: text/plain\r\n", "\r\n"],
             refusedAt: nil, openAfter: false),
-        Row(name: "an HTTP/2 interim head", pieces: ["HTTP/2 103 \r\n", "link: </a>\r\n", "\r\n"], refusedAt: nil, openAfter: true),
+        Row(
+            name: "an HTTP/2 interim head", pieces: ["HTTP/2 103 \r\n", "link: </a>\r\n", "\r\n"], refusedAt: nil,
+            openAfter: true),
         Row(
             name: "a long line in pieces: a space inside it is no fold",
-            pieces: ["HTTP/1.1 200 OK\r\n", "X-Long: aaaa", " bbbb", "\tcccc\r\n", "\r\n"], refusedAt: nil, openAfter: false),
+            pieces: ["HTTP/1.1 200 OK\r\n", "X-Long: aaaa", " bbbb", "\tcccc\r\n", "\r\n"], refusedAt: nil,
+            openAfter: false),
         Row(
-            name: "a long first line in pieces, then a fold on the next", pieces: ["HTTP/1.1 200 OK\r\n", "X: a", "b\r\n", " c\r\n", "\r\n"],
+            name: "a long first line in pieces, then a fold on the next",
+            pieces: ["HTTP/1.1 200 OK\r\n", "X: a", "b\r\n", " c\r\n", "\r\n"],
             refusedAt: nil, openAfter: false),
         Row(
-            name: "a long status line in pieces", pieces: ["HTTP/1.1 103 Ea", "rly Hints\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "\r\n"],
+            name: "a long status line in pieces",
+            pieces: ["HTTP/1.1 103 Ea", "rly Hints\r\n", "\r\n", "HTTP/1.1 200 OK\r\n", "\r\n"],
             refusedAt: nil, openAfter: false),
-        Row(name: "an empty piece changes nothing", pieces: ["HTTP/1.1 200 OK\r\n", "", " X: y\r\n"], refusedAt: 2, openAfter: true)
+        Row(
+            name: "a head's first line is its status line, even blank", pieces: ["\r\n", " X: y\r\n"], refusedAt: 1,
+            openAfter: true),
+        Row(
+            name: "an empty piece changes nothing", pieces: ["HTTP/1.1 200 OK\r\n", "", " X: y\r\n"], refusedAt: 2,
+            openAfter: true)
     ]
 
     @Test(arguments: rows)

@@ -13,6 +13,7 @@ import FuzzSupport
 public func fuzzResponseHead(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     let input = FuzzInput(start, count).bytes
     var parser = ResponseHeadParser()
+    var headStartedWithStatusLine = false
     var screen = HeadScreen(enabled: true)
     var libcurl = StoredHeadersModel()
     let sizes = FuzzInput.sizes(from: input.first ?? 0)
@@ -23,6 +24,7 @@ public func fuzzResponseHead(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         // The screen takes the line first, while it is open; the model of libcurl every line
         // it was not refused.
         let screened = screen.isOpen
+        let startsHead = libcurl.expectsStatusLine
         var screenRefused = false
         if screened {
             for piece in FuzzInput.pieces(of: line, sizes: sizes)
@@ -38,8 +40,13 @@ public func fuzzResponseHead(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
         defer { buffer.deallocate() }
         buffer.copyBytes(from: line)
         let kind = try? parser.read(UnsafeRawBufferPointer(buffer))
-        if screenRefused { require(kind == nil, "the screen refused a line the parser reads") }
-        guard let kind else { break }
+        if startsHead { headStartedWithStatusLine = kind == .status }
+        // A head whose first line the parser does not read as a status line (after an interim
+        // head, it may read one as a field) is one libcurl refuses at that line itself.
+        if screenRefused, headStartedWithStatusLine {
+            require(kind == nil, "the screen refused a line the parser reads")
+        }
+        guard let kind, !screenRefused else { break }
         require(screen.isOpen == libcurl.readsHead, "the screen and libcurl disagree on where the body starts")
         if kind == .status {
             require((100...999).contains(parser.statusCode), "status \(parser.statusCode)")
@@ -69,7 +76,8 @@ public func fuzzResponseHead(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 /// stored before it, which in a handle's first head of the transfer with no field stored yet is
 /// the last transfer's, freed.
 struct StoredHeadersModel {
-    private var expectsStatusLine = true
+    /// The next line is a head's first, its status line.
+    private(set) var expectsStatusLine = true
     private var statusCode = 0
     private var storedAny = false
     private var inBody = false

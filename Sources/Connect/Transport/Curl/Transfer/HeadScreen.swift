@@ -14,8 +14,9 @@ internal import ConnectWire
 ///
 /// The head lines come to the write callback as they come to the header callback after it: whole
 /// lines, a line over libcurl's write size in pieces. The screen tells them from the body the way
-/// libcurl does: a head ends at a line that starts with CR or LF; an interim head (1xx, but 101)
-/// is followed by another; the body starts after any other. That holds only for a transfer whose
+/// libcurl does: a head's first line is its status line, and a later line that starts with CR or
+/// LF ends it; an interim head (1xx, but 101) is followed by another; the body starts after any
+/// other. That holds only for a transfer whose
 /// answers libcurl reads as one exchange (see ``CurlTransfer/screensHeads``): no challenge libcurl
 /// answers itself after dropping a body, no proxy's answer to CONNECT, no HTTP/2 upgrade.
 struct HeadScreen: Equatable {
@@ -53,6 +54,12 @@ struct HeadScreen: Equatable {
             return nil
         }
         linesBegun += 1
+        if linesBegun == 1 {
+            // The status line, whatever it holds: libcurl fails a transfer whose head does not
+            // start with one.
+            status.read(piece)
+            return nil
+        }
         if first == UInt8(ascii: "\r") || first == UInt8(ascii: "\n") {
             // The head ended: libcurl reads another after an interim one, else the body.
             if status.isInterim {
@@ -63,9 +70,7 @@ struct HeadScreen: Equatable {
             }
             return nil
         }
-        if linesBegun == 1 {
-            status.read(piece)
-        } else if linesBegun == 2, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+        if linesBegun == 2, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
             return .continuationBeforeAnyField
         }
         return nil
