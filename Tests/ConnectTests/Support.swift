@@ -219,7 +219,8 @@ extension Process {
             }
             // The group outlives its leader while a member lives, and its ID is not given to a
             // new process meanwhile; only a process in a group of its own leads one.
-            if getpgid(processIdentifier) == processIdentifier || getpgid(processIdentifier) == -1 {
+            let group = getpgid(processIdentifier)
+            if group == processIdentifier || group == -1 {
                 kill(-processIdentifier, SIGKILL)
             }
             cleanUp()

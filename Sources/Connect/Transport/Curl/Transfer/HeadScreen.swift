@@ -16,9 +16,9 @@ internal import ConnectWire
 /// lines, a line over libcurl's write size in pieces. The screen tells them from the body the way
 /// libcurl does: a head's first line is its status line, and a later line that starts with CR or
 /// LF ends it; an interim head (1xx, but 101) is followed by another; the body starts after any
-/// other. That holds only for a transfer whose
-/// answers libcurl reads as one exchange (see ``CurlTransfer/screensHeads``): no challenge libcurl
-/// answers itself after dropping a body, no proxy's answer to CONNECT, no HTTP/2 upgrade.
+/// other. That holds only for a transfer whose answers libcurl reads as one exchange (see
+/// ``CurlTransfer/screensHeads``): no challenge libcurl answers itself after dropping a body, no
+/// proxy's answer to CONNECT, no HTTP/2 upgrade.
 struct HeadScreen: Equatable {
     /// The transfer reads its heads through the write callback (`CURLOPT_HEADER`).
     let isEnabled: Bool
@@ -107,13 +107,5 @@ struct HeadScreen: Equatable {
         var isInterim: Bool {
             digits == 3 && (100...199).contains(value) && value != 101
         }
-    }
-
-    /// Whether `statusLine` ("HTTP/1.1 103 Early Hints", "HTTP/2 100 ") names a status after
-    /// which libcurl reads another head (see ``StatusCode/isInterim``).
-    static func namesInterimStatus(_ statusLine: UnsafeRawBufferPointer) -> Bool {
-        var status = StatusCode()
-        status.read(statusLine)
-        return status.isInterim
     }
 }
