@@ -235,28 +235,46 @@ package final class JSONBodyWriter: Encoder {
     /// `false` when the frame was closed already, which a stream cannot go back to.
     @inline(__always)
     func beginElement(in id: Int) -> Bool {
+        guard enter(id) else { return false }
+        if innermost.count > 0 { appendByte(UInt8(ascii: ",")) }
+        innermost.count += 1
+        return true
+    }
+
+    /// Makes frame `id` the innermost open one, closing containers opened after it; `false` when
+    /// the writer failed or the frame was closed already.
+    @inline(__always)
+    private func enter(_ id: Int) -> Bool {
         guard !failed else { return false }
-        if openFrames == 0 || innermost.id != id {
+        if _slowPath(openFrames == 0 || innermost.id != id) {
             guard let index = enclosing.lastIndex(where: { $0.id == id }) else {
                 failed = true
                 return false
             }
             closeFrames(downTo: index + 1)
         }
-        if innermost.count > 0 { appendByte(UInt8(ascii: ",")) }
-        innermost.count += 1
         return true
     }
 
-    /// Starts the member `key` of object `id`, writing the key; `false` where the writer steps
-    /// aside (the object was closed already, or has the key).
+    /// Starts the member `key` of object `id`: the comma before it where it is not the first,
+    /// the key and the colon, in one write where the key needs no escape. `false` where the
+    /// writer steps aside (the object was closed already, or has the key).
     func beginMember(in id: Int, key: String) -> Bool {
-        guard beginElement(in: id) else { return false }
-        let start = output.count
-        let isASCII = appendQuoted(key)
-        guard !failed else { return false }
-        let newKey = WrittenKey(start: start, length: output.count - start, isASCII: isASCII)
-        if isWrittenAlready(newKey) {
+        guard enter(id) else { return false }
+        let afterComma = innermost.count > 0
+        innermost.count += 1
+        let before = output.count
+        guard
+            let isASCII = JSONText.appendKey(
+                key, afterComma: afterComma, to: &output, escapingSlashes: escapesSlashes)
+        else {
+            failed = true
+            return false
+        }
+        // The key as written and quoted, between the comma and the colon.
+        let start = afterComma ? before + 1 : before
+        let newKey = WrittenKey(start: start, length: output.count - 1 - start, isASCII: isASCII)
+        if keyCount > innermost.firstKey && isWrittenAlready(newKey) {
             failed = true  // JSONEncoder keeps the last value of a key written twice
             return false
         }
@@ -266,7 +284,6 @@ package final class JSONBodyWriter: Encoder {
             keys.append(newKey)
         }
         keyCount += 1
-        appendByte(UInt8(ascii: ":"))
         return true
     }
 

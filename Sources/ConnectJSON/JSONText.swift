@@ -12,12 +12,11 @@ enum JSONText {
 
     /// Appends an object member's key as ``appendQuoted(_:to:escapingSlashes:)`` does, after a
     /// comma when it is not the first and with the colon after it: in one write where the key
-    /// needs no escape, as most keys do. `false` when memory ran out.
+    /// needs no escape, as most keys do. Whether the key is all ASCII, or `nil` when memory ran out.
     static func appendKey(
         _ key: String, afterComma: Bool, to output: inout GrowableBytes, escapingSlashes: Bool
-    ) -> Bool {
+    ) -> Bool? {
         appendQuoted(key, to: &output, escapingSlashes: escapingSlashes, afterComma: afterComma, beforeColon: true)
-            != nil
     }
 
     @inline(__always)

@@ -219,7 +219,7 @@ public struct JSONWriter: ~Copyable {
             fail("the member \(key.debugDescription) outside an object; writeObject(_:) opens one")
             return false
         }
-        guard JSONText.appendKey(key, afterComma: count > 0, to: &output, escapingSlashes: escapesSlashes) else {
+        guard JSONText.appendKey(key, afterComma: count > 0, to: &output, escapingSlashes: escapesSlashes) != nil else {
             outOfMemory()
             return false
         }
