@@ -51,6 +51,8 @@ struct ConnectionChoiceTests {
     struct Row: Sendable, CustomStringConvertible {
         var name: String
         var ask: PriorKnowledgeConnections.Ask?
+        /// libcurl before 8.0, which reuses a connection with bytes waiting, unless a row says.
+        var libcurlReusesUnreadConnections = true
         var answers: @Sendable () -> Answers
         var expected: ConnectionChoice.Action
         var asked: [String]
@@ -99,13 +101,28 @@ struct ConnectionChoiceTests {
             expected: .restartOnNewConnection(shutDown: [5]), asked: ["socket", "unread 5"]),
         Row(
             name: "h2c through an untracked connection goes unchecked", ask: .reuse, answers: { Answers(.untracked) },
-            expected: .proceed(socket: nil, opensH2C: false), asked: ["socket"])
+            expected: .proceed(socket: nil, opensH2C: false), asked: ["socket"]),
+        Row(
+            name: "libcurl 8 closes a connection with bytes waiting itself: nothing to look for", ask: nil,
+            libcurlReusesUnreadConnections: false, answers: { Answers(.known(7), unreadBytes: true) },
+            expected: .proceed(socket: 7, opensH2C: false), asked: ["socket", "sharing 7"]),
+        Row(
+            name: "libcurl 8: the sharing rule still holds", ask: nil, libcurlReusesUnreadConnections: false,
+            answers: { Answers(.known(7), allowsAnother: false) },
+            expected: .restartOnNewConnection(shutDown: []), asked: ["socket", "sharing 7"]),
+        Row(
+            name: "libcurl 8: h2c goes on to its ask", ask: .reuse, libcurlReusesUnreadConnections: false,
+            answers: { Answers(.known(5), connection: (false, true)) },
+            expected: .proceed(socket: 5, opensH2C: false), asked: ["socket", "sharing 5", "choose 5"])
     ]
 
     @Test(arguments: rows)
     func action(_ row: Row) {
         let answers = row.answers()
-        #expect(ConnectionChoice.chosen(h2cAsk: row.ask, answers) == row.expected)
+        #expect(
+            ConnectionChoice.chosen(
+                h2cAsk: row.ask, libcurlReusesUnreadConnections: row.libcurlReusesUnreadConnections, answers)
+                == row.expected)
         #expect(answers.asked == row.asked, "only what the choice needs is asked, in order")
     }
 }

@@ -55,6 +55,21 @@ struct ConnectionSharingTests {
         #expect(defects.keepsFreedHeaderAcrossTransfers == affected, "\(defects.versionText)")
     }
 
+    /// libcurl 8.0.0 closes an idle connection with input waiting before it reuses one (curl
+    /// `7c5637b`); older versions read those bytes as the next answer, so Connect looks for them.
+    @Test(arguments: [
+        (0x07_47_00, true),  // 7.71.0
+        (0x07_58_01, true),  // 7.88.1, Debian 12
+        (0x07_58_FF, true),
+        (0x08_00_00, false),  // 8.0.0: fixed
+        (0x08_00_01, false),  // 8.0.1
+        (0x08_0E_01, false)  // 8.14.1
+    ])
+    func strayBytesAreLookedForWhereLibcurlReusesSuchConnections(_ version: Int, _ affected: Bool) {
+        let defects = LibcurlDefects(version: UInt32(version))
+        #expect(defects.reusesConnectionsWithBytesWaiting == affected, "\(defects.versionText)")
+    }
+
     @Test func versionText() {
         #expect(LibcurlDefects(version: 0x07_58_01).versionText == "7.88.1")
         #expect(LibcurlDefects(version: 0x08_0E_01).versionText == "8.14.1")

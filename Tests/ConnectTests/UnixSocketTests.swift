@@ -354,7 +354,10 @@ struct UnixSocketTests {
         #expect(!wasShutDown(a.far) && !wasShutDown(c.far), "the tracker answers; it shuts nothing down itself")
         let facts = ConnectionTracker.ChosenConnection(
             connections: tracker, ports: 0, unixSocketPath: "/p1", opened: nil)
-        guard case .restartOnNewConnection(let shutDown) = ConnectionChoice.chosen(h2cAsk: nil, facts) else {
+        guard
+            case .restartOnNewConnection(let shutDown) = ConnectionChoice.chosen(
+                h2cAsk: nil, libcurlReusesUnreadConnections: true, facts)
+        else {
             Issue.record("an ambiguous connection must start over")
             return
         }

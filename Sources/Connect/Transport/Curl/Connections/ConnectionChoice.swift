@@ -10,8 +10,10 @@
 ///   on a new connection, the idle ones through the path shut down, so that the next transfer
 ///   finds at most that one.
 /// - An HTTP/1 connection with bytes waiting that nobody asked for (a second, unrequested
-///   response): libcurl 7.88 would read them as this request's answer. Shut it down and start
-///   over.
+///   response), on a libcurl that reuses such a connection (before 8.0: see
+///   ``LibcurlDefects/reusesConnectionsWithBytesWaiting``): libcurl would read them as this
+///   request's answer. Shut it down and start over. Later versions close such a connection
+///   before they choose it, so the question is not asked there.
 /// - A connection that may not carry another exchange now (see ``ConnectionSharing``): start
 ///   over.
 /// - An h2c transfer: its ask must suit the connection (see ``PriorKnowledgeConnections``), or
@@ -51,15 +53,20 @@ enum ConnectionChoice {
     }
 
     /// What a transfer does with the connection `facts` describe. `h2cAsk`: what an h2c
-    /// transfer asked libcurl for (`nil` for every other transfer).
-    static func chosen(h2cAsk: PriorKnowledgeConnections.Ask?, _ facts: some Facts) -> Action {
+    /// transfer asked libcurl for (`nil` for every other transfer). `libcurlReusesUnreadConnections`:
+    /// the libcurl running reuses a connection with bytes waiting.
+    static func chosen(
+        h2cAsk: PriorKnowledgeConnections.Ask?, libcurlReusesUnreadConnections: Bool, _ facts: some Facts
+    ) -> Action {
         let socket: Int32
         switch facts.socket() {
         case .known(let known): socket = known
         case .untracked: return .proceed(socket: nil, opensH2C: false)
         case .ambiguous(let idle): return .restartOnNewConnection(shutDown: idle)
         }
-        if facts.hasUnreadBytes(socket) { return .restartOnNewConnection(shutDown: [socket]) }
+        if libcurlReusesUnreadConnections && facts.hasUnreadBytes(socket) {
+            return .restartOnNewConnection(shutDown: [socket])
+        }
         if !facts.allowsAnotherExchange(socket) { return .restartOnNewConnection(shutDown: []) }
         guard let h2cAsk else { return .proceed(socket: socket, opensH2C: false) }
         let connection = facts.choose(socket)

@@ -14,7 +14,8 @@ import Darwin
 /// The transport's own record of the connections libcurl opens: their sockets, their ports (how
 /// libcurl names a connection to a callback), and whether the last exchange on each was HTTP/1.
 ///
-/// libcurl 7.88 reuses an idle HTTP/1 connection with bytes already waiting on it, so a second,
+/// libcurl before 8.0 (7.88 among them) reuses an idle HTTP/1 connection with bytes already
+/// waiting on it (``LibcurlDefects/reusesConnectionsWithBytesWaiting``), so a second,
 /// unrequested response sent on it would be read as the answer to the next request. Before a
 /// request goes out on a connection, ``ConnectionChoice`` asks here what it needs to decide
 /// (whether anything is waiting on one that carried an HTTP/1 exchange: ``hasUnreadBytes(on:)``;

@@ -112,7 +112,10 @@ extension CurlTransfer {
         connection.leave(connections)  // a resend leaves the connection that died
         let facts = ConnectionTracker.ChosenConnection(
             connections: connections, ports: ports, unixSocketPath: unixSocketPath, opened: connection.opened)
-        switch ConnectionChoice.chosen(h2cAsk: connection.h2c?.ask, facts) {
+        switch ConnectionChoice.chosen(
+            h2cAsk: connection.h2c?.ask,
+            libcurlReusesUnreadConnections: LibcurlDefects.running.reusesConnectionsWithBytesWaiting, facts)
+        {
         case .restartOnNewConnection(let shutDown):
             for socket in shutDown { connections.shutDown(socket) }
             state.connectionRefused()

@@ -26,6 +26,15 @@ struct LibcurlDefects: Equatable {
         version >= 0x07_53_00 && version < 0x08_01_00
     }
 
+    /// libcurl before 8.0.0 reuses an idle connection with bytes waiting on it, so a second,
+    /// unrequested response sent on it is read as the answer to the next request. From 8.0.0
+    /// (curl `7c5637b`) libcurl polls an idle connection before it reuses it and closes one with
+    /// input waiting (`Curl_conn_is_alive`'s `input_pending`), so only the older versions need
+    /// ``ConnectionChoice`` to look for such bytes (a system call a request).
+    var reusesConnectionsWithBytesWaiting: Bool {
+        version < 0x08_00_00
+    }
+
     /// Whether every answer a transfer reads comes as HTTP/2 frames, so that a handle that ran
     /// a transfer before is safe for it where libcurl ``keepsFreedHeaderAcrossTransfers``: the
     /// first header libcurl stores from an HTTP/2 answer is its `:status` (7.88 `http2.c`),
