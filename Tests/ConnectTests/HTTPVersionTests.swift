@@ -17,6 +17,7 @@ struct HTTPVersionTests {
         var headers: [HTTPHeader] { [] }
         var parameters: (any ParametersRepresentable)?
         var httpVersion: HTTPVersionPolicy?
+        var connectTo: [ConnectTo]?
     }
 
     static func client(_ version: HTTPVersionPolicy = .automatic, timeout: Duration = .seconds(30)) -> Connect {
@@ -112,6 +113,43 @@ struct HTTPVersionTests {
         let (lines, connections) = await Self.connections(server, "/g/", atLeast: 72)
         #expect(lines.count == 72 && lines.allSatisfy { $0.contains(" 200 ") && $0.contains("HTTP/2.0") })
         #expect(connections.count >= 9)
+    }
+
+    /// An origin that answered over HTTP/2, then a new connection to it that never opens: the
+    /// requests that wait to share the one being opened count the wait toward their connect
+    /// timeout, and fail with it when the opening fails, instead of taking turns at opening a
+    /// connection of their own, one connect timeout each (12 requests, 12 s). (The connection
+    /// goes, by connect-to, to a listener whose backlog is full; libcurl opens a new one for a
+    /// connect-to target.)
+    @Test func requestsWaitingForAConnectionThatNeverOpensFailByTheirConnectTimeout() async throws {
+        let server = try await NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
+        defer { server.shutdown() }
+        let blackhole = try FullBacklogListener()
+        defer { blackhole.close() }
+        var configuration = ConnectConfiguration()
+        configuration.httpVersion = .http2WithPriorKnowledge
+        configuration.connectTimeout = .seconds(1)
+        configuration.timeout = .seconds(60)
+        let client = Connect(configuration: configuration)
+        let origin = server.url(0)
+        #expect(try await client.response(VersionedConnector(baseURL: origin)).value.httpVersion == "2")
+        let route = ConnectTo(
+            host: origin.host, port: origin.port, connectHost: "127.0.0.1", connectPort: blackhole.url.port ?? 0)
+        let started = ContinuousClock.now
+        let futures = (0..<12).map {
+            client.request(VersionedConnector(baseURL: origin, endpoint: "/never/\($0)", connectTo: [route]))
+        }
+        var failures: [ConnectError?] = []
+        for future in futures { failures.append(await connectError(future)) }
+        let elapsed = ContinuousClock.now - started
+        for failure in failures {
+            guard case .timedOut? = failure else {
+                Issue.record("expected the connect timeout, got \(String(describing: failure))")
+                continue
+            }
+        }
+        #expect(elapsed >= .milliseconds(900), "the connect timeout ended the attempt")
+        #expect(elapsed < .seconds(6), "\(elapsed): the waiting requests took turns at connecting")
     }
 
     /// A server that ends each HTTP/2 connection after 5 requests (a `GOAWAY`) while 12 are in

@@ -196,10 +196,12 @@ struct ResendDecisionTests {
         var connectionChosen = false
         var connectTimeout: Duration = .seconds(10)
         var timeLeft: Duration = .seconds(50)
+        var waitedForOpening = false
         var startsOver: Bool
         var description: String {
             "code \(code.rawValue), connecting \(connecting.map { "\($0)" } ?? "never"), chosen \(connectionChosen), "
-                + "connect timeout \(connectTimeout), \(timeLeft) left → \(startsOver)"
+                + "connect timeout \(connectTimeout), \(timeLeft) left, waited for an opening \(waitedForOpening) "
+                + "→ \(startsOver)"
         }
     }
 
@@ -226,6 +228,10 @@ struct ResendDecisionTests {
         // A connection was chosen for it: the request may have gone out.
         QueueCase(connecting: .milliseconds(2), connectionChosen: true, startsOver: false),
         QueueCase(connectionChosen: true, startsOver: false),
+        // It waited for a connection another transfer was opening (libcurl 8's own wait): that
+        // was connecting, and it fails with the connect timeout.
+        QueueCase(waitedForOpening: true, startsOver: false),
+        QueueCase(connecting: .milliseconds(6), waitedForOpening: true, startsOver: false),
         // Any other ending.
         QueueCase(code: CURLE_COULDNT_CONNECT, startsOver: false),
         QueueCase(code: CURLE_COULDNT_CONNECT, connecting: .milliseconds(2), startsOver: false),
@@ -236,7 +242,8 @@ struct ResendDecisionTests {
         #expect(
             ResendDecision.startsOverAfterWaitingInQueue(
                 row.code, connectingLasted: row.connecting, connectionChosen: row.connectionChosen,
-                connectTimeout: row.connectTimeout, timeLeft: row.timeLeft) == row.startsOver)
+                connectTimeout: row.connectTimeout, timeLeft: row.timeLeft, waitedForOpening: row.waitedForOpening)
+                == row.startsOver)
     }
 
     @Test(arguments: [

@@ -90,4 +90,78 @@ struct SharedConnectionOpeningsTests {
             .waits(Self.origin, true)
         ])
     }
+
+    /// Waiting for another's connection is connecting: what the wait leaves of the connect
+    /// timeout, and when it leaves nothing (under libcurl's millisecond).
+    @Test(arguments: [
+        (Duration.zero, Duration.seconds(10), Duration.seconds(10) as Duration?),
+        (.seconds(4), .seconds(10), .seconds(6)),
+        (.milliseconds(9_999), .seconds(10), .milliseconds(1)),
+        (.nanoseconds(9_999_000_001), .seconds(10), nil),
+        (.seconds(10), .seconds(10), nil),
+        (.seconds(25), .seconds(10), nil),
+        (.seconds(30), .seconds(300), .seconds(270))
+    ])
+    func theWaitCountsTowardTheConnectTimeout(waited: Duration, connectTimeout: Duration, left: Duration?) {
+        #expect(SharedConnectionOpenings.connectTimeLeft(waited: waited, connectTimeout: connectTimeout) == left)
+    }
+
+    /// A transfer that timed out without a connection waited for an opening while one is in
+    /// progress, or failed within its connect timeout before; an opener's failure counts only
+    /// from the opener, and a success records none.
+    @Test func aTimeoutWaitedForAnOpeningInProgressOrOneThatFailedWithinTheConnectTimeout() {
+        var openings = SharedConnectionOpenings()
+        let at = { (seconds: Int64) in MonotonicInstant(nanoseconds: seconds * 1_000_000_000) }
+        openings.multiplexes(Self.origin)
+        #expect(
+            !openings.waitedForOpening(
+                to: Self.origin, by: ObjectIdentifier(second), within: .seconds(10), before: at(1)))
+        #expect(openings.opening(Self.origin, by: ObjectIdentifier(first), mayWait: true) == .opens)
+        #expect(
+            openings.waitedForOpening(
+                to: Self.origin, by: ObjectIdentifier(second), within: .seconds(10), before: at(5)))
+        #expect(
+            !openings.waitedForOpening(
+                to: Self.other, by: ObjectIdentifier(second), within: .seconds(10), before: at(5)))
+        // The opener waited for no one.
+        #expect(
+            !openings.waitedForOpening(
+                to: Self.origin, by: ObjectIdentifier(first), within: .seconds(10), before: at(5)))
+        openings.openingFailed(Self.origin, by: ObjectIdentifier(second), at: at(9))  // not the opener
+        #expect(openings.failures.isEmpty)
+        openings.openingFailed(Self.origin, by: ObjectIdentifier(first), at: at(10))
+        openings.settled(Self.origin, by: ObjectIdentifier(first))
+        #expect(
+            openings.waitedForOpening(
+                to: Self.origin, by: ObjectIdentifier(second), within: .seconds(10), before: at(10)))
+        #expect(
+            openings.waitedForOpening(
+                to: Self.origin, by: ObjectIdentifier(second), within: .seconds(10), before: at(20)))
+        #expect(
+            !openings.waitedForOpening(
+                to: Self.origin, by: ObjectIdentifier(second), within: .seconds(10), before: at(21)))
+        // The next opening succeeds: the failure before it still lies within the window.
+        #expect(openings.opening(Self.origin, by: ObjectIdentifier(third), mayWait: true) == .opens)
+        openings.settled(Self.origin, by: ObjectIdentifier(third))
+        #expect(openings.failures[Self.origin] == at(10))
+    }
+
+    /// When a transfer began waiting is kept across the restarts that waiting takes, the first
+    /// wait's start, until libcurl chooses a connection for it.
+    @Test func aTransferWaitsFromItsFirstWaitUntilItHasAConnection() {
+        var state = TransferState(method: .get, isRepeatable: true, bodyIsOneTimeStream: false)
+        #expect(state.waitingForConnectionSince == nil)
+        state.waitsForConnection(to: Self.origin, at: MonotonicInstant(nanoseconds: 100))
+        state.startsOver()
+        state.waitsForConnection(to: Self.origin, at: MonotonicInstant(nanoseconds: 900))
+        #expect(state.waitingForConnectionSince == MonotonicInstant(nanoseconds: 100))
+        state.startsOver()
+        #expect(state.waitingForConnectionSince == MonotonicInstant(nanoseconds: 100))
+        _ = state.connectionChosen(answersChallenge: false)
+        #expect(state.waitingForConnectionSince == nil)
+        // A later wait (its connection died, and another is opening the next) starts afresh.
+        state.startsOver()
+        state.waitsForConnection(to: Self.origin, at: MonotonicInstant(nanoseconds: 5_000))
+        #expect(state.waitingForConnectionSince == MonotonicInstant(nanoseconds: 5_000))
+    }
 }

@@ -105,7 +105,7 @@ struct TransferStateTests {
         case .connectionChosen(let challenge): _ = state.connectionChosen(answersChallenge: challenge)
         case .connectionRefused: state.connectionRefused()
         case .connectionAccepted(let multiplexes): state.connectionAccepted(multiplexes: multiplexes)
-        case .waitsForConnection(let origin): state.waitsForConnection(to: origin)
+        case .waitsForConnection(let origin): state.waitsForConnection(to: origin, at: MonotonicInstant(nanoseconds: 0))
         case .headsForAlternative: state.headsForAlternative()
         case .connectingBegan: state.connectingBegan(at: .now)
         }

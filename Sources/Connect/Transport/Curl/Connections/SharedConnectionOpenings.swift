@@ -20,6 +20,12 @@
 /// ``ConnectionTracker/opened(_:)``): to an origin that multiplexes, the first such transfer
 /// opens its connection, and any other is stopped before it connects and waits until that
 /// connection is ready (``settled(_:by:)``), then goes to libcurl again and shares it.
+///
+/// Waiting for a connection being opened is connecting: the wait counts toward a transfer's
+/// connect timeout (``connectTimeLeft(waited:connectTimeout:)``). Otherwise, when the opening
+/// fails (a server that stopped answering, a route that went dark), the transfers that waited
+/// would take turns at opening a connection of their own, each after the one before it timed
+/// out: the last of 64 would fail after 64 connect timeouts, or at its own timeout.
 struct SharedConnectionOpenings {
     /// What a transfer that is about to open a new connection does.
     enum Opening: Equatable {
@@ -36,6 +42,8 @@ struct SharedConnectionOpenings {
     private(set) var multiplexing: Set<String> = []
     /// Per origin, the transfer opening a new connection to it.
     private(set) var openers: [String: ObjectIdentifier] = [:]
+    /// Per origin, when its last opening ended without a connection.
+    private(set) var failures: [String: MonotonicInstant] = [:]
     /// Whether no origin multiplexes, so that nothing ever waits: the common HTTP/1 case pays
     /// only for this check.
     var isEmpty: Bool { multiplexing.isEmpty }
@@ -71,5 +79,31 @@ struct SharedConnectionOpenings {
     /// one: the transfers that waited for it go.
     mutating func settled(_ origin: String, by transfer: ObjectIdentifier) {
         if openers[origin] == transfer { openers[origin] = nil }
+    }
+
+    /// The transfer opening a connection to `origin` ended at `now` without one.
+    mutating func openingFailed(_ origin: String, by transfer: ObjectIdentifier, at now: MonotonicInstant) {
+        guard openers[origin] == transfer else { return }
+        failures[origin] = now
+    }
+
+    /// Whether `transfer`, to `origin`, that timed out at `now` without a connection waited for
+    /// one another transfer was opening: one is being opened, or one failed within
+    /// `connectTimeout` before `now` (while the transfer waited, as libcurl 8 counts its connect
+    /// timeout from its first ask for a connection).
+    func waitedForOpening(
+        to origin: String, by transfer: ObjectIdentifier, within connectTimeout: Duration, before now: MonotonicInstant
+    ) -> Bool {
+        if let opener = openers[origin] { return opener != transfer }
+        guard let failed = failures[origin] else { return false }
+        return now - failed <= connectTimeout
+    }
+
+    /// What a transfer that `waited` for another's connection has left of `connectTimeout` for
+    /// connecting itself, or `nil` when the wait used it up (less than a millisecond, libcurl's
+    /// unit, is left): the transfer fails with the connect timeout instead of going to libcurl.
+    static func connectTimeLeft(waited: Duration, connectTimeout: Duration) -> Duration? {
+        let left = connectTimeout - waited
+        return left >= .milliseconds(1) ? left : nil
     }
 }

@@ -79,9 +79,11 @@ struct TransferConnection {
         settlePriorKnowledgeAsk(connections)
     }
 
-    /// The transfer leaves its handle, however it ended: everything it holds goes back.
+    /// The transfer leaves its handle, however it ended: everything it holds goes back. An
+    /// opening it still holds ended without a connection.
     mutating func release(_ connections: ConnectionTracker, by transfer: ObjectIdentifier) {
         settlePriorKnowledgeAsk(connections)
+        if let origin = opensTo { connections.openings.openingFailed(origin, by: transfer, at: .now) }
         settleOpening(connections, by: transfer)
         leave(connections)
     }

@@ -45,6 +45,7 @@ extension TransferLoop {
             configureCookies(handle)
         }
         transfer.prepareForRestart(on: handle, connection)
+        transfer.restoreConnectTimeout(on: handle)
         // Set either way: a handle that kept its options may carry an earlier restart's.
         handle.set(CURLOPT_FRESH_CONNECT, connection == .new ? 1 : 0)
         // The request's timeout bounds the whole exchange: a restart has what is left of it.
@@ -59,16 +60,35 @@ extension TransferLoop {
     }
 
     /// Hands to libcurl the waiting transfers whose origin's new connection is ready, or whose
-    /// opener ended; forgets those that were cancelled meanwhile.
+    /// opener ended; fails those whose wait used up their connect timeout (the opening failed,
+    /// or took that long); forgets those that were cancelled meanwhile.
     func releaseWaiting() {
         var stillWaiting: [WaitingTransfer] = []
+        var now: MonotonicInstant?
         for entry in waiting where entry.handle.transfer === entry.transfer {
             if connections.openings.waits(for: entry.origin) {
                 stillWaiting.append(entry)
-            } else {
+                continue
+            }
+            let releasedAt = now ?? .now
+            now = releasedAt
+            if entry.transfer.connectsAfterWaiting(on: entry.handle, now: releasedAt) {
                 addToMulti(entry.handle, running: entry.transfer)
+            } else {
+                removeActive(entry.handle)
+                let waited = entry.transfer.state.waitingForConnectionSince.map { releasedAt - $0 } ?? .zero
+                failSetup(
+                    of: entry.transfer, on: entry.handle,
+                    .timedOut(Self.waitedOutConnectTimeout(waited: waited, origin: entry.origin)))
             }
         }
         waiting = stillWaiting
+    }
+
+    /// The message of a transfer that waited its whole connect timeout for the connection
+    /// another was opening, in the words of libcurl's own connect timeout.
+    private static func waitedOutConnectTimeout(waited: Duration, origin: String) -> String {
+        "Connection timed out after \(CurlTransfer.milliseconds(waited)) milliseconds, waiting for the connection "
+            + "another request was opening to \(origin)"
     }
 }

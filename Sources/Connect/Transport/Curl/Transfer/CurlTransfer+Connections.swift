@@ -132,6 +132,31 @@ extension CurlTransfer {
         return true
     }
 
+    /// The transfer waited for the connection another was opening, and that one is ready or
+    /// ended without one: whether it goes to libcurl again, with what the wait left of its
+    /// connect timeout (see ``SharedConnectionOpenings/connectTimeLeft(waited:connectTimeout:)``),
+    /// or the wait used it up. A transfer to an HTTP/3 alternative keeps its own bound, the
+    /// fallback's.
+    func connectsAfterWaiting(on handle: CurlEasyHandle, now: MonotonicInstant) -> Bool {
+        guard let since = state.waitingForConnectionSince else { return true }
+        guard
+            let left = SharedConnectionOpenings.connectTimeLeft(
+                waited: now - since, connectTimeout: configuredConnectTimeout)
+        else { return false }
+        if alternativeRoute == nil {
+            handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(left))
+            connectTimeoutCut = left
+        }
+        return true
+    }
+
+    /// A restart connects within the settings' connect timeout again where a wait had cut it.
+    func restoreConnectTimeout(on handle: CurlEasyHandle) {
+        guard connectTimeoutCut != nil else { return }
+        connectTimeoutCut = nil
+        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(settings.connectTimeout))
+    }
+
     /// libcurl is about to open a new connection for this transfer: whether it may, or must
     /// wait for the one another transfer is opening to the same origin (see
     /// ``SharedConnectionOpenings``).
@@ -145,7 +170,7 @@ extension CurlTransfer {
             connection.opens(to: origin)
             return true
         case .waits:
-            state.waitsForConnection(to: origin)
+            state.waitsForConnection(to: origin, at: .now)
             return false
         case .proceeds:
             return true

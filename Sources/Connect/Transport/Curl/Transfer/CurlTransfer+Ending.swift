@@ -83,9 +83,19 @@ extension CurlTransfer {
     func readTimes(into end: inout TransferState.End, _ handle: CurlEasyHandle) {
         end.timeLeft = timeLeft(on: handle)
         end.connectingLasted = state.connectingBegan.map { MonotonicInstant.now - $0 }
-        // libcurl's 0, "never", is its default of 300 s for connecting.
+        end.connectTimeout = connectTimeoutCut ?? configuredConnectTimeout
+        let openings = handle.connections.openings
+        if !openings.isEmpty {
+            end.waitedForOpening = openings.waitedForOpening(
+                to: connectionOrigin(), by: ObjectIdentifier(self), within: end.connectTimeout, before: .now)
+        }
+    }
+
+    /// The connect timeout the settings give, as libcurl applies it: its 0, "never", is its
+    /// default of 300 s for connecting.
+    var configuredConnectTimeout: Duration {
         let milliseconds = Self.milliseconds(settings.connectTimeout)
-        end.connectTimeout = milliseconds == 0 ? .seconds(300) : .milliseconds(milliseconds)
+        return milliseconds == 0 ? .seconds(300) : .milliseconds(milliseconds)
     }
 
     /// For ``end(_:on:requestWasWritten:)``, the decoder's, the streamed body's and the file's states.

@@ -143,11 +143,19 @@ enum ResendDecision {
     /// the larger part. One that connected for longer has had most of its time and fails: a
     /// connect fails after at least half the connect timeout of its own, and one that hangs is
     /// not started over with a whole connect timeout more because it once waited a moment.
+    ///
+    /// Nor is one that waited for a connection another transfer was opening to its origin
+    /// (`waitedForOpening`: an opening was in progress when it timed out, or failed within its
+    /// connect timeout before): libcurl 8 keeps such a transfer waiting for the pending
+    /// connection itself, and waiting for a connection being opened is connecting (see
+    /// ``SharedConnectionOpenings``). Started over, each would open a connection of its own in
+    /// turn when the opening failed, one connect timeout after another.
     static func startsOverAfterWaitingInQueue(
         _ code: CURLcode, connectingLasted: Duration?, connectionChosen: Bool, connectTimeout: Duration,
-        timeLeft: Duration
+        timeLeft: Duration, waitedForOpening: Bool
     ) -> Bool {
-        guard code == CURLE_OPERATION_TIMEDOUT, !connectionChosen, timeLeft >= .milliseconds(1) else { return false }
+        guard code == CURLE_OPERATION_TIMEDOUT, !connectionChosen, !waitedForOpening, timeLeft >= .milliseconds(1)
+        else { return false }
         guard let connectingLasted else { return true }
         return connectingLasted * 2 < connectTimeout
     }

@@ -54,6 +54,10 @@ struct TransferState {
     /// The origin whose new connection, opened by another transfer, this one waits for: it was
     /// stopped before it opened its own, and starts over once that one is ready.
     private(set) var waitsForConnectionTo: String?
+    /// When the transfer was first stopped to wait for another's new connection, kept across
+    /// its restarts until libcurl chooses a connection for it: the wait counts toward its
+    /// connect timeout (see ``SharedConnectionOpenings/connectTimeLeft(waited:connectTimeout:)``).
+    private(set) var waitingForConnectionSince: MonotonicInstant?
     /// The connection the request went out on multiplexes (HTTP/2).
     private(set) var connectionMultiplexed = false
     /// Times the transfer started over after a framing error.
@@ -165,6 +169,7 @@ extension TransferState {
     /// authentication challenge the transfer has credentials for.
     mutating func connectionChosen(answersChallenge: @autoclosure () -> Bool) -> Bool {
         connectionsChosen += 1
+        waitingForConnectionSince = nil
         guard connectionsChosen > 1 else { return true }
         if ResendDecision.refusesResend(
             connectionsChosen: connectionsChosen, isRepeatable: isRepeatable, answersChallenge: answersChallenge())
@@ -187,10 +192,11 @@ extension TransferState {
         connectionMultiplexed = multiplexes
     }
 
-    /// The transfer was stopped as it opened a connection to `origin`, to wait for the one
-    /// another transfer is opening there.
-    mutating func waitsForConnection(to origin: String) {
+    /// The transfer was stopped at `now` as it opened a connection to `origin`, to wait for the
+    /// one another transfer is opening there.
+    mutating func waitsForConnection(to origin: String, at now: MonotonicInstant) {
         waitsForConnectionTo = origin
+        if waitingForConnectionSince == nil { waitingForConnectionSince = now }
     }
 
     /// Whether the transfer may be stopped to wait for another's new connection (see
@@ -233,6 +239,10 @@ extension TransferState {
         /// and its fallback delay, but one that timed out before a connection was chosen falls
         /// back to the origin before the queue rule reads this value.
         var connectTimeout: Duration = .zero
+        /// For a transfer that timed out, whether a connection another transfer was opening to
+        /// its origin was in progress, or failed within its connect timeout before; read for no
+        /// other.
+        var waitedForOpening = false
     }
 
     /// Where a chunked or compressed body's decoder stands.
@@ -343,7 +353,7 @@ extension TransferState {
         if _slowPath(end.code == CURLE_OPERATION_TIMEDOUT),
             ResendDecision.startsOverAfterWaitingInQueue(
                 end.code, connectingLasted: end.connectingLasted, connectionChosen: connectionsChosen > 0,
-                connectTimeout: end.connectTimeout, timeLeft: end.timeLeft)
+                connectTimeout: end.connectTimeout, timeLeft: end.timeLeft, waitedForOpening: end.waitedForOpening)
         {
             return Restart(cause: .timedOutInQueue, requiresRewind: false)
         }
