@@ -112,34 +112,24 @@ struct SharedConnectionOpeningsTests {
     @Test func aTimeoutWaitedForAnOpeningInProgressOrOneThatFailedWithinTheConnectTimeout() {
         var openings = SharedConnectionOpenings()
         let at = { (seconds: Int64) in MonotonicInstant(nanoseconds: seconds * 1_000_000_000) }
-        openings.multiplexes(Self.origin)
-        #expect(
-            !openings.waitedForOpening(
-                to: Self.origin, by: ObjectIdentifier(second), within: .seconds(10), before: at(1)))
-        #expect(openings.opening(Self.origin, by: ObjectIdentifier(first), mayWait: true) == .opens)
-        #expect(
+        /// Whether `transfer`, timed out at `seconds` with a connect timeout of 10 s, waited.
+        func waited(_ transfer: Transfer, to origin: String = Self.origin, at seconds: Int64) -> Bool {
             openings.waitedForOpening(
-                to: Self.origin, by: ObjectIdentifier(second), within: .seconds(10), before: at(5)))
-        #expect(
-            !openings.waitedForOpening(
-                to: Self.other, by: ObjectIdentifier(second), within: .seconds(10), before: at(5)))
-        // The opener waited for no one.
-        #expect(
-            !openings.waitedForOpening(
-                to: Self.origin, by: ObjectIdentifier(first), within: .seconds(10), before: at(5)))
+                to: origin, by: ObjectIdentifier(transfer), within: .seconds(10), before: at(seconds))
+        }
+        openings.multiplexes(Self.origin)
+        #expect(!waited(second, at: 1))
+        #expect(openings.opening(Self.origin, by: ObjectIdentifier(first), mayWait: true) == .opens)
+        #expect(waited(second, at: 5))
+        #expect(!waited(second, to: Self.other, at: 5))
+        #expect(!waited(first, at: 5), "the opener waited for no one")
         openings.openingFailed(Self.origin, by: ObjectIdentifier(second), at: at(9))  // not the opener
         #expect(openings.failures.isEmpty)
         openings.openingFailed(Self.origin, by: ObjectIdentifier(first), at: at(10))
         openings.settled(Self.origin, by: ObjectIdentifier(first))
-        #expect(
-            openings.waitedForOpening(
-                to: Self.origin, by: ObjectIdentifier(second), within: .seconds(10), before: at(10)))
-        #expect(
-            openings.waitedForOpening(
-                to: Self.origin, by: ObjectIdentifier(second), within: .seconds(10), before: at(20)))
-        #expect(
-            !openings.waitedForOpening(
-                to: Self.origin, by: ObjectIdentifier(second), within: .seconds(10), before: at(21)))
+        #expect(waited(second, at: 10))
+        #expect(waited(second, at: 20))
+        #expect(!waited(second, at: 21))
         // The next opening succeeds: the failure before it still lies within the window.
         #expect(openings.opening(Self.origin, by: ObjectIdentifier(third), mayWait: true) == .opens)
         openings.settled(Self.origin, by: ObjectIdentifier(third))
