@@ -39,8 +39,8 @@ public struct ConnectConfiguration: Sendable {
     /// The longest connecting (the name lookup, TCP and TLS) may take. 10 seconds by default.
     /// A request waiting for one of the ``maximumConnectionsPerHost`` connections to come free
     /// is not connecting: its ``timeout`` bounds that wait. A request waiting to share the
-    /// connection another request is opening to an HTTP/2 origin is: when that connection
-    /// never opens, both fail with the connect timeout.
+    /// connection another request is opening to an HTTP/2 origin is connecting: when that
+    /// connection never opens, the requests waiting for it fail with the connect timeout too.
     public var connectTimeout: Duration = .seconds(10)
     /// Where observers and the steps after a response run. A global background queue by
     /// default; never the main queue unless you choose it.
