@@ -12,7 +12,8 @@ enum JSONText {
 
     /// Appends an object member's key as ``appendQuoted(_:to:escapingSlashes:)`` does, after a
     /// comma when it is not the first and with the colon after it: in one write where the key
-    /// needs no escape, as most keys do. Whether the key is all ASCII, or `nil` when memory ran out.
+    /// needs no escape, as most keys do. Whether the key is all ASCII, or `nil` when memory ran
+    /// out.
     static func appendKey(
         _ key: String, afterComma: Bool, to output: inout GrowableBytes, escapingSlashes: Bool
     ) -> Bool? {

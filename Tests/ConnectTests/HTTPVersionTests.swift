@@ -143,13 +143,12 @@ struct HTTPVersionTests {
         for future in futures { failures.append(await connectError(future)) }
         let elapsed = ContinuousClock.now - started
         for failure in failures {
-            guard case .timedOut? = failure else {
-                Issue.record("expected the connect timeout, got \(String(describing: failure))")
-                continue
-            }
+            if case .timedOut? = failure { continue }
+            Issue.record("expected the connect timeout, got \(String(describing: failure))")
         }
+        // Taking turns takes at least 12 s, one connect timeout each; together, about one.
         #expect(elapsed >= .milliseconds(900), "the connect timeout ended the attempt")
-        #expect(elapsed < .seconds(6), "\(elapsed): the waiting requests took turns at connecting")
+        #expect(elapsed < .seconds(10), "\(elapsed): the waiting requests took turns at connecting")
     }
 
     /// A server that ends each HTTP/2 connection after 5 requests (a `GOAWAY`) while 12 are in

@@ -53,8 +53,9 @@ enum ConnectionChoice {
     }
 
     /// What a transfer does with the connection `facts` describe. `h2cAsk`: what an h2c
-    /// transfer asked libcurl for (`nil` for every other transfer). `libcurlReusesUnreadConnections`:
-    /// the libcurl running reuses a connection with bytes waiting.
+    /// transfer asked libcurl for (`nil` for every other transfer).
+    /// `libcurlReusesUnreadConnections`: the libcurl running reuses a connection with bytes
+    /// waiting.
     static func chosen(
         h2cAsk: PriorKnowledgeConnections.Ask?, libcurlReusesUnreadConnections: Bool, _ facts: some Facts
     ) -> Action {
