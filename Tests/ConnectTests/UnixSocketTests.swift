@@ -350,7 +350,8 @@ struct UnixSocketTests {
         // Two idle through one path: neither can be told; the choice shuts both down.
         tracker.exchangeLeft(c.near, serial: serialC)
         let ambiguous = tracker.unixConnection(through: "/p1", opened: nil)
-        #expect(ambiguous == .ambiguous(idle: [a.near, c.near]))
+        // Listed in descriptor order, which need not be the order they were opened in.
+        #expect(ambiguous == .ambiguous(idle: [a.near, c.near].sorted()))
         #expect(!wasShutDown(a.far) && !wasShutDown(c.far), "the tracker answers; it shuts nothing down itself")
         let facts = ConnectionTracker.ChosenConnection(
             connections: tracker, ports: 0, unixSocketPath: "/p1", opened: nil)
