@@ -182,10 +182,11 @@ struct HedgingTests {
             switch hits.next() {
             // Each first attempt fails after its hedge, 20 ms in, went out, with seconds to spare
             // for a machine a sanitizer run keeps busy (a first attempt that fails before its
-            // hedge is due fails without one), and the first hedge answers after that failure.
-            case 1: return TestResponse(status: 503, behavior: .delay(.milliseconds(1_500)))
-            case 2: return TestResponse(status: 200, body: Data("second".utf8), behavior: .delay(.seconds(3)))
-            case 3: return TestResponse(status: 503, behavior: .delay(.seconds(3)))
+            // hedge is due fails without one; a CI run once stalled the test process for 11 s),
+            // and the first hedge answers after that failure.
+            case 1: return TestResponse(status: 503, behavior: .delay(.seconds(6)))
+            case 2: return TestResponse(status: 200, body: Data("second".utf8), behavior: .delay(.seconds(9)))
+            case 3: return TestResponse(status: 503, behavior: .delay(.seconds(6)))
             default: return TestResponse(status: 502)
             }
         }
