@@ -122,33 +122,93 @@ struct HTTPVersionTests {
     /// goes, by connect-to, to a listener whose backlog is full; libcurl opens a new one for a
     /// connect-to target.)
     @Test func requestsWaitingForAConnectionThatNeverOpensFailByTheirConnectTimeout() async throws {
-        let server = try await NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
-        defer { server.shutdown() }
-        let blackhole = try FullBacklogListener()
-        defer { blackhole.close() }
-        var configuration = ConnectConfiguration()
-        configuration.httpVersion = .http2WithPriorKnowledge
-        configuration.connectTimeout = .seconds(1)
-        configuration.timeout = .seconds(60)
-        let client = Connect(configuration: configuration)
-        let origin = server.url(0)
-        #expect(try await client.response(VersionedConnector(baseURL: origin)).value.httpVersion == "2")
-        let route = ConnectTo(
-            host: origin.host, port: origin.port, connectHost: "127.0.0.1", connectPort: blackhole.url.port ?? 0)
+        let origin = try await NeverOpeningConnections()
+        defer { origin.close() }
         let started = ContinuousClock.now
-        let futures = (0..<12).map {
-            client.request(VersionedConnector(baseURL: origin, endpoint: "/never/\($0)", connectTo: [route]))
-        }
+        let futures = (0..<12).map(origin.request)
         var failures: [ConnectError?] = []
         for future in futures { failures.append(await connectError(future)) }
         let elapsed = ContinuousClock.now - started
         for failure in failures {
-            if case .timedOut? = failure { continue }
-            Issue.record("expected the connect timeout, got \(String(describing: failure))")
+            guard case .timedOut(let message)? = failure else {
+                Issue.record("expected the connect timeout, got \(String(describing: failure))")
+                continue
+            }
+            // Each message accounts for the whole connect timeout: a request released with a few
+            // milliseconds left that timed out connecting says how long it waited before.
+            #expect(Self.millisecondsReported(in: message) >= 900, "\(message)")
         }
         // Taking turns takes at least 12 s, one connect timeout each; together, about one.
         #expect(elapsed >= .milliseconds(900), "the connect timeout ended the attempt")
         #expect(elapsed < .seconds(10), "\(elapsed): the waiting requests took turns at connecting")
+    }
+
+    /// The request opening the connection others wait for is cancelled a moment in: the next
+    /// opens one with what its wait left of the connect timeout and times out connecting. Its
+    /// message says how long it waited before, so that it accounts for the whole connect timeout
+    /// as well ("after 800 ms: Timeout was reached (having waited 200 milliseconds before for the
+    /// connection another request was opening …)"); libcurl's own counts only its attempt.
+    @Test func aRequestThatWaitedAndTimedOutConnectingSaysHowLongItWaited() async throws {
+        let origin = try await NeverOpeningConnections()
+        defer { origin.close() }
+        let opener = origin.request(0)
+        try await Task.sleep(for: .milliseconds(100))
+        let waiters = [origin.request(1), origin.request(2)]
+        try await Task.sleep(for: .milliseconds(200))
+        opener.cancel()
+        // A machine that stalled the test a second has the opener time out first.
+        let openerEnded = await connectError(opener)
+        if case .timedOut? = openerEnded {
+        } else {
+            #expect(openerEnded == .cancelled)
+        }
+        for waiter in waiters {
+            guard case .timedOut(let message)? = await connectError(waiter) else {
+                Issue.record("expected the connect timeout")
+                continue
+            }
+            #expect(Self.millisecondsReported(in: message) >= 900, "\(message)")
+        }
+    }
+
+    /// An origin (nginx, h2c) that answered over HTTP/2, and a client whose new connections to it
+    /// never open: they go, by connect-to, to a listener whose backlog is full (libcurl opens a
+    /// new connection for a connect-to target). The connect timeout is 1 s.
+    struct NeverOpeningConnections {
+        let server: NginxServer
+        let blackhole: FullBacklogListener
+        let client: Connect
+        let route: ConnectTo
+
+        init() async throws {
+            blackhole = try FullBacklogListener()
+            server = try await NginxServer(sites: [.init(certificate: "server", http2: true, cleartext: true)])
+            var configuration = ConnectConfiguration()
+            configuration.httpVersion = .http2WithPriorKnowledge
+            configuration.connectTimeout = .seconds(1)
+            configuration.timeout = .seconds(60)
+            client = Connect(configuration: configuration)
+            let origin = server.url(0)
+            route = ConnectTo(
+                host: origin.host, port: origin.port, connectHost: "127.0.0.1", connectPort: blackhole.url.port ?? 0)
+            #expect(try await client.response(VersionedConnector(baseURL: origin)).value.httpVersion == "2")
+        }
+
+        /// The `index`-th request to the origin over a connection that never opens.
+        func request(_ index: Int) -> Future<Data> {
+            client.request(VersionedConnector(baseURL: server.url(0), endpoint: "/never/\(index)", connectTo: [route]))
+        }
+
+        func close() {
+            blackhole.close()
+            server.shutdown()
+        }
+    }
+
+    /// The milliseconds `message` reports, added up: "after 3 ms: Timeout was reached (having
+    /// waited 997 milliseconds before …)" reports 1,000.
+    static func millisecondsReported(in message: String) -> Int {
+        message.matches(of: /(\d+) (milliseconds|ms)\b/).reduce(0) { $0 + (Int($1.output.1) ?? 0) }
     }
 
     /// A server that ends each HTTP/2 connection after 5 requests (a `GOAWAY`) while 12 are in

@@ -154,4 +154,26 @@ struct SharedConnectionOpeningsTests {
         state.waitsForConnection(to: Self.origin, at: MonotonicInstant(nanoseconds: 5_000))
         #expect(state.waitingForConnectionSince == MonotonicInstant(nanoseconds: 5_000))
     }
+
+    /// The end of a wait: what it leaves of the connect timeout is the next attempt's, unless the
+    /// transfer keeps an alternative's bound; a wait that used it up times out; the cut lasts
+    /// until the transfer starts over.
+    @Test func theEndOfAWaitCutsTheNextAttemptsConnectTimeout() {
+        let at = { (milliseconds: Int64) in MonotonicInstant(nanoseconds: milliseconds * 1_000_000) }
+        var state = TransferState(method: .get, isRepeatable: true, bodyIsOneTimeStream: false)
+        /// The end of the wait at `milliseconds`, with a connect timeout of 1 s.
+        func ended(at milliseconds: Int64, cuts: Bool = true) -> TransferState.WaitEnd {
+            state.connectionWaitEnded(at: at(milliseconds), connectTimeout: .seconds(1), cuts: cuts)
+        }
+        #expect(ended(at: 5) == .connects(within: nil), "it never waited")
+        state.waitsForConnection(to: Self.origin, at: at(100))
+        state.startsOver()
+        #expect(ended(at: 400, cuts: false) == .connects(within: nil))
+        #expect(state.connectTimeoutCut == nil)
+        #expect(ended(at: 400) == .connects(within: .milliseconds(700)))
+        #expect(state.connectTimeoutCut == .milliseconds(700))
+        #expect(ended(at: 1_100) == .timedOut(waited: .seconds(1)))
+        state.startsOver()
+        #expect(state.connectTimeoutCut == nil)
+    }
 }

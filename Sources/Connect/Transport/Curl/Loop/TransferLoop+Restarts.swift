@@ -45,7 +45,6 @@ extension TransferLoop {
             configureCookies(handle)
         }
         transfer.prepareForRestart(on: handle, connection)
-        transfer.restoreConnectTimeout(on: handle)
         // Set either way: a handle that kept its options may carry an earlier restart's.
         handle.set(CURLOPT_FRESH_CONNECT, connection == .new ? 1 : 0)
         // The request's timeout bounds the whole exchange: a restart has what is left of it.
@@ -64,19 +63,16 @@ extension TransferLoop {
     /// or took that long); forgets those that were cancelled meanwhile.
     func releaseWaiting() {
         var stillWaiting: [WaitingTransfer] = []
-        var now: MonotonicInstant?
         for entry in waiting where entry.handle.transfer === entry.transfer {
             if connections.openings.waits(for: entry.origin) {
                 stillWaiting.append(entry)
                 continue
             }
-            let releasedAt = now ?? .now
-            now = releasedAt
-            if entry.transfer.connectsAfterWaiting(on: entry.handle, now: releasedAt) {
+            switch entry.transfer.connectionWaitEnded(on: entry.handle, at: .now) {
+            case .connects:
                 addToMulti(entry.handle, running: entry.transfer)
-            } else {
+            case .timedOut(let waited):
                 removeActive(entry.handle)
-                let waited = entry.transfer.state.waitingForConnectionSince.map { releasedAt - $0 } ?? .zero
                 failSetup(
                     of: entry.transfer, on: entry.handle,
                     .timedOut(Self.waitedOutConnectTimeout(waited: waited, origin: entry.origin)))

@@ -48,7 +48,7 @@ extension CurlTransfer {
         if alternative.host != origin.host || alternative.port != origin.port {
             handle.setConnectTo([route.connectToEntry])
         }
-        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(min(settings.connectTimeout, fallback)))
+        setConnectTimeout(on: handle, cutTo: fallback)
         handle.setHTTPVersion(CURL_HTTP_VERSION_3ONLY, waitingForMultiplexing: true)
         return true
     }
@@ -62,7 +62,7 @@ extension CurlTransfer {
         alternativeRoute = nil
         handle.connections.alternativeServices?.markBroken(route.alternative, of: route.origin)
         handle.set(CURLOPT_CONNECT_TO, slist: nil)
-        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(settings.connectTimeout))
+        setConnectTimeout(on: handle)
         try? configureHTTPVersion(handle, url: request.url.absoluteString)
     }
 

@@ -77,6 +77,9 @@ extension CurlTransfer {
 
     /// The transfer starts over on `connection`: nothing of the response arrived on the last.
     func prepareForRestart(on handle: CurlEasyHandle, _ connection: ResendDecision.RestartConnection) {
+        // A wait cut the connect timeout of the attempt that ended, not of the next. (A transfer
+        // with an alternative now was set up again for it, with the fallback's bound.)
+        if state.connectTimeoutCut != nil, alternativeRoute == nil { setConnectTimeout(on: handle) }
         state.startsOver()
         headScreen.startsOver()
         self.connection.startsOver(handle.connections)
@@ -133,28 +136,21 @@ extension CurlTransfer {
     }
 
     /// The transfer waited for the connection another was opening, and that one is ready or
-    /// ended without one: whether it goes to libcurl again, with what the wait left of its
-    /// connect timeout (see ``SharedConnectionOpenings/connectTimeLeft(waited:connectTimeout:)``),
-    /// or the wait used it up. A transfer to an HTTP/3 alternative keeps its own bound, the
-    /// fallback's.
-    func connectsAfterWaiting(on handle: CurlEasyHandle, now: MonotonicInstant) -> Bool {
-        guard let since = state.waitingForConnectionSince else { return true }
-        guard
-            let left = SharedConnectionOpenings.connectTimeLeft(
-                waited: now - since, connectTimeout: configuredConnectTimeout)
-        else { return false }
-        if alternativeRoute == nil {
-            handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(left))
-            connectTimeoutCut = left
-        }
-        return true
+    /// ended without one, at `now`: whether it goes to libcurl again, within what the wait left
+    /// of its connect timeout, or the wait used it up (see
+    /// ``TransferState/connectionWaitEnded(at:connectTimeout:cuts:)``).
+    func connectionWaitEnded(on handle: CurlEasyHandle, at now: MonotonicInstant) -> TransferState.WaitEnd {
+        let end = state.connectionWaitEnded(
+            at: now, connectTimeout: configuredConnectTimeout, cuts: alternativeRoute == nil)
+        if case .connects(let left?) = end { setConnectTimeout(on: handle, cutTo: left) }
+        return end
     }
 
-    /// A restart connects within the settings' connect timeout again where a wait had cut it.
-    func restoreConnectTimeout(on handle: CurlEasyHandle) {
-        guard connectTimeoutCut != nil else { return }
-        connectTimeoutCut = nil
-        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(settings.connectTimeout))
+    /// Sets the attempt's connect timeout: the settings', or `bound` where that is shorter (an
+    /// HTTP/3 alternative's fallback, or what a wait for another's connection left).
+    func setConnectTimeout(on handle: CurlEasyHandle, cutTo bound: Duration? = nil) {
+        let timeout = bound.map { min($0, settings.connectTimeout) } ?? settings.connectTimeout
+        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(timeout))
     }
 
     /// libcurl is about to open a new connection for this transfer: whether it may, or must

@@ -83,7 +83,7 @@ extension CurlTransfer {
     func readTimes(into end: inout TransferState.End, _ handle: CurlEasyHandle) {
         end.timeLeft = timeLeft(on: handle)
         end.connectingLasted = state.connectingBegan.map { MonotonicInstant.now - $0 }
-        end.connectTimeout = connectTimeoutCut ?? configuredConnectTimeout
+        end.connectTimeout = state.connectTimeoutCut ?? configuredConnectTimeout
         let openings = handle.connections.openings
         if !openings.isEmpty {
             end.waitedForOpening = openings.waitedForOpening(
@@ -204,9 +204,21 @@ extension CurlTransfer {
         case .responseTooLarge: return ConnectError.responseTooLarge(limit: settings.maximumBodySize)
         case .libcurl(let code) where code == CURLE_URL_MALFORMAT:
             return ConnectError.invalidRequest(Self.malformedURLMessage(request.url, handle.errorMessage(for: code)))
+        case .libcurl(let code) where code == CURLE_OPERATION_TIMEDOUT:
+            return ConnectError(
+                curlCode: code, message: timeoutMessage(handle.errorMessage(for: code)), requestSent: requestSent)
         case .libcurl(let code):
             return ConnectError(curlCode: code, message: handle.errorMessage(for: code), requestSent: requestSent)
         }
+    }
+
+    /// libcurl's words for a timeout, and where a wait for another's connection cut this
+    /// attempt's connect timeout and the attempt found no connection, how long that wait took:
+    /// libcurl counts only its own attempt ("after 3 ms").
+    func timeoutMessage(_ libcurlMessage: String) -> String {
+        guard let cut = state.connectTimeoutCut, state.waitingForConnectionSince != nil else { return libcurlMessage }
+        return libcurlMessage + " (having waited \(Self.milliseconds(configuredConnectTimeout - cut)) milliseconds "
+            + "before for the connection another request was opening to \(connectionOrigin()))"
     }
 
     /// Why libcurl refused `url`, in words that name it: libcurl's own text ("URL using

@@ -145,7 +145,7 @@ extension CurlTransfer {
         handle.set(CURLOPT_PREREQDATA, pointer: Unmanaged.passUnretained(handle).toOpaque())
         ccurl_easy_setopt_resolver_start_callback(handle.raw, Self.resolverStartedCallback)
         handle.set(CURLOPT_RESOLVER_START_DATA, pointer: Unmanaged.passUnretained(handle).toOpaque())
-        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(settings.connectTimeout))
+        setConnectTimeout(on: handle)
         handle.set(CURLOPT_TCP_KEEPALIVE, 1)
         // Redirects are followed above the transport (see RedirectFollower), hop by hop, so that
         // every hop gets the same checks, TLS pins included; libcurl must not follow them itself.

@@ -65,9 +65,6 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     @exclusivity(unchecked) var alternativeRoute: AlternativeRoute?
     /// Its standing with the transport's connection tracker (see ``TransferConnection``).
     @exclusivity(unchecked) var connection = TransferConnection()
-    /// This attempt's connect timeout where waiting for another's connection cut it (see
-    /// ``connectsAfterWaiting(on:now:)``); `nil` when it is the settings'.
-    @exclusivity(unchecked) var connectTimeoutCut: Duration?
     /// When the transfer first went to libcurl: set when it first starts over or times out
     /// (see ``timeLeft(on:)``), so that a request that runs once never reads the clock for it.
     @exclusivity(unchecked) var firstAttemptStarted: MonotonicInstant?

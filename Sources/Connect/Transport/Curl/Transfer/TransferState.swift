@@ -58,6 +58,9 @@ struct TransferState {
     /// its restarts until libcurl chooses a connection for it: the wait counts toward its
     /// connect timeout (see ``SharedConnectionOpenings/connectTimeLeft(waited:connectTimeout:)``).
     private(set) var waitingForConnectionSince: MonotonicInstant?
+    /// This attempt's connect timeout where waiting for another's connection cut it (see
+    /// ``connectionWaitEnded(at:connectTimeout:cuts:)``); `nil` when it is the settings'.
+    private(set) var connectTimeoutCut: Duration?
     /// The connection the request went out on multiplexes (HTTP/2).
     private(set) var connectionMultiplexed = false
     /// Times the transfer started over after a framing error.
@@ -199,6 +202,29 @@ extension TransferState {
         if waitingForConnectionSince == nil { waitingForConnectionSince = now }
     }
 
+    /// What the end of a wait for another's new connection leaves the transfer.
+    enum WaitEnd: Equatable {
+        /// It goes to libcurl again, to connect within what the wait left of its connect timeout
+        /// (`nil`: the timeout it had).
+        case connects(within: Duration?)
+        /// The wait, this long, used up its connect timeout: the transfer fails.
+        case timedOut(waited: Duration)
+    }
+
+    /// The connection the transfer waited for is ready, or its opener ended, at `now`: the wait
+    /// counts toward `connectTimeout` (see
+    /// ``SharedConnectionOpenings/connectTimeLeft(waited:connectTimeout:)``). `cuts`: the next
+    /// attempt connects within what is left (a transfer to an HTTP/3 alternative keeps its
+    /// fallback's bound instead).
+    mutating func connectionWaitEnded(at now: MonotonicInstant, connectTimeout: Duration, cuts: Bool) -> WaitEnd {
+        guard let since = waitingForConnectionSince else { return .connects(within: nil) }
+        guard let left = SharedConnectionOpenings.connectTimeLeft(waited: now - since, connectTimeout: connectTimeout)
+        else { return .timedOut(waited: now - since) }
+        guard cuts else { return .connects(within: nil) }
+        connectTimeoutCut = left
+        return .connects(within: left)
+    }
+
     /// Whether the transfer may be stopped to wait for another's new connection (see
     /// ``ResendDecision/mayWaitForSharedConnection(connectionsChosen:isRepeatable:)``).
     var mayWaitForSharedConnection: Bool {
@@ -330,6 +356,7 @@ extension TransferState {
         connectionsChosen = 0
         needsFreshConnection = false
         waitsForConnectionTo = nil
+        connectTimeoutCut = nil
         connectionMultiplexed = false
         connectingBegan = nil
     }
