@@ -34,6 +34,16 @@ struct FaultScenario: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
+    /// `steps`, with `gate` opened after the last that sends and before one that ends the
+    /// connection's conversation (a close, a reset or a stall).
+    static func opening(_ gate: TestGate, after steps: [RawServer.Step]) -> [RawServer.Step] {
+        guard let last = steps.last else { return [.open(gate)] }
+        switch last {
+        case .close, .reset, .stall: return steps.dropLast() + [.open(gate), last]
+        case .send, .pause, .open: return steps + [.open(gate)]
+        }
+    }
+
     init(
         _ name: String, method: HTTPMethod = .get, timeout: Duration? = nil, maximumRedirects: Int = 10,
         maximumBodySize: Int = 1 << 20,
@@ -395,10 +405,11 @@ struct FaultSuiteTests {
     private func run(_ scenario: FaultScenario, overAUnixSocket: Bool) async throws {
         let socketPath = overAUnixSocket ? "/tmp/connect-fault-\(UUID().uuidString.prefix(8)).sock" : nil
         defer { if let socketPath { unlink(socketPath) } }
+        let answered = TestGate()
         let server = try RawServer(unixSocketPath: socketPath) { request, _ in
             if request.path == "/warm-up" { return [FaultScenario.ok("warm")] }
             if request.path == "/next" { return [FaultScenario.ok("next")] }
-            return scenario.answer(request)
+            return FaultScenario.opening(answered, after: scenario.answer(request))
         }
         defer { server.shutdown() }
         var configuration = ConnectConfiguration()
@@ -432,7 +443,9 @@ struct FaultSuiteTests {
         if scenario.method == .post {
             #expect(server.requests.filter { $0.path == "/fault" }.count == 1, "the POST went out once")
         }
-        // Whatever the fault left behind, the next request on the same client gets its own answer.
+        // Whatever the fault left behind, the next request on the same client gets its own answer:
+        // once the server sent all it had to send (a stray response among it), and a moment more.
+        #expect(await eventually { answered.isOpen }, "the server played its script")
         try await Task.sleep(for: .milliseconds(100))
         #expect(try await connect.request(TestConnector(server, "/next")).value == Data("next".utf8))
     }

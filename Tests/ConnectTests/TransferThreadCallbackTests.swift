@@ -31,16 +31,16 @@ struct TransferThreadCallbackTests {
 
     struct Echo: Decodable, Sendable { var path: String }
 
-    static func echoServer() throws -> TestServer {
+    /// Echoes each request's path as JSON; `/redirect` redirects to `/landed`; `/late` sends its
+    /// body once the test opens `lateBody`.
+    static func echoServer(lateBody: TestGate = TestGate()) throws -> TestServer {
         try TestServer { request in
             switch request.path {
             case "/redirect": return TestResponse(status: 302, headers: [("Location", "/landed")])
             case "/late":
-                // Late enough that the test's steps are attached before the response completes:
-                // a step attached to a completed future runs at once on the attaching thread.
                 return TestResponse(
                     headers: [("Content-Type", "application/json")], body: Data(#"{"path":"/late"}"#.utf8),
-                    behavior: .delay(.milliseconds(300)))
+                    behavior: .holdBody(until: lateBody))
             default:
                 return TestResponse(
                     headers: [("Content-Type", "application/json")], body: Data(#"{"path":"\#(request.path)"}"#.utf8))
@@ -49,18 +49,22 @@ struct TransferThreadCallbackTests {
     }
 
     @Test func observersAndStepsRunOnTheTransferThread() async throws {
-        let server = try Self.echoServer()
+        let lateBody = TestGate()
+        let server = try Self.echoServer(lateBody: lateBody)
         let client = Self.client()
         let transport = try #require(client.transport as? CurlTransport)
         let onTransferThread = Box<[Bool]>([])
-        let echo = try await client.request(TestConnector(server, "/late"))
+        let decoded = client.request(TestConnector(server, "/late"))
             .map { data -> Data in
                 // Compared by identity: under ThreadSanitizer the system thread name may not stick.
                 onTransferThread.withLock { $0.append(transport.isOnTransferThread) }
                 return data
             }
             .decoded(toType: Echo.self)
-            .value
+        // The body comes once the steps are attached: a step attached to a completed future runs
+        // at once on the attaching thread.
+        lateBody.open()
+        let echo = try await decoded.value
         #expect(echo.path == "/late")
         let landed = try await client.request(TestConnector(server, "/redirect")).decoded(toType: Echo.self).value
         #expect(landed.path == "/landed")

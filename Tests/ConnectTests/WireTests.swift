@@ -23,17 +23,18 @@ struct WireTests {
     /// connection's first answer followed by a second response nobody asked for; `connect` has
     /// made that first request, and the stray response is waiting on the idle connection.
     static func serverWithAStrayResponse(_ connect: Connect) async throws -> RawServer {
+        let straySent = TestGate()
         let server = try RawServer { request, index in
             guard request.connectionID == 1, index == 0 else {
                 return [.send(RawServer.response(body: "answer to \(request.path)"))]
             }
             return [
                 .send(RawServer.response(body: "answer to \(request.path)")), .pause(.milliseconds(20)),
-                .send(RawServer.response(body: "stray"))
+                .send(RawServer.response(body: "stray")), .open(straySent)
             ]
         }
         #expect(try await connect.request(TestConnector(server, "/first")).value == Data("answer to /first".utf8))
-        try await Task.sleep(for: .milliseconds(200))
+        #expect(await eventually { straySent.isOpen }, "the stray response went out")
         return server
     }
 

@@ -29,6 +29,10 @@ public final class RawServer: LocalServer, @unchecked Sendable {
         case reset
         /// Does nothing more on this connection: no more writes, no more reads answered.
         case stall
+        /// Opens the gate, and goes on: for a test to learn that the steps before it ran (bytes
+        /// sent on a loopback connection are waiting at the client once written), or ended
+        /// where the client closed the connection.
+        case open(TestGate)
 
         /// Writes `text`, as UTF-8.
         public static func send(_ text: String) -> Step { .send(Data(text.utf8)) }
@@ -95,7 +99,12 @@ final class RawConnectionHandler: ChannelInboundHandler {
     }
 
     private func play(_ steps: ArraySlice<RawServer.Step>, context: ChannelHandlerContext) {
-        guard context.channel.isActive else { return }
+        guard context.channel.isActive else {
+            // The client closed the connection: the script ends here, and a test waiting for a
+            // gate in it learns so.
+            for case .open(let gate) in steps { gate.open() }
+            return
+        }
         guard let step = steps.first else {
             busy = false
             serveNext(context: context)
@@ -118,6 +127,9 @@ final class RawConnectionHandler: ChannelInboundHandler {
             context.channel.reset()
         case .stall:
             break
+        case .open(let gate):
+            gate.open()
+            play(rest, context: context)
         }
     }
 }
