@@ -31,8 +31,8 @@ final class CompletionDrain {
     let queue: DispatchQueue
     /// Whether the drain still runs on ``queue``: tasks for the queue can still join it.
     private(set) var isOnQueue = true
-    private var onQueue: [(job: UnownedJob, executor: UnownedTaskExecutor)] = []
-    private var afterwards: [UnownedJob] = []
+    private var onQueue = DrainJobs<(job: UnownedJob, executor: UnownedTaskExecutor)>()
+    private var afterwards = DrainJobs<UnownedJob>()
 
     /// How long the drain's thread continues awaiting tasks before it hands the rest to Swift's
     /// pool: many times what a task that decodes a response and sends the next request takes,
@@ -85,9 +85,7 @@ final class CompletionDrain {
 
     private func runOnQueue() {
         while !onQueue.isEmpty {
-            let ready = onQueue
-            onQueue.removeAll()
-            for (job, executor) in ready { job.runSynchronously(on: executor) }
+            onQueue.takeBatch().forEach { $0.job.runSynchronously(on: $0.executor) }
         }
     }
 
@@ -97,16 +95,15 @@ final class CompletionDrain {
     private func runAfterwards() {
         let noPreference = globalConcurrentExecutor.asUnownedTaskExecutor()
         var budget = ContinuationBudget(Self.continuingBudget)
-        while !afterwards.isEmpty {
-            let ready = afterwards
-            afterwards.removeAll()
-            for job in ready {
-                if budget.runsNext(now: MonotonicInstant.now) {
-                    job.runSynchronously(on: noPreference)
-                } else {
-                    globalConcurrentExecutor.enqueue(job)
-                }
+        func run(_ job: UnownedJob) {
+            if budget.runsNext(now: MonotonicInstant.now) {
+                job.runSynchronously(on: noPreference)
+            } else {
+                globalConcurrentExecutor.enqueue(job)
             }
+        }
+        while !afterwards.isEmpty {
+            afterwards.takeBatch().forEach(run)
         }
     }
 }
