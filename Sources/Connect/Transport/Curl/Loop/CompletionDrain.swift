@@ -45,7 +45,9 @@ final class CompletionDrain {
         return key
     }()
 
-    private init(queue: DispatchQueue) {
+    /// A drain on `queue`, to run once (``run(on:_:)``) or again and again from one thread (a
+    /// loop thread's own, ``run(_:)``).
+    init(queue: DispatchQueue) {
         self.queue = queue
     }
 
@@ -58,18 +60,24 @@ final class CompletionDrain {
     /// Runs `body` as a drain on `queue` (synchronously), then the tasks it resumed: those for
     /// the queue on it, the awaiting ones after it.
     static func run(on queue: DispatchQueue, _ body: () -> Void) {
-        let drain = CompletionDrain(queue: queue)
-        withExtendedLifetime(drain) {
-            pthread_setspecific(key, Unmanaged.passUnretained(drain).toOpaque())
-            defer { pthread_setspecific(key, nil) }
+        CompletionDrain(queue: queue).run(body)
+    }
+
+    /// Runs `body` as this drain, as ``run(on:_:)`` does. A drain runs again once it has
+    /// returned (it ends with nothing left to run), from the thread that ran it before.
+    func run(_ body: () -> Void) {
+        isOnQueue = true
+        withExtendedLifetime(self) {
+            pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
+            defer { pthread_setspecific(Self.key, nil) }
             queue.sync {
                 withAutoreleasePool {
                     body()
-                    drain.runOnQueue()
+                    runOnQueue()
                 }
             }
-            drain.isOnQueue = false
-            withAutoreleasePool { drain.runAfterwards() }
+            isOnQueue = false
+            withAutoreleasePool { runAfterwards() }
         }
     }
 

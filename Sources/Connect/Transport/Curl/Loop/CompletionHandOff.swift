@@ -55,7 +55,7 @@ final class CompletionHandOff: @unchecked Sendable {
     /// Hands over `batch`, the transfers one pass of the loop settled (see
     /// ``TransferLoop/settle(_:_:)``), and leaves it empty: with many transfers in flight, waking
     /// a callback thread per transfer cost more than the callbacks themselves. Returns `true`
-    /// when the calling loop thread is to run the drain itself (``drainHere()``), after handing
+    /// when the calling loop thread is to run the drain itself (``drainHere(as:)``), after handing
     /// the loop over.
     func handOver(_ batch: inout [Finished], drainingHere: Bool) -> Bool {
         guard !batch.isEmpty else { return false }
@@ -136,9 +136,18 @@ final class CompletionHandOff: @unchecked Sendable {
     }
 
     /// Runs the drain ``handOver(_:drainingHere:)`` asked for on the callback queue from the
-    /// calling loop thread (`DispatchQueue.sync`).
-    func drainHere() {
-        CompletionDrain.run(on: queue!) { drain() }
+    /// calling loop thread (`DispatchQueue.sync`), as `ownDrain`, the thread's own (see
+    /// ``makeLoopThreadDrain()``), or as a new one.
+    func drainHere(as ownDrain: CompletionDrain?) {
+        (ownDrain ?? CompletionDrain(queue: queue!)).run { drain() }
+    }
+
+    /// A drain for a loop thread to run every drain it runs itself as: made once per thread
+    /// rather than once per response completed there. Only where the loop completes on its
+    /// threads (a callback queue other than the main queue).
+    func makeLoopThreadDrain() -> CompletionDrain? {
+        guard drainingPool != nil, let queue else { return nil }
+        return CompletionDrain(queue: queue)
     }
 
     /// On the callback queue: completes batches until none is waiting.

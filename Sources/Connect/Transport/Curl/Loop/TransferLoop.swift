@@ -116,6 +116,11 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) var addedInPass: [CurlEasyHandle] = []
     /// The transfers waiting in libcurl's queue for a connection, and their deadlines.
     @exclusivity(unchecked) var queued = QueueDeadlines<QueuedTransfer>()
+    /// The commands taken from the inbox, whose buffer this list trades with the inbox's (see
+    /// `takeCommands`): kept by the loop, not by a lead of one thread, so that the buffer stays
+    /// in use across hand-overs instead of leaving with each, which had the next command's
+    /// append allocate a new one.
+    @exclusivity(unchecked) var takenCommands: [Command] = []
 
     /// Held by the loop while it runs WebSocket work (their connections and their multi
     /// handle), and released while it polls: a task that finds it free sends on an open
@@ -244,6 +249,7 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func run() {
+        let ownDrain = handOff.makeLoopThreadDrain()
         while baton.lead() {
             guard leadUntilHandedOver() else {
                 closeWebSockets()
@@ -255,7 +261,7 @@ final class TransferLoop: @unchecked Sendable {
                 baton.stop()
                 return
             }
-            handOff.drainHere()
+            handOff.drainHere(as: ownDrain)
         }
     }
 
@@ -263,14 +269,13 @@ final class TransferLoop: @unchecked Sendable {
     /// complete finished transfers itself, `false` when the loop stops.
     private func leadUntilHandedOver() -> Bool {
         var stopping = false
-        var commands: [Command] = []
-        takeCommands(into: &commands)
+        takeCommands(into: &takenCommands)
         while true {
             // Each command is moved out of the list (reversed, then popped from the end) rather
             // than copied, which would retain its transfer only to release it again when the list
             // is emptied.
-            commands.reverse()
-            while let command = commands.popLast() {
+            takenCommands.reverse()
+            while let command = takenCommands.popLast() {
                 switch consume command {
                 case .start(let transfer): start(transfer)
                 case let other: if carryOut(other) { stopping = true }
@@ -302,10 +307,10 @@ final class TransferLoop: @unchecked Sendable {
                 baton.handOverToComplete(commandsWait: commandsWait)
                 return true
             }
-            takeCommands(into: &commands, sleepingIfEmpty: true)
-            if commands.isEmpty {
+            takeCommands(into: &takenCommands, sleepingIfEmpty: true)
+            if takenCommands.isEmpty {
                 waitForWork()
-                takeCommands(into: &commands)
+                takeCommands(into: &takenCommands)
             }
         }
     }
