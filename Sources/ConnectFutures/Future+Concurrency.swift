@@ -22,11 +22,13 @@ extension Future {
         let completion = AwaitedCompletion()
         // Observed before the hop onto an awaiting executor, which may wait for a thread of
         // Swift's pool: a completion that comes meanwhile is noted, and the task takes the result
-        // there without suspending. The observer touches no type generic over `Value`.
-        storage.append {
-            completion.complete()
-            return nil
-        }
+        // there without suspending. The observer touches no type generic over `Value`, and is
+        // `completion` itself with a closure that captures nothing: no context to allocate.
+        storage.append(
+            FutureContinuation(target: completion) { completion, _ in
+                unsafeDowncast(completion.unsafelyUnwrapped, to: AwaitedCompletion.self).complete()
+                return nil
+            })
         if let executor = storage.context?.awaitingExecutor, !Self.currentTaskPrefersAnExecutor {
             await withTaskExecutorPreference(executor) { await suspend(until: completion) }
         } else {
