@@ -187,9 +187,8 @@ extension HTTP3Tests {
     /// first request goes over HTTP/2 and the next over HTTP/3 to that port; a client that
     /// ignores `Alt-Svc`, or asks for HTTP/1.1, stays where it was.
     @Test(.enabled(if: libcurlHasHTTP3)) func anAdvertisedAlternativeCarriesLaterRequests() async throws {
-        let quicPort = try RefusingPort()
-        let server = try await HypercornServer(tls: true, quic: true, quicPort: quicPort.port)
-        defer { withExtendedLifetime(quicPort) { server.shutdown() } }
+        let server = try await HypercornServer(tls: true, quic: true, quicOnItsOwnPort: true)
+        defer { server.shutdown() }
         let connect = Self.client(alternatives: .remembered)
         let first = try await connect.send(Request(url: server.url.appendingPathComponent("first"))).value
         #expect(first.httpVersion == "2" && first.headers.value(for: "Alt-Svc")?.contains("h3=") == true)
@@ -216,9 +215,8 @@ extension HTTP3Tests {
     /// The alternatives kept in a file (curl's format) send the next client's first request over
     /// HTTP/3.
     @Test(.enabled(if: libcurlHasHTTP3)) func persistedAlternativesServeTheNextClient() async throws {
-        let quicPort = try RefusingPort()
-        let server = try await HypercornServer(tls: true, quic: true, quicPort: quicPort.port)
-        defer { withExtendedLifetime(quicPort) { server.shutdown() } }
+        let server = try await HypercornServer(tls: true, quic: true, quicOnItsOwnPort: true)
+        defer { server.shutdown() }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("alt-svc-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: file) }
         let first = try await Self.client(alternatives: .persisted(at: file.path)).send(Request(url: server.url)).value

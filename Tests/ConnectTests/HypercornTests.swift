@@ -13,15 +13,21 @@ final class HypercornServer: Sendable {
     let port: Int
     let tls: Bool
     private let peer: PythonPeer
+    /// Holds the TCP port of the number QUIC has on UDP while the server lives (see
+    /// `RefusingPort`), where QUIC has a port of its own.
+    private let quicPortOnTCP: RefusingPort?
 
     /// `keepAlive`: seconds an idle connection stays open before hypercorn closes it (over TLS
     /// with close_notify, without a GOAWAY). `quic`: HTTP/3 as well, on the same port number over
-    /// UDP (with aioquic; TLS only), or on `quicPort` (hypercorn advertises it in `Alt-Svc`
-    /// either way). `certificate`: the committed certificate it presents.
+    /// UDP (with aioquic; TLS only), or with `quicOnItsOwnPort` on another (hypercorn advertises
+    /// it in `Alt-Svc` either way), whose number no TCP-only server of a test beside it gets.
+    /// `certificate`: the committed certificate it presents.
     init(
-        tls: Bool, keepAlive: Int = 5, app: String = "echo_app:app", quic: Bool = false, quicPort: Int? = nil,
-        certificate: String = "server"
+        tls: Bool, keepAlive: Int = 5, app: String = "echo_app:app", quic: Bool = false,
+        quicOnItsOwnPort: Bool = false, certificate: String = "server"
     ) async throws {
+        let quicPortOnTCP = quicOnItsOwnPort ? try RefusingPort() : nil
+        self.quicPortOnTCP = quicPortOnTCP
         peer = try await PythonPeer(program: "hypercorn") { port in
             var arguments = [
                 "--bind", "127.0.0.1:\(port)", "--keep-alive", "\(keepAlive)", "--workers", "1", "--log-level",
@@ -33,7 +39,7 @@ final class HypercornServer: Sendable {
                     NginxServer.file("\(certificate).key").path
                 ]
             }
-            if quic { arguments += ["--quic-bind", "127.0.0.1:\(quicPort ?? port)"] }
+            if quic { arguments += ["--quic-bind", "127.0.0.1:\(quicPortOnTCP?.port ?? port)"] }
             return arguments + [app]
         }
         port = peer.port

@@ -393,9 +393,9 @@ func unusedPort() throws -> Int {
 /// connection attempt gets a reset. Holding the port keeps a server of a test running in
 /// parallel from taking it (a port merely found free could be, and once was). It holds the TCP
 /// port alone: a QUIC server may take the same number on UDP (see `HypercornServer`'s
-/// `quicPort`), and no TCP-only server beside it then has that number, where HTTP/3 first would
+/// `quicOnItsOwnPort`), and no TCP-only server beside it then has that number, where HTTP/3 first would
 /// reach the QUIC server.
-final class RefusingPort {
+final class RefusingPort: Sendable {
     private let descriptor: Int32
     let url: URL
     var port: Int { url.port ?? 0 }
