@@ -26,7 +26,7 @@ extension Future {
         // `completion` itself with a closure that captures nothing: no context to allocate.
         storage.append(
             FutureContinuation(target: completion) { completion, _ in
-                unsafeDowncast(completion.unsafelyUnwrapped, to: AwaitedCompletion.self).complete()
+                (completion as! AwaitedCompletion).complete()
                 return nil
             })
         if let executor = storage.context?.awaitingExecutor, !Self.currentTaskPrefersAnExecutor {

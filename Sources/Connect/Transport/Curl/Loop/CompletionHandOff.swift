@@ -136,18 +136,12 @@ final class CompletionHandOff: @unchecked Sendable {
     }
 
     /// Runs the drain ``handOver(_:drainingHere:)`` asked for on the callback queue from the
-    /// calling loop thread (`DispatchQueue.sync`), as `ownDrain`, the thread's own (see
-    /// ``makeLoopThreadDrain()``), or as a new one.
-    func drainHere(as ownDrain: CompletionDrain?) {
-        (ownDrain ?? CompletionDrain(queue: queue!)).run { drain() }
-    }
-
-    /// A drain for a loop thread to run every drain it runs itself as: made once per thread
-    /// rather than once per response completed there. Only where the loop completes on its
-    /// threads (a callback queue other than the main queue).
-    func makeLoopThreadDrain() -> CompletionDrain? {
-        guard drainingPool != nil, let queue else { return nil }
-        return CompletionDrain(queue: queue)
+    /// calling loop thread (`DispatchQueue.sync`), as `ownDrain`, the thread's own: made at its
+    /// first drain and run again for each after, rather than one per response completed there.
+    func drainHere(as ownDrain: inout CompletionDrain?) {
+        let drain = ownDrain ?? CompletionDrain(queue: queue!)
+        ownDrain = drain
+        drain.run { self.drain() }
     }
 
     /// On the callback queue: completes batches until none is waiting.

@@ -249,7 +249,7 @@ final class TransferLoop: @unchecked Sendable {
     }
 
     private func run() {
-        let ownDrain = handOff.makeLoopThreadDrain()
+        var ownDrain: CompletionDrain?
         while baton.lead() {
             guard leadUntilHandedOver() else {
                 closeWebSockets()
@@ -261,7 +261,7 @@ final class TransferLoop: @unchecked Sendable {
                 baton.stop()
                 return
             }
-            handOff.drainHere(as: ownDrain)
+            handOff.drainHere(as: &ownDrain)
         }
     }
 
