@@ -29,10 +29,20 @@ extension Future {
                 (completion as! AwaitedCompletion).complete()
                 return nil
             })
-        if let executor = storage.context?.awaitingExecutor, !Self.currentTaskPrefersAnExecutor {
-            await withTaskExecutorPreference(executor) { await suspend(until: completion) }
-        } else {
-            await suspend(until: completion)
+        await withTaskCancellationHandler {
+            if let executor = storage.context?.awaitingExecutor, !Self.currentTaskPrefersAnExecutor {
+                // Only the suspension inside the preference: every hop a task makes while it
+                // prefers an executor it is not running on is a job enqueued on that executor
+                // (see `AwaitingTaskExecutor`), so each function entered or returned from in
+                // here would cost one.
+                await withTaskExecutorPreference(executor) {
+                    await withUnsafeContinuation { completion.resume($0) }
+                }
+            } else {
+                await withUnsafeContinuation { completion.resume($0) }
+            }
+        } onCancel: {
+            cancel()
         }
         // The future completed before `completion` resumed the task.
         return try storage.resultOfCompleted.get()
@@ -41,16 +51,6 @@ extension Future {
     /// Whether the calling task runs with an executor preference of its own, which awaiting keeps.
     private static var currentTaskPrefersAnExecutor: Bool {
         withUnsafeCurrentTask { $0?.unownedTaskExecutor != nil }
-    }
-
-    /// Suspends until the future completes (`completion` resumes the task); cancelling the task
-    /// meanwhile cancels the future, which then completes with the cancellation.
-    private func suspend(until completion: AwaitedCompletion) async {
-        await withTaskCancellationHandler {
-            await withUnsafeContinuation { completion.resume($0) }
-        } onCancel: {
-            cancel()
-        }
     }
 
     /// A future of an `async` operation, run in a new task; cancelling the future cancels the task.

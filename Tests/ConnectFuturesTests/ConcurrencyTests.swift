@@ -76,6 +76,23 @@ struct ConcurrencyTests {
         }
     }
 
+    // An awaiting executor runs each job it is given as Swift's pool would, preferring no
+    // executor; so while the task prefers that executor, each hop it makes (each function it
+    // enters or returns to that may change executors) is one more job. Only the suspension itself
+    // sits inside the preference: into it, the continuation and back out cost four jobs at most
+    // (three in an optimized build), where the whole wait inside it cost eight.
+    @Test func aTaskThatWaitsHopsOntoTheAwaitingExecutorAtMostFourTimes() async throws {
+        let executor = RecordingAwaitingExecutor()
+        let promise = Promise<Int>(
+            context: FutureContext(callbackQueue: nil, cancellationError: nil, settings: [], awaitingExecutor: executor)
+        )
+        let task = Task { try await promise.future.value }
+        try await Task.sleep(for: .milliseconds(20))
+        promise.succeed(1)
+        #expect(try await task.value == 1)
+        #expect(executor.jobs <= 4, "jobs: \(executor.jobs)")
+    }
+
     @Test func awaitingThroughAnExecutorThrowsTheFuturesError() async {
         let executor = RecordingAwaitingExecutor()
         let promise = Promise<Int>(
@@ -114,7 +131,7 @@ struct ConcurrencyTests {
     }
 }
 
-/// An awaiting executor that runs jobs on Swift's global pool and counts them; `beforeFirstJob`
+/// An awaiting executor that runs jobs on libdispatch's pool and counts them; `beforeFirstJob`
 /// runs before the first job it is given (the task's hop onto it) is enqueued.
 private final class RecordingAwaitingExecutor: AwaitingExecutor, @unchecked Sendable {
     private let lock = NSLock()
@@ -134,6 +151,11 @@ private final class RecordingAwaitingExecutor: AwaitingExecutor, @unchecked Send
             return beforeFirstJob
         }
         first?()
-        globalConcurrentExecutor.enqueue(job)
+        // Run as Connect's `AwaitingTaskExecutor` runs the jobs it continues: off the pool's own
+        // queue, on a thread that then runs as the pool would, preferring no executor.
+        let job = UnownedJob(job)
+        DispatchQueue.global().async {
+            job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+        }
     }
 }
