@@ -45,7 +45,7 @@ extension Future {
             cancel()
         }
         // The future completed before `completion` resumed the task.
-        return try storage.resultOfCompleted.get()
+        return try storage.valueOfCompleted()
     }
 
     /// Whether the calling task runs with an executor preference of its own, which awaiting keeps.

@@ -21,4 +21,13 @@ enum FutureSlot<Value: Sendable>: ResultSlot {
         case .empty: preconditionFailure("a future's result was read before it completed")
         }
     }
+
+    @inlinable
+    func heldValue() throws -> Value {
+        switch self {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        case .empty: preconditionFailure("a future's result was read before it completed")
+        }
+    }
 }

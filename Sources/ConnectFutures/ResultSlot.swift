@@ -9,6 +9,8 @@
 @usableFromInline
 protocol ResultSlot {
     associatedtype Outcome
+    /// What a success holds.
+    associatedtype Value
     /// The slot of a pending future.
     static var empty: Self { get }
     /// A slot holding a failure: what cancelling or abandoning a future stores.
@@ -17,4 +19,6 @@ protocol ResultSlot {
     static func holding(_ outcome: consuming Outcome) -> Self
     /// The outcome of a slot known to hold one.
     var held: Outcome { get }
+    /// The value of a slot known to hold an outcome, or its error thrown; no `Outcome` is made.
+    func heldValue() throws -> Value
 }
