@@ -1,7 +1,7 @@
 /// The jobs a ``CompletionDrain`` keeps to run, in the order they came, the first kept out of
-/// the array: a task awaiting one request at a time is enqueued again at each of its hops
-/// (resumed, then leaving and entering its executor preference), one job at a time, and an
-/// array emptied between them would allocate its buffer anew for each.
+/// the array: a task awaiting one request at a time is enqueued at each of its hops (into its
+/// executor preference, resumed, back out of it), one job at a time, and an array emptied
+/// between them would allocate its buffer anew for each.
 ///
 /// Taken one batch at a time, so that the jobs a running job adds wait for the next batch: the
 /// first alone while it is there, then the array.
