@@ -79,8 +79,8 @@ struct ConcurrencyTests {
     // An awaiting executor runs each job it is given as Swift's pool would, preferring no
     // executor; so while the task prefers that executor, each hop it makes (each function it
     // enters or returns to that may change executors) is one more job. Only the suspension itself
-    // sits inside the preference: into it, the continuation and back out cost four jobs at most
-    // (three in an optimized build), where the whole wait inside it cost eight.
+    // sits inside the preference, so that a wait costs a few: into it, the continuation, back
+    // out (and a closure's entry in a build that does not inline it).
     @Test func aTaskThatWaitsHopsOntoTheAwaitingExecutorAtMostFourTimes() async throws {
         let executor = RecordingAwaitingExecutor()
         let promise = Promise<Int>(
