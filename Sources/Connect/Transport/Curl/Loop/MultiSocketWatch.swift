@@ -48,15 +48,19 @@ final class MultiSocketWatch {
         self.wakeup = wakeup
         if inEpollSet { openEpollSet() }
         let context = Unmanaged.passUnretained(self).toOpaque()
+        // The callbacks borrow the watch for their call rather than retain it: it outlives
+        // `multi`, and nothing they do releases it.
         ccurl_multi_setopt_socket_callback(multi) { _, socket, what, context, _ in
-            let watch = Unmanaged<MultiSocketWatch>.fromOpaque(context!).takeUnretainedValue()
-            watch.libcurlWatches(socket, what == CURL_POLL_REMOVE ? nil : MultiSocketWatch.pollEvents(what))
+            let events = what == CURL_POLL_REMOVE ? nil : MultiSocketWatch.pollEvents(what)
+            Unmanaged<MultiSocketWatch>.fromOpaque(context!)._withUnsafeGuaranteedRef {
+                $0.libcurlWatches(socket, events)
+            }
             return 0
         }
         ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
         ccurl_multi_setopt_timer_callback(multi) { _, milliseconds, context in
-            let watch = Unmanaged<MultiSocketWatch>.fromOpaque(context!).takeUnretainedValue()
-            watch.deadline = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
+            let deadline: MonotonicInstant? = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
+            Unmanaged<MultiSocketWatch>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.deadline = deadline }
             return 0
         }
         ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
