@@ -20,6 +20,39 @@ struct MonotonicInstantTests {
     }
 
     @Test(arguments: [
+        (Int64(0), 2, Int64(2_000_000)),
+        (Int64(5), 0, Int64(5)),
+        (Int64(3_000_000), -1, Int64(2_000_000)),
+        (Int64.max - 10, 1, Int64.max),
+        (Int64(1), Int.max, Int64.max),
+        (Int64(-1), Int.min, Int64.min)
+    ])
+    func millisecondsLaterSaturate(start: Int64, milliseconds: Int, expected: Int64) {
+        let later = MonotonicInstant(nanoseconds: start).advanced(byMilliseconds: milliseconds)
+        #expect(later.nanoseconds == expected)
+        // The same instant as `Duration`'s arithmetic gives, wherever that does not saturate.
+        if milliseconds.magnitude < 1 << 40 {
+            #expect(later == MonotonicInstant(nanoseconds: start) + .milliseconds(milliseconds))
+        }
+    }
+
+    // A poll waits whole milliseconds, rounded up so that it wakes after the deadline.
+    @Test(arguments: [
+        (Int64(0), Int64(1), 1),
+        (Int64(0), Int64(999_999), 1),
+        (Int64(0), Int64(1_000_000), 2),
+        (Int64(0), Int64(2_500_000), 3),
+        (Int64(10), Int64(10), 0),
+        (Int64(20), Int64(10), 0),
+        (Int64.min, Int64.max, Int.max)
+    ])
+    func millisecondsToWaitRoundUp(now: Int64, deadline: Int64, expected: Int) {
+        #expect(
+            MonotonicInstant(nanoseconds: now).millisecondsToWait(until: MonotonicInstant(nanoseconds: deadline))
+                == expected)
+    }
+
+    @Test(arguments: [
         (Int64(2_000_000_000), Int64(500_000_000), Duration.milliseconds(1_500)),
         (Int64(10), Int64(10), Duration.zero),
         (Int64(10), Int64(25), Duration.nanoseconds(-15))

@@ -37,6 +37,16 @@ struct MonotonicInstant: Comparable, Sendable {
         return MonotonicInstant(nanoseconds: sum)
     }
 
+    /// `milliseconds` later, saturating as `+` does: libcurl's timer and the loop's waits count
+    /// in milliseconds, and the loop reads them on every pass, where `Duration`'s arithmetic is
+    /// in 128 bits.
+    func advanced(byMilliseconds milliseconds: Int) -> MonotonicInstant {
+        let (delta, overflow) = Int64(milliseconds).multipliedReportingOverflow(by: 1_000_000)
+        let (sum, overflowAgain) = nanoseconds.addingReportingOverflow(delta)
+        guard !overflow, !overflowAgain else { return MonotonicInstant(nanoseconds: milliseconds < 0 ? .min : .max) }
+        return MonotonicInstant(nanoseconds: sum)
+    }
+
     /// The time from `start` to `end`.
     static func - (end: MonotonicInstant, start: MonotonicInstant) -> Duration {
         .nanoseconds(end.nanoseconds &- start.nanoseconds)
@@ -49,6 +59,8 @@ struct MonotonicInstant: Comparable, Sendable {
     /// The whole milliseconds a poll waits from here for `deadline` to pass, rounded up so that
     /// it wakes after the deadline rather than just before it; 0 once it has passed.
     func millisecondsToWait(until deadline: MonotonicInstant) -> Int {
-        self < deadline ? Int((deadline - self) / .milliseconds(1)) + 1 : 0
+        guard self < deadline else { return 0 }
+        let (span, overflow) = deadline.nanoseconds.subtractingReportingOverflow(nanoseconds)
+        return overflow ? .max : Int(span / 1_000_000) + 1
     }
 }

@@ -38,6 +38,8 @@ final class CompletionDrain {
     /// pool: many times what a task that decodes a response and sends the next request takes,
     /// and short enough that a task with more to do holds the others back little.
     static let continuingBudget = Duration.milliseconds(1)
+    /// A drain's budget before it begins, made once: in nanoseconds, not `Duration`s.
+    private static let unspentBudget = ContinuationBudget(continuingBudget)
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -102,7 +104,7 @@ final class CompletionDrain {
     /// ``continuingBudget`` lasts; hands the rest to the pool.
     private func runAfterwards() {
         let noPreference = globalConcurrentExecutor.asUnownedTaskExecutor()
-        var budget = ContinuationBudget(Self.continuingBudget)
+        var budget = Self.unspentBudget
         func run(_ job: UnownedJob) {
             if budget.runsNext(now: MonotonicInstant.now) {
                 job.runSynchronously(on: noPreference)

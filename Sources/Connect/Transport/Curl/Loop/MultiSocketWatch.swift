@@ -59,7 +59,7 @@ final class MultiSocketWatch {
         }
         ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
         ccurl_multi_setopt_timer_callback(multi) { _, milliseconds, context in
-            let deadline: MonotonicInstant? = milliseconds < 0 ? nil : .now + .milliseconds(milliseconds)
+            let deadline = milliseconds < 0 ? nil : MonotonicInstant.now.advanced(byMilliseconds: milliseconds)
             Unmanaged<MultiSocketWatch>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.deadline = deadline }
             return 0
         }
