@@ -29,10 +29,13 @@ import ObjectiveC
 /// Only the thread running the drain touches `onQueue` and `afterwards`.
 final class CompletionDrain {
     let queue: DispatchQueue
+    // `@exclusivity(unchecked)` on the state below: the thread running the drain alone touches
+    // it, one access at a time, so the runtime's dynamic checks (a thread-local lookup per
+    // access, for every job a drain keeps) would find nothing.
     /// Whether the drain still runs on ``queue``: tasks for the queue can still join it.
-    private(set) var isOnQueue = true
-    private var onQueue = DrainJobs<(job: UnownedJob, executor: UnownedTaskExecutor)>()
-    private var afterwards = DrainJobs<UnownedJob>()
+    @exclusivity(unchecked) private(set) var isOnQueue = true
+    @exclusivity(unchecked) private var onQueue = DrainJobs<(job: UnownedJob, executor: UnownedTaskExecutor)>()
+    @exclusivity(unchecked) private var afterwards = DrainJobs<UnownedJob>()
 
     /// How long the drain's thread continues awaiting tasks before it hands the rest to Swift's
     /// pool: many times what a task that decodes a response and sends the next request takes,

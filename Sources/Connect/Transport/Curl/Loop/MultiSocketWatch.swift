@@ -23,22 +23,26 @@ import Darwin
 /// Used by the loop's leading thread alone, as the multi handle is.
 final class MultiSocketWatch {
     let multi: UnsafeMutableRawPointer
+    // `@exclusivity(unchecked)` on the state below: the loop's leading thread alone touches it,
+    // one access at a time (libcurl's callbacks run inside `curl_multi_socket_action`, while no
+    // access is open), so the runtime's dynamic checks (a thread-local lookup per access, on
+    // every wait and every socket libcurl names) would find nothing.
     /// The sockets libcurl waits on, with the poll(2) events it waits for.
-    private var interests: [curl_socket_t: Int16] = [:]
+    @exclusivity(unchecked) private var interests: [curl_socket_t: Int16] = [:]
     /// When libcurl's timer is due; `nil` while none runs.
-    private var deadline: MonotonicInstant?
+    @exclusivity(unchecked) private var deadline: MonotonicInstant?
     /// The sockets the last wait found ready, with the `CURL_CSELECT_*` mask for each.
-    private var ready: [(socket: curl_socket_t, mask: Int32)] = []
+    @exclusivity(unchecked) private var ready: [(socket: curl_socket_t, mask: Int32)] = []
     /// The sockets ``act()`` hands libcurl, `ready`'s buffer traded with it: neither list
     /// allocates once grown.
-    private var acting: [(socket: curl_socket_t, mask: Int32)] = []
+    @exclusivity(unchecked) private var acting: [(socket: curl_socket_t, mask: Int32)] = []
     /// The epoll set the sockets are watched in; -1 when every wait polls them all.
-    private var epoll: Int32 = -1
+    @exclusivity(unchecked) private var epoll: Int32 = -1
     /// A descriptor in the epoll set beside libcurl's sockets (the loop's wake-up pipe), which a
     /// wait reports rather than hands to libcurl.
     private let wakeup: Int32
     /// Where an epoll wait writes the sockets it found ready.
-    private var found: [pollfd] = []
+    @exclusivity(unchecked) private var found: [pollfd] = []
 
     /// Watches `multi`, which it sets up to report its sockets and timer here; with
     /// `inEpollSet`, in an epoll set where there is one, beside `wakeup`. `multi` must not
