@@ -108,17 +108,12 @@ final class ConnectionTracker {
     /// multiplexed, so from here on a connection must prove it multiplexes before it carries a
     /// second exchange (see ``ConnectionSharing``).
     @exclusivity(unchecked) var sawHTTP2Claim = false
-    /// The loop's watch of its sockets, told of each connection's socket opened and closing, so
-    /// that an idle connection's socket can stay in its epoll set (``EpollRegistration``).
-    var socketWatch: MultiSocketWatch?
-
     /// libcurl created `socket` for a connection, through the Unix domain socket at
     /// `unixSocketPath` if it is one. Returns the connection's serial.
     @discardableResult
     func opened(_ socket: Int32, unixSocketPath: String? = nil) -> UInt32? {
         guard socket >= 0 else { return nil }
         forget(socket)
-        socketWatch?.connectionOpened(socket)
         if connections.count <= Int(socket) {
             connections += Array(repeating: nil, count: Int(socket) + 1 - connections.count)
         }
@@ -158,7 +153,6 @@ final class ConnectionTracker {
     /// libcurl is closing `socket`.
     func closing(_ socket: Int32) {
         forget(socket)
-        socketWatch?.connectionClosing(socket)
     }
 
     private func forget(_ socket: Int32) {
