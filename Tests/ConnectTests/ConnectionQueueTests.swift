@@ -60,6 +60,30 @@ struct ConnectionQueueTests {
         #expect(bodies == ["/busy 1", "/next 1"], "each answered, each sent once")
     }
 
+    /// A burst many times the connections allowed, most of it waiting in the queue longer than
+    /// the connect timeout: every request goes out once, over the connections allowed and no
+    /// others. libcurl from 8.8 counts the wait toward the connect timeout, and a transfer whose
+    /// time ran out as it took an idle connection was ended there, and that connection closed
+    /// with it, so the burst went out over ever new connections (see
+    /// ``LibcurlDefects/countsQueueWaitInConnectTimeout`` and ``QueuedConnectClock``).
+    @Test func aBurstWaitingPastTheConnectTimeoutKeepsItsConnections() async throws {
+        let server = try TestServer { request in
+            TestResponse(body: Data(request.uri.utf8), behavior: .delay(.milliseconds(20)))
+        }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.maximumConnectionsPerHost = 8
+        configuration.connectTimeout = .seconds(1)
+        let connect = Connect(configuration: configuration)
+        // 1,000 answers of 20 ms through 8 connections: the last wait 2.5 s or more, more than
+        // two connect timeouts.
+        let futures = (0..<1_000).map { connect.request(TestConnector(server, "/burst/\($0)")) }
+        let bodies = try await Future.whenAll(futures).value
+        #expect(bodies.enumerated().allSatisfy { String(decoding: $1, as: UTF8.self) == "/burst/\($0)" })
+        #expect(server.requests.count == 1_000, "each went out once")
+        #expect(server.connectionCount <= 8, "the connections allowed, kept for the whole burst")
+    }
+
     @Test func theRequestsTimeoutBoundsItsWaitForAConnection() async throws {
         let server = try TestServer { request in
             request.path == "/stall" ? TestResponse(behavior: .stall) : .text("answered")

@@ -70,6 +70,20 @@ struct ConnectionSharingTests {
         #expect(defects.reusesConnectionsWithBytesWaiting == affected, "\(defects.versionText)")
     }
 
+    /// libcurl 8.8.0 starts a transfer's connect timeout when it sets the transfer up, before
+    /// its wait in the queue for a connection (8.7.1 `multi.c` starts it in `MSTATE_CONNECT`,
+    /// 8.8.0 in `MSTATE_SETUP`), so the loop moves the timeout on while the transfer waits.
+    @Test(arguments: [
+        (0x07_58_01, false),  // 7.88.1, Debian 12
+        (0x08_07_01, false),  // 8.7.1
+        (0x08_08_00, true),  // 8.8.0
+        (0x08_0E_01, true)  // 8.14.1, Debian 12's backports
+    ])
+    func connectTimeoutsAreMovedOnWhereLibcurlCountsTheQueue(_ version: Int, _ affected: Bool) {
+        let defects = LibcurlDefects(version: UInt32(version))
+        #expect(defects.countsQueueWaitInConnectTimeout == affected, "\(defects.versionText)")
+    }
+
     @Test func versionText() {
         #expect(LibcurlDefects(version: 0x07_58_01).versionText == "7.88.1")
         #expect(LibcurlDefects(version: 0x08_0E_01).versionText == "8.14.1")

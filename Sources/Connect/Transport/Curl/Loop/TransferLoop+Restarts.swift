@@ -44,6 +44,7 @@ extension TransferLoop {
             }
             configureCookies(handle)
         }
+        handle.restoreConnectTimeout()
         transfer.prepareForRestart(on: handle, connection)
         // Set either way: a handle that kept its options may carry an earlier restart's.
         handle.set(CURLOPT_FRESH_CONNECT, connection == .new ? 1 : 0)

@@ -24,6 +24,9 @@ extension TransferLoop {
         if let deadline = queued.earliest {
             timeout = min(timeout, now.millisecondsToWait(until: deadline))
         }
+        if let deadline = connectClocks.earliest {
+            timeout = min(timeout, now.millisecondsToWait(until: deadline))
+        }
         // libcurl's sockets and the wake-up pipe in an epoll set, and no WebSockets: one wait
         // that costs the sockets that are ready.
         if multiSockets.usesEpollSet, _fastPath(webSocketMultiWatch == nil) {

@@ -116,6 +116,10 @@ final class TransferLoop: @unchecked Sendable {
     @exclusivity(unchecked) var addedInPass: [CurlEasyHandle] = []
     /// The transfers waiting in libcurl's queue for a connection, and their deadlines.
     @exclusivity(unchecked) var queued = QueueDeadlines<QueuedTransfer>()
+    /// The transfers waiting in libcurl's queue whose connect timeout the loop moves on, and
+    /// when next, where libcurl counts the wait toward it (see ``QueuedConnectClock``).
+    @exclusivity(unchecked) var connectClocks = QueueDeadlines<QueuedConnectTimeout>()
+    let extendsQueuedConnectTimeouts = LibcurlDefects.running.countsQueueWaitInConnectTimeout
     /// The commands taken from the inbox, whose buffer this list trades with the inbox's (see
     /// `takeCommands`): kept by the loop, not by a lead of one thread, so that the buffer stays
     /// in use across hand-overs instead of leaving with each, which had the next command's
@@ -299,6 +303,7 @@ final class TransferLoop: @unchecked Sendable {
             if _slowPath(!waiting.isEmpty) { releaseWaiting() }
             if !addedInPass.isEmpty { noteQueuedTransfers() }
             if _slowPath(queued.earliest != nil) { endOverdueWaits() }
+            if _slowPath(connectClocks.earliest != nil) { extendDueConnectTimeouts() }
             if !settledInPass.isEmpty, handOff.handOver(&settledInPass, drainingHere: drainsHere()) {
                 let commandsWait = inbox.withLock { inbox -> Bool in
                     inbox.isUnled = true

@@ -45,6 +45,10 @@ final class CurlEasyHandle {
     /// reset): a handle that keeps its setup sets them again only when they change.
     private var httpVersionOption = CURL_HTTP_VERSION_2TLS
     private var waitsForMultiplexing = false
+    /// The connect timeout set for the running transfer's attempt, and whether libcurl holds a
+    /// longer one while the transfer waits in its queue (see ``extendConnectTimeout(to:)``).
+    private(set) var connectTimeout: Duration = .zero
+    private var connectTimeoutExtended = false
 
     /// Headers libcurl adds by itself that a request may need left out, and one it leaves out
     /// that a request may need.
@@ -175,6 +179,8 @@ final class CurlEasyHandle {
         writesHeadLines = false
         httpVersionOption = CURL_HTTP_VERSION_2TLS
         waitsForMultiplexing = false
+        connectTimeout = .zero
+        connectTimeoutExtended = false
     }
 
     /// Asks for the HTTP version `option` (a `CURL_HTTP_VERSION_*`), and whether to wait for a
@@ -225,6 +231,29 @@ final class CurlEasyHandle {
         set(CURLOPT_READDATA, pointer: nil)
         set(CURLOPT_SEEKDATA, pointer: nil)
         carriesMethodOptions = false
+    }
+
+    /// Sets the attempt's connect timeout (`CURLOPT_CONNECTTIMEOUT_MS`).
+    func setConnectTimeout(_ timeout: Duration) {
+        connectTimeout = timeout
+        connectTimeoutExtended = false
+        set(CURLOPT_CONNECTTIMEOUT_MS, CurlTransfer.milliseconds(timeout))
+    }
+
+    /// Gives libcurl `timeout` for connecting instead of the attempt's own, while the transfer
+    /// waits in libcurl's queue (see ``QueuedConnectClock``). A plain option set directly, as
+    /// libcurl reads it each time it checks the timeout; the handle no longer holds the plain
+    /// setup, so that the next transfer on it has the option set again.
+    func extendConnectTimeout(to timeout: Duration) {
+        connectTimeoutExtended = true
+        holdsPlainSetup = false
+        set(CURLOPT_CONNECTTIMEOUT_MS, CurlTransfer.milliseconds(timeout))
+    }
+
+    /// Gives libcurl the attempt's own connect timeout again, for a transfer starting over after
+    /// it waited with a longer one.
+    func restoreConnectTimeout() {
+        if connectTimeoutExtended { setConnectTimeout(connectTimeout) }
     }
 
     func set(_ option: CURLoption, _ value: Int) {

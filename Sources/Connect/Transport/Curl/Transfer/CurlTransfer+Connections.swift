@@ -150,7 +150,7 @@ extension CurlTransfer {
     /// HTTP/3 alternative's fallback, or what a wait for another's connection left).
     func setConnectTimeout(on handle: CurlEasyHandle, cutTo bound: Duration? = nil) {
         let timeout = bound.map { min($0, settings.connectTimeout) } ?? settings.connectTimeout
-        handle.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(timeout))
+        handle.setConnectTimeout(timeout)
     }
 
     /// libcurl is about to open a new connection for this transfer: whether it may, or must

@@ -35,6 +35,15 @@ struct LibcurlDefects: Equatable {
         version < 0x08_00_00
     }
 
+    /// libcurl from 8.8.0 starts a transfer's connect timeout when it sets the transfer up
+    /// (`MSTATE_SETUP`), before the transfer waits in its queue for a connection
+    /// (`CURLMOPT_MAX_HOST_CONNECTIONS`); 7.88 to 8.7 start it as the transfer leaves the queue
+    /// (`MSTATE_CONNECT`). On these versions the loop moves the connect timeout on while a
+    /// transfer waits (``QueuedConnectClock``), so that the wait does not use it up.
+    var countsQueueWaitInConnectTimeout: Bool {
+        version >= 0x08_08_00
+    }
+
     /// Whether every answer a transfer reads comes as HTTP/2 frames, so that a handle that ran
     /// a transfer before is safe for it where libcurl ``keepsFreedHeaderAcrossTransfers``: the
     /// first header libcurl stores from an HTTP/2 answer is its `:status` (7.88 `http2.c`),
