@@ -33,9 +33,21 @@ struct QueuedConnectClockTests {
             name: "a short connect timeout takes a step of 100 ms", connectTimeout: 300, added: 0, now: 450,
             timeout: 850, step: 100),
         Row(
-            name: "0 is libcurl's default of 300 s", connectTimeout: 0, added: 0, now: 5_000, timeout: 342_500,
+            name: "libcurl's default of 300 s", connectTimeout: 300_000, added: 0, now: 5_000, timeout: 342_500,
             step: 37_500)
     ]
+
+    /// The clock counts from the timeout libcurl applies: whole milliseconds, at least 1, and a
+    /// duration too long to count is libcurl's "never", its default of 300 s.
+    @Test(arguments: [
+        (Duration.seconds(10), Duration.seconds(10)),
+        (.microseconds(1_500), .milliseconds(1)),
+        (.zero, .milliseconds(1)),
+        (.seconds(Int64.max), .seconds(300))
+    ])
+    func theConnectTimeoutIsTheOneLibcurlApplies(_ set: Duration, _ applied: Duration) {
+        #expect(CurlTransfer.appliedConnectTimeout(set) == applied)
+    }
 
     @Test(arguments: rows)
     func timeout(_ row: Row) {

@@ -10,16 +10,11 @@
 /// ends it as premature): a burst larger than the connections allowed went out over ever new
 /// connections.
 struct QueuedConnectClock {
-    /// The attempt's own connect timeout, as libcurl applies it.
+    /// The attempt's own connect timeout, as libcurl applies it
+    /// (``CurlTransfer/appliedConnectTimeout(_:)``).
     let connectTimeout: Duration
     /// When libcurl began counting: when the transfer went to it.
     let addedAt: MonotonicInstant
-
-    /// `connectTimeout` is the attempt's, as set on its handle: 0 is libcurl's default of 300 s.
-    init(connectTimeout: Duration, addedAt: MonotonicInstant) {
-        self.connectTimeout = connectTimeout <= .zero ? .seconds(300) : connectTimeout
-        self.addedAt = addedAt
-    }
 
     /// How long one extension holds: an eighth of the connect timeout, and at least 100 ms, so
     /// that a loop pass that runs long (thousands of transfers, a loaded machine) does not let

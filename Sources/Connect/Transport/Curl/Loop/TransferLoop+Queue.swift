@@ -40,7 +40,8 @@ extension TransferLoop {
                 queued.add(entry, until: started + timeout)
             }
             if _slowPath(extendsQueuedConnectTimeouts) {
-                let clock = QueuedConnectClock(connectTimeout: handle.connectTimeout, addedAt: instant)
+                let clock = QueuedConnectClock(
+                    connectTimeout: CurlTransfer.appliedConnectTimeout(handle.connectTimeout), addedAt: instant)
                 extendConnectTimeout(QueuedConnectTimeout(queued: entry, clock: clock), at: instant)
             }
         }

@@ -91,10 +91,15 @@ extension CurlTransfer {
         }
     }
 
-    /// The connect timeout the settings give, as libcurl applies it: its 0, "never", is its
-    /// default of 300 s for connecting.
+    /// The connect timeout the settings give, as libcurl applies it.
     var configuredConnectTimeout: Duration {
-        let milliseconds = Self.milliseconds(settings.connectTimeout)
+        Self.appliedConnectTimeout(settings.connectTimeout)
+    }
+
+    /// The connect timeout libcurl applies for `timeout` as ``milliseconds(_:)`` hands it over:
+    /// whole milliseconds, at least 1, and its 0, "never", is its default of 300 s for connecting.
+    static func appliedConnectTimeout(_ timeout: Duration) -> Duration {
+        let milliseconds = Self.milliseconds(timeout)
         return milliseconds == 0 ? .seconds(300) : .milliseconds(milliseconds)
     }
 
