@@ -119,6 +119,29 @@ static inline CURLcode ccurl_easy_setopt_closesocket_callback(CURL *handle, ccur
     return curl_easy_setopt(handle, CURLOPT_CLOSESOCKETFUNCTION, value);
 }
 
+// Opens the socket of every connection libcurl makes (CURLOPT_OPENSOCKETFUNCTION) closed on exec
+// and non-blocking: libcurl's own socket(2) leaves it open across exec, so a process the app
+// spawns would hold each connection open, and its server would not see it close until that
+// process ended. In one call where the flags exist, so no spawn can come between the two.
+#include <fcntl.h>
+#include <sys/socket.h>
+
+static inline curl_socket_t ccurl_open_socket(void *context, curlsocktype purpose, struct curl_sockaddr *address) {
+    (void)context;
+    (void)purpose;
+#if defined(SOCK_CLOEXEC) && defined(SOCK_NONBLOCK)
+    return socket(address->family, address->socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, address->protocol);
+#else
+    curl_socket_t opened = socket(address->family, address->socktype, address->protocol);
+    if (opened != CURL_SOCKET_BAD) (void)fcntl(opened, F_SETFD, FD_CLOEXEC);
+    return opened;
+#endif
+}
+
+static inline CURLcode ccurl_easy_setopt_open_socket_closed_on_exec(CURL *handle) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, ccurl_open_socket);
+}
+
 static const int ccurl_prereq_ok = CURL_PREREQFUNC_OK;
 static const int ccurl_prereq_abort = CURL_PREREQFUNC_ABORT;
 

@@ -137,6 +137,8 @@ extension CurlTransfer {
         // Each connection's socket is known, so that an idle one with unread bytes is never
         // reused (see ConnectionTracker), and each is chosen through `connectionChosen`.
         let tracker = Unmanaged.passUnretained(handle.connections).toOpaque()
+        // Closed on exec: a process the app spawns must not hold a connection open.
+        ccurl_easy_setopt_open_socket_closed_on_exec(handle.raw)
         ccurl_easy_setopt_sockopt_callback(handle.raw, Self.socketOpenedCallback)
         handle.set(CURLOPT_SOCKOPTDATA, pointer: Unmanaged.passUnretained(handle).toOpaque())
         ccurl_easy_setopt_closesocket_callback(handle.raw, ConnectionTracker.socketClosingCallback)
