@@ -62,7 +62,13 @@ final class NginxServer: @unchecked Sendable {
             // A failed attempt (another test took a port) leaves its Unix domain sockets behind,
             // which the next would fail to bind.
             for case let socketPath? in sites.map(\.unixSocket) { unlink(socketPath) }
-            let ports = try sites.map { _ in try unusedPort() }
+            // One port a site: a port found free, freed and found again would give two sites
+            // one port, where nginx answers both from the first.
+            var ports: [Int] = []
+            while ports.count < sites.count {
+                let port = try unusedPort()
+                if !ports.contains(port) { ports.append(port) }
+            }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "connect-nginx-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
