@@ -180,15 +180,16 @@ static inline int ccurl_epoll_create(void) {
     return epoll_create1(EPOLL_CLOEXEC);
 }
 
-/// Watches `socket` for `events` (POLLIN, POLLOUT), whether or not it was watched before; 0 on
+/// Watches `socket` for `events` (POLLIN, POLLOUT), whether or not it was watched before:
+/// `registered` says which to try first, a change (`EPOLL_CTL_MOD`) or an addition; 0 on
 /// success, -1 with errno set.
-static inline int ccurl_epoll_watch(int epoll, int socket, short events) {
+static inline int ccurl_epoll_watch(int epoll, int socket, short events, int registered) {
     struct epoll_event event = {0};
     event.events = (events & POLLIN ? EPOLLIN : 0) | (events & POLLOUT ? EPOLLOUT : 0);
     event.data.fd = socket;
-    if (epoll_ctl(epoll, EPOLL_CTL_MOD, socket, &event) == 0) return 0;
-    if (errno != ENOENT) return -1;
-    return epoll_ctl(epoll, EPOLL_CTL_ADD, socket, &event);
+    if (epoll_ctl(epoll, registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, socket, &event) == 0) return 0;
+    if (errno != (registered ? ENOENT : EEXIST)) return -1;
+    return epoll_ctl(epoll, registered ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, socket, &event);
 }
 
 /// Stops watching `socket`; a socket already closed has left the set by itself.

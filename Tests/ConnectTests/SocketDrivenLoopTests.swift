@@ -158,4 +158,91 @@ struct SocketDrivenLoopTests {
         #expect(seen.withLock { $0.count } == 1)
         for future in waiting { _ = future.cancel() }
     }
+
+    #if os(Linux)
+    /// What `read` finds on the loop thread, run by the observer of a request to `server` (the
+    /// client runs callbacks on the transfer thread).
+    static func onLoopThread<Value: Sendable>(
+        _ client: Connect, _ loop: TransferLoop, _ server: LocalServer, _ read: @escaping @Sendable () -> Value
+    ) async throws -> Value {
+        for _ in 0..<20 {
+            let value: Value? = try await withCheckedThrowingContinuation { continuation in
+                client.request(TestConnector(server, "/")).observe { result in
+                    let value = loop.isLoopThread ? read() : nil
+                    continuation.resume(with: result.map { _ in value })
+                }
+            }
+            if let value { return value }
+        }
+        throw ConnectError.cancelled
+    }
+
+    /// A keep-alive connection's socket stays in the epoll set between its requests: each
+    /// request waits for its response (the server answers after a pause) at no change to the
+    /// set, where taking the socket out as each transfer ends and adding it back for the next
+    /// cost two or three `epoll_ctl` calls a request.
+    @Test func aKeptConnectionsRequestsChangeNoEpollRegistration() async throws {
+        let connections = Locked<Set<Int>>([])
+        let server = try RawServer { request, _ in
+            connections.withLock { _ = $0.insert(request.connectionID) }
+            return [.pause(.milliseconds(3)), .send(RawServer.response(body: "kept"))]
+        }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.runsCallbacksOnTransferThread = true
+        let client = Connect(configuration: configuration)
+        let loop = try #require(client.transport as? CurlTransport).loop
+        #expect(loop.multiSockets.usesEpollSet)
+
+        let before = try await Self.onLoopThread(client, loop, server) { loop.multiSockets.epollSetChanges }
+        for _ in 0..<10 {
+            let body = try await client.request(TestConnector(server, "/")).value
+            #expect(String(decoding: body, as: UTF8.self) == "kept")
+        }
+        let after = try await Self.onLoopThread(client, loop, server) { loop.multiSockets.epollSetChanges }
+        #expect(connections.withLock { $0.count } == 1)
+        #expect(after - before <= 1)
+    }
+
+    /// An idle connection kept in the epoll set that its server closes leaves the set at the
+    /// first wait that finds it readable, rather than wake every wait after (libcurl would
+    /// close it only when it next prunes its connection cache, a second later), and the next
+    /// request to that server goes out on a new connection.
+    @Test func anIdleConnectionItsServerClosesLeavesTheEpollSet() async throws {
+        let connections = Locked<Set<Int>>([])
+        let closing = try RawServer { request, _ in
+            connections.withLock { _ = $0.insert(request.connectionID) }
+            return [.send(RawServer.response(body: "once")), .pause(.milliseconds(20)), .close]
+        }
+        defer { closing.shutdown() }
+        let steady = try RawServer { _, _ in [.send(RawServer.response(body: "steady"))] }
+        defer { steady.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.runsCallbacksOnTransferThread = true
+        let client = Connect(configuration: configuration)
+        let loop = try #require(client.transport as? CurlTransport).loop
+
+        let body = try await client.request(TestConnector(closing, "/")).value
+        #expect(String(decoding: body, as: UTF8.self) == "once")
+        // The steady server's connection stays registered; the closed one leaves the set once
+        // a wait finds it readable. Each look is a request to the steady server, a few waits.
+        let waitsBefore = try await Self.onLoopThread(client, loop, steady) { loop.multiSockets.epollWaits }
+        var registered = try await Self.onLoopThread(client, loop, steady) { loop.multiSockets.epollSetSize }
+        var looks = 1
+        for _ in 0..<500 where registered > 1 {
+            try await Task.sleep(for: .milliseconds(10))
+            registered = try await Self.onLoopThread(client, loop, steady) { loop.multiSockets.epollSetSize }
+            looks += 1
+        }
+        let waitsAfter = try await Self.onLoopThread(client, loop, steady) { loop.multiSockets.epollWaits }
+        #expect(registered == 1)
+        // A readable socket left in the set would return every wait at once: thousands of them
+        // while the test sleeps.
+        #expect(waitsAfter - waitsBefore <= 20 * (looks + 1))
+        let again = try await client.request(TestConnector(closing, "/")).value
+        #expect(String(decoding: again, as: UTF8.self) == "once")
+        #expect(connections.withLock { $0.count } == 2)
+    }
+    #endif
+
 }

@@ -108,12 +108,18 @@ final class ConnectionTracker {
     /// multiplexed, so from here on a connection must prove it multiplexes before it carries a
     /// second exchange (see ``ConnectionSharing``).
     @exclusivity(unchecked) var sawHTTP2Claim = false
+    /// The loop's watch of its sockets, told of each connection's socket opened, established
+    /// (its first exchange) and closing, so that an idle connection's socket can stay in its
+    /// epoll set (``EpollRegistration``).
+    var socketWatch: MultiSocketWatch?
+
     /// libcurl created `socket` for a connection, through the Unix domain socket at
     /// `unixSocketPath` if it is one. Returns the connection's serial.
     @discardableResult
     func opened(_ socket: Int32, unixSocketPath: String? = nil) -> UInt32? {
         guard socket >= 0 else { return nil }
         forget(socket)
+        socketWatch?.connectionOpened(socket)
         if connections.count <= Int(socket) {
             connections += Array(repeating: nil, count: Int(socket) + 1 - connections.count)
         }
@@ -153,6 +159,7 @@ final class ConnectionTracker {
     /// libcurl is closing `socket`.
     func closing(_ socket: Int32) {
         forget(socket)
+        socketWatch?.connectionClosing(socket)
     }
 
     private func forget(_ socket: Int32) {
@@ -195,6 +202,7 @@ final class ConnectionTracker {
     /// hand back to ``exchangeLeft(_:serial:)`` when the transfer ends or leaves it.
     func exchangeStarted(on socket: Int32) -> UInt32? {
         guard Int(socket) < connections.count, connections[Int(socket)] != nil else { return nil }
+        if !connections[Int(socket)]!.carriedAnExchange { socketWatch?.connectionEstablished(socket) }
         connections[Int(socket)]!.exchangesInFlight += 1
         connections[Int(socket)]!.carriedAnExchange = true
         return connections[Int(socket)]!.serial

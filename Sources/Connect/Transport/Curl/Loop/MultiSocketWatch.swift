@@ -18,7 +18,8 @@ import Darwin
 /// On Linux the sockets are kept in an epoll(7) set as libcurl names them, so that a wait costs
 /// the sockets that are ready, not every socket watched: with hundreds of requests waiting (long
 /// polls, event streams), a poll(2) over all of them on every wait is most of a request's cost.
-/// Elsewhere, or should the set fail, each wait polls every socket.
+/// An idle keep-alive connection's socket stays in the set for its next request
+/// (``EpollRegistration``). Elsewhere, or should the set fail, each wait polls every socket.
 ///
 /// Used by the loop's leading thread alone, as the multi handle is.
 final class MultiSocketWatch {
@@ -43,6 +44,12 @@ final class MultiSocketWatch {
     private let wakeup: Int32
     /// Where an epoll wait writes the sockets it found ready.
     @exclusivity(unchecked) private var found: [pollfd] = []
+    /// What the epoll set holds for each descriptor, indexed by descriptor (small numbers).
+    @exclusivity(unchecked) private var registrations: [EpollRegistration] = []
+    /// How many changes the epoll set took (`epoll_ctl` calls, a fallback aside).
+    @exclusivity(unchecked) private(set) var epollSetChanges = 0
+    /// How many waits in the epoll set there were.
+    @exclusivity(unchecked) private(set) var epollWaits = 0
 
     /// Watches `multi`, which it sets up to report its sockets and timer here; with
     /// `inEpollSet`, in an epoll set where there is one, beside `wakeup`. `multi` must not
@@ -80,6 +87,9 @@ final class MultiSocketWatch {
     /// Whether the sockets are watched in an epoll set (see ``waitInEpollSet(timeout:)``).
     var usesEpollSet: Bool { epoll >= 0 }
 
+    /// How many of libcurl's sockets the epoll set holds, idle connections' among them.
+    var epollSetSize: Int { registrations.count { $0.events != nil } }
+
     /// The poll(2) events for libcurl's `CURL_POLL_*` wish.
     static func pollEvents(_ what: Int32) -> Int16 {
         (what & CURL_POLL_IN != 0 ? Int16(POLLIN) : 0) | (what & CURL_POLL_OUT != 0 ? Int16(POLLOUT) : 0)
@@ -98,11 +108,54 @@ final class MultiSocketWatch {
     /// libcurl's socket callback: `socket` is to be watched for `events`, or no longer (`nil`).
     private func libcurlWatches(_ socket: curl_socket_t, _ events: Int16?) {
         interests[socket] = events
+        changeEpollSet(for: socket) { $0.libcurlWatches(events) }
+    }
+
+    /// A connection's socket was opened on `socket`: a new socket, in no set yet.
+    func connectionOpened(_ socket: curl_socket_t) {
+        changeEpollSet(for: socket) {
+            $0.connectionOpened()
+            return .none
+        }
+    }
+
+    /// An exchange went out on the connection of `socket`: its registration can outlive
+    /// libcurl's interest, since ``connectionClosing(_:)`` will be told of its end.
+    func connectionEstablished(_ socket: curl_socket_t) {
+        changeEpollSet(for: socket) {
+            $0.connectionEstablished()
+            return .none
+        }
+    }
+
+    /// libcurl closes the connection's socket `socket`: it leaves the epoll set first.
+    func connectionClosing(_ socket: curl_socket_t) {
+        changeEpollSet(for: socket) { $0.connectionClosing() }
+    }
+
+    /// Makes the change to the epoll set that `decide` returns for `socket`'s registration.
+    private func changeEpollSet(
+        for socket: curl_socket_t, _ decide: (inout EpollRegistration) -> EpollRegistration.Change
+    ) {
+        guard epoll >= 0, socket >= 0 else { return }
+        let index = Int(socket)
+        if index >= registrations.count {
+            registrations += repeatElement(EpollRegistration(), count: index + 1 - registrations.count)
+        }
+        let change = decide(&registrations[index])
         #if os(Linux)
-        guard epoll >= 0 else { return }
-        guard let events else { return ccurl_epoll_forget(epoll, socket) }
-        // A set that refuses a socket has every wait poll them all from then on.
-        if ccurl_epoll_watch(epoll, socket, events) != 0 { closeEpollSet() }
+        switch change {
+        case .none:
+            return
+        case .forget:
+            ccurl_epoll_forget(epoll, socket)
+        case .watch(let events, let believedRegistered):
+            // A set that refuses a socket has every wait poll them all from then on.
+            if ccurl_epoll_watch(epoll, socket, events, believedRegistered ? 1 : 0) != 0 { closeEpollSet() }
+        }
+        epollSetChanges += 1
+        #else
+        _ = change  // No epoll set is opened elsewhere.
         #endif
     }
 
@@ -136,6 +189,7 @@ final class MultiSocketWatch {
     /// for ``act()``; whether it found the wake-up descriptor ready. Only with an epoll set.
     func waitInEpollSet(timeout: Int) -> Bool {
         #if os(Linux)
+        epollWaits += 1
         let count = found.withUnsafeMutableBufferPointer {
             Int(ccurl_epoll_wait(epoll, $0.baseAddress, Int32($0.count), Int32(timeout)))
         }
@@ -145,6 +199,8 @@ final class MultiSocketWatch {
                 woken = true
             } else if let events = interests[entry.fd] {
                 ready.append((entry.fd, Self.actionMask(returned: entry.revents, waitedFor: events)))
+            } else {
+                changeEpollSet(for: entry.fd) { $0.readyWithoutInterest() }
             }
         }
         return woken
@@ -182,7 +238,7 @@ final class MultiSocketWatch {
         guard epoll >= 0 else { return }
         found = Array(repeating: pollfd(), count: 256)
         guard wakeup >= 0 else { return }
-        if ccurl_epoll_watch(epoll, wakeup, Int16(POLLIN)) != 0 { closeEpollSet() }
+        if ccurl_epoll_watch(epoll, wakeup, Int16(POLLIN), 0) != 0 { closeEpollSet() }
         #endif
     }
 
@@ -191,5 +247,6 @@ final class MultiSocketWatch {
         guard epoll >= 0 else { return }
         _ = systemClose(epoll)
         epoll = -1
+        registrations = []
     }
 }

@@ -191,6 +191,7 @@ final class TransferLoop: @unchecked Sendable {
         multi = curl_multi_init()
         wakeup = LoopWakeup()
         multiSockets = MultiSocketWatch(multi, inEpollSet: true, wakeup: wakeup.readEnd)
+        connections.socketWatch = multiSockets
         completesOnLoopThread = callbackQueue.map(Self.completesOnLoopThread(callbackQueue:)) == true
         handOff = CompletionHandOff(
             queue: callbackQueue, drainsFromPool: completesOnLoopThread, responseBuffers: responseBuffers)
