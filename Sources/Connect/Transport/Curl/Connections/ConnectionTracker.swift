@@ -87,8 +87,9 @@ final class ConnectionTracker {
     /// Where origins advertised HTTP/3 alternatives (`Alt-Svc`), when the client follows them.
     let alternativeServices: AlternativeServiceCache?
 
-    init(alternativeServices: AlternativeServiceCache? = nil) {
+    init(alternativeServices: AlternativeServiceCache? = nil, socketWatch: MultiSocketWatch? = nil) {
         self.alternativeServices = alternativeServices
+        self.socketWatch = socketWatch
     }
 
     /// Which origins have h2c connections, and how transfers ask for them.
@@ -111,7 +112,7 @@ final class ConnectionTracker {
     /// The loop's watch of its sockets, told of each connection's socket opened, established
     /// (its first exchange) and closing, so that an idle connection's socket can stay in its
     /// epoll set (``EpollRegistration``).
-    var socketWatch: MultiSocketWatch?
+    let socketWatch: MultiSocketWatch?
 
     /// libcurl created `socket` for a connection, through the Unix domain socket at
     /// `unixSocketPath` if it is one. Returns the connection's serial.

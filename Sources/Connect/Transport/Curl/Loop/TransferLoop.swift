@@ -186,12 +186,11 @@ final class TransferLoop: @unchecked Sendable {
         maximumConnectionsPerHost: Int, callbackQueue: DispatchQueue?, cookies: CookieStorage = .none,
         alternativeServices: AlternativeServiceCache? = nil
     ) {
-        connections = ConnectionTracker(alternativeServices: alternativeServices)
         CurlGlobal.initialize()
         multi = curl_multi_init()
         wakeup = LoopWakeup()
         multiSockets = MultiSocketWatch(multi, inEpollSet: true, wakeup: wakeup.readEnd)
-        connections.socketWatch = multiSockets
+        connections = ConnectionTracker(alternativeServices: alternativeServices, socketWatch: multiSockets)
         completesOnLoopThread = callbackQueue.map(Self.completesOnLoopThread(callbackQueue:)) == true
         handOff = CompletionHandOff(
             queue: callbackQueue, drainsFromPool: completesOnLoopThread, responseBuffers: responseBuffers)
