@@ -105,6 +105,12 @@ public struct Request: Sendable, CustomStringConvertible {
         get { storage.coalescesIdenticalRequests }
         _modify { yield &uniqueStorage().coalescesIdenticalRequests }
     }
+    /// It has no body, or a body of bytes in memory; and no credentials. Read in place, for
+    /// every transfer (see `CurlTransfer.isPlain`): the public getters would copy the body and
+    /// the credentials, through the runtime's generic witnesses.
+    var hasNoCredentialsAndAtMostADataBody: Bool {
+        storage.credentials == nil && storage.body?.isData != false
+    }
     /// Whether the request names its own socket or connect-to entries: its transfer then sets
     /// options a plain one does not.
     var hasOwnRoute: Bool { storage.unixSocketPath != nil || !storage.connectTo.isEmpty }

@@ -141,6 +141,12 @@ public struct RequestBody: Sendable {
         return false
     }
 
+    /// The body is one block in memory (``data``), told without copying it.
+    var isData: Bool {
+        if case .data = content { return true }
+        return false
+    }
+
     /// The bytes, when the body is one block in memory.
     public var data: Data? {
         if case .data(let data) = content { return data }

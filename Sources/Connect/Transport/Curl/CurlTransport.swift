@@ -27,11 +27,21 @@ public final class CurlTransport: StepCompletingCarrier {
         let connectTimeout: Duration
         let maximumBodySize: Int
         let cookies: CookieStorage
+        /// ``cookies`` are kept in a file, stored as a flag for the same reason as
+        /// ``goesThroughProxies``.
+        let keepsCookiesInAFile: Bool
         let proxy: ProxyConfiguration?
         /// The environment's proxies, when no ``proxy`` is set (see
         /// ``ConnectConfiguration/proxiesFromEnvironment``): chosen per request, by its scheme.
         let environmentProxies: EnvironmentProxies?
         let netrc: NetrcFile?
+        /// A ``proxy`` or ``environmentProxies`` is set. Read for every request: a stored flag,
+        /// where `proxy != nil` would copy the optional configuration, strings and all, through
+        /// the runtime's generic witnesses.
+        let goesThroughProxies: Bool
+        /// Neither a proxy nor a netrc file is set (see ``CurlTransfer/screensHeads``), stored for
+        /// the same reason.
+        let hasNoProxyNorNetrc: Bool
         let tls: TLSConfiguration
         let httpVersion: HTTPVersionPolicy
         let connections: ConnectionSettings
@@ -56,9 +66,12 @@ public final class CurlTransport: StepCompletingCarrier {
             self.connectTimeout = connectTimeout
             self.maximumBodySize = maximumBodySize
             self.cookies = cookies
+            if case .file = cookies { keepsCookiesInAFile = true } else { keepsCookiesInAFile = false }
             self.proxy = proxy
             self.environmentProxies = proxy == nil ? environmentProxies : nil
             self.netrc = netrc
+            goesThroughProxies = self.proxy != nil || self.environmentProxies != nil
+            hasNoProxyNorNetrc = !goesThroughProxies && netrc == nil
             self.tls = tls
             self.httpVersion = httpVersion
             self.connections = connections

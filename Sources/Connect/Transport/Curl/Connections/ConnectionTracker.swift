@@ -59,6 +59,9 @@ final class ConnectionTracker {
         return close(socket)
     }
 
+    /// One open connection. Its fields are plain values (its strings live in ``h2cOrigins`` and
+    /// ``unixSocketPaths``), so that reading an entry of ``connections``, several times a request,
+    /// is a plain copy rather than a call through the runtime's generic value witnesses.
     private struct Connection {
         /// Tells this connection apart from a later one on the same descriptor.
         let serial: UInt32
@@ -70,18 +73,17 @@ final class ConnectionTracker {
         var multiplexingProven = false
         /// A transfer went out on it already.
         var wasChosen = false
-        /// The origin it speaks HTTP/2 with prior knowledge to, once a transfer opened it so.
-        var h2cOrigin: String?
+        /// It speaks HTTP/2 with prior knowledge, to its origin in ``h2cOrigins``, once a
+        /// transfer opened it so.
+        var speaksH2C = false
         /// An exchange went out on it (see ``exchangeStarted(on:)``).
         var carriedAnExchange = false
-        /// The Unix domain socket it goes through, if it is not a TCP connection.
-        var unixSocketPath: String?
 
         /// It carried an exchange and carries none now.
         var isIdle: Bool { carriedAnExchange && exchangesInFlight == 0 }
 
         /// A head came on it from HTTP/2 frames, or it speaks h2c.
-        var multiplexes: Bool { multiplexingProven || h2cOrigin != nil }
+        var multiplexes: Bool { multiplexingProven || speaksH2C }
     }
 
     /// Where origins advertised HTTP/3 alternatives (`Alt-Svc`), when the client follows them.
@@ -101,6 +103,10 @@ final class ConnectionTracker {
     // `@exclusivity(unchecked)`: the transfer thread alone touches these, one access at a time.
     /// Open sockets, indexed by descriptor (small numbers, so an array).
     @exclusivity(unchecked) private var connections: [Connection?] = []
+    /// The origin each h2c connection speaks to, by descriptor.
+    @exclusivity(unchecked) private var h2cOrigins: [Int32: String] = [:]
+    /// The Unix domain socket each connection through one goes through, by descriptor.
+    @exclusivity(unchecked) private var unixSocketPaths: [Int32: String] = [:]
     /// Descriptors by ports, for the sockets whose ports are known.
     @exclusivity(unchecked) private var descriptors = SocketsByPorts()
     @exclusivity(unchecked) private var nextSerial: UInt32 = 0
@@ -125,7 +131,8 @@ final class ConnectionTracker {
             connections += Array(repeating: nil, count: Int(socket) + 1 - connections.count)
         }
         nextSerial &+= 1
-        connections[Int(socket)] = Connection(serial: nextSerial, unixSocketPath: unixSocketPath)
+        connections[Int(socket)] = Connection(serial: nextSerial)
+        if let unixSocketPath { unixSocketPaths[socket] = unixSocketPath }
         return nextSerial
     }
 
@@ -142,7 +149,7 @@ final class ConnectionTracker {
             return .known(opened.socket)
         }
         let reusable = connections.indices.lazy.filter {
-            guard let connection = self.connections[$0], connection.unixSocketPath == path else { return false }
+            guard let connection = self.connections[$0], self.unixSocketPaths[Int32($0)] == path else { return false }
             return connection.isIdle || connection.multiplexes
         }.map { Int32($0) }
         if let only = reusable.first, reusable.dropFirst().isEmpty { return .known(only) }
@@ -166,7 +173,10 @@ final class ConnectionTracker {
     private func forget(_ socket: Int32) {
         guard socket >= 0, Int(socket) < connections.count, let connection = connections[Int(socket)] else { return }
         if let ports = connection.ports { descriptors.remove(socket, for: ports) }
-        if let origin = connection.h2cOrigin { priorKnowledge.closed(to: origin) }
+        if connection.speaksH2C, let origin = h2cOrigins.removeValue(forKey: socket) {
+            priorKnowledge.closed(to: origin)
+        }
+        if !unixSocketPaths.isEmpty { unixSocketPaths[socket] = nil }
         connections[Int(socket)] = nil
     }
 
@@ -175,15 +185,16 @@ final class ConnectionTracker {
     func choose(_ socket: Int32) -> (isNew: Bool, speaksH2C: Bool) {
         guard Int(socket) < connections.count, let connection = connections[Int(socket)] else { return (true, false) }
         connections[Int(socket)]?.wasChosen = true
-        return (!connection.wasChosen, connection.h2cOrigin != nil)
+        return (!connection.wasChosen, connection.speaksH2C)
     }
 
     /// The new connection of `socket` speaks HTTP/2 with prior knowledge to `origin`.
     func openedH2C(_ socket: Int32, to origin: String) {
         guard Int(socket) < connections.count, connections[Int(socket)] != nil,
-            connections[Int(socket)]?.h2cOrigin == nil
+            connections[Int(socket)]?.speaksH2C == false
         else { return }
-        connections[Int(socket)]?.h2cOrigin = origin
+        connections[Int(socket)]?.speaksH2C = true
+        h2cOrigins[socket] = origin
         priorKnowledge.opened(to: origin)
         openings.multiplexes(origin)
     }

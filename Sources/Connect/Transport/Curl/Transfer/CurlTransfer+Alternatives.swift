@@ -38,7 +38,7 @@ extension CurlTransfer {
     @inline(never)
     func configureAlternative(_ handle: CurlEasyHandle, fallback: Duration) -> Bool {
         guard let cache = handle.connections.alternativeServices, LibcurlFeatures.running.hasHTTP3,
-            settings.proxy == nil, settings.environmentProxies == nil, unixSocketPath == nil,
+            !settings.goesThroughProxies, unixSocketPath == nil,
             request.connectTo.isEmpty, settings.connections.connectTo.isEmpty,
             let origin = Self.alternativeOrigin(of: request.url), let alternative = cache.alternative(for: origin)
         else { return false }

@@ -141,14 +141,8 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// Not with a socket or connect-to entries of the request's own (``Request/hasOwnRoute``, or
     /// an `http+unix` URL, known once ``configure(_:again:)`` read it: see ``ownUnixSocketPath``).
     var isPlain: Bool {
-        options == nil && request.credentials == nil && !request.hasOwnRoute && ownUnixSocketPath == nil
-            && {
-                switch request.body?.content {
-                case nil, .data?: return true
-                default: return false
-                }
-            }()
-            && { if case .file = settings.cookies { return false } else { return true } }()
+        options == nil && request.hasNoCredentialsAndAtMostADataBody && !request.hasOwnRoute
+            && ownUnixSocketPath == nil && !settings.keepsCookiesInAFile
     }
 
     /// The Unix domain socket this transfer's connections go through: the request's own, else
@@ -173,7 +167,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
         return version == .http2WithPriorKnowledge
             && LibcurlDefects.answersComeAsHTTP2FramesOnly(
                 version, isHTTPS: Self.isHTTPS(request.url.absoluteString),
-                throughProxy: settings.proxy != nil || settings.environmentProxies != nil,
+                throughProxy: settings.goesThroughProxies,
                 opensWebSocket: options?.webSocket != nil)
     }
 
@@ -186,7 +180,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// either; no proxy, which answers `CONNECT` with a head of its own; and no h2c, which
     /// libcurl may ask for with an upgrade, whose `101` another head follows.
     var screensHeads: Bool {
-        isPlain && settings.proxy == nil && settings.environmentProxies == nil && settings.netrc == nil
+        isPlain && settings.hasNoProxyNorNetrc
             && (request.httpVersion ?? settings.httpVersion).choice != .http2WithPriorKnowledge
     }
 
