@@ -339,4 +339,20 @@ struct ErrorHandlingTests {
             decoding?.description.hasPrefix("Could not decode ConnectTests.Todo at `title`: expected String") == true)
         #expect(decoding?.description.contains(#"Body starts: {"userId":1"#) == true)
     }
+
+    /// `retryNotBefore` comes back as the instant given, before, at and after the moment the
+    /// failure type stores instants from, and takes part in equality and hashing.
+    @Test(arguments: [Duration.seconds(-90), .zero, .nanoseconds(1), .seconds(3_600) + .nanoseconds(7)])
+    func aFailureKeepsItsRetryInstantExactly(offset: Duration) {
+        let instant = ContinuousClock.now + offset
+        var failure = TransportFailure(kind: .circuitOpen, message: "open", requestSent: false, retryNotBefore: instant)
+        #expect(failure.retryNotBefore == instant)
+        let same = TransportFailure(kind: .circuitOpen, message: "open", requestSent: false, retryNotBefore: instant)
+        #expect(failure == same && failure.hashValue == same.hashValue)
+        failure.retryNotBefore = instant + .nanoseconds(1)
+        #expect(failure != same && failure.retryNotBefore == instant + .nanoseconds(1))
+        failure.retryNotBefore = nil
+        #expect(failure.retryNotBefore == nil)
+        #expect(failure == TransportFailure(kind: .circuitOpen, message: "open", requestSent: false))
+    }
 }

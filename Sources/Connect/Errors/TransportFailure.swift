@@ -92,7 +92,19 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
     public var curlCode: Int?
     /// When sending the request again is worth it, if the failure knows: for
     /// ``Kind/circuitOpen``, when the next probe goes (`nil` while a probe is under way).
-    public var retryNotBefore: ContinuousClock.Instant?
+    public var retryNotBefore: ContinuousClock.Instant? {
+        get { retryNotBeforeSinceReference.map { Self.referenceInstant.advanced(by: $0) } }
+        set { retryNotBeforeSinceReference = newValue.map { Self.referenceInstant.duration(to: $0) } }
+    }
+
+    /// ``retryNotBefore``, stored as its distance from ``referenceInstant``: exact both ways.
+    /// `ContinuousClock.Instant` is not frozen, so a stored one would leave the failure's
+    /// layout unknown until run time, and every value that holds a failure (a transfer's state,
+    /// its settlement) would be copied and destroyed through the runtime's witnesses, several
+    /// times a request. `Duration` is frozen.
+    private var retryNotBeforeSinceReference: Duration?
+    /// The instant ``retryNotBefore`` is stored from.
+    private static let referenceInstant = ContinuousClock.now
 
     /// Creates a failure.
     public init(
@@ -103,7 +115,7 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
         self.message = message
         self.requestSent = requestSent
         self.curlCode = curlCode
-        self.retryNotBefore = retryNotBefore
+        retryNotBeforeSinceReference = retryNotBefore.map { Self.referenceInstant.duration(to: $0) }
     }
 
     public var description: String {
