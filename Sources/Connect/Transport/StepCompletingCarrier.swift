@@ -5,8 +5,11 @@ import ConnectFutures
 /// sending and then chaining the step makes two.
 ///
 /// Not generic over the step: the exchange makes the ``PendingStep`` where the step's type is
-/// known, so the step runs specialized behind this one existential call.
-protocol StepCompletingCarrier: TransferCarrier {
+/// known, so the step runs specialized behind this one existential call. Class-bound: the
+/// chain holds one as an optional it reads for every request, which is then a reference and a
+/// witness table, copied with a retain, rather than an opaque existential copied through its
+/// type's witnesses.
+protocol StepCompletingCarrier: TransferCarrier, AnyObject {
     /// The context the transport completes its futures under.
     var context: FutureContext { get }
 
