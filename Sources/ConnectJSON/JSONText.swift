@@ -173,6 +173,11 @@ enum JSONText {
 
     /// Appends ASCII text; `false` when memory ran out.
     static func appendASCII(_ text: String, to output: inout GrowableBytes) -> Bool {
+        // Read in place when the string is native UTF-8, as it is when Swift made it: `withUTF8`
+        // needs a mutable copy, a retain and a release.
+        if let appended = text.utf8.withContiguousStorageIfAvailable({ output.append(UnsafeRawBufferPointer($0)) }) {
+            return appended
+        }
         var text = text
         return text.withUTF8 { output.append(UnsafeRawBufferPointer($0)) }
     }

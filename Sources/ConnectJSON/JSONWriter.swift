@@ -232,7 +232,8 @@ public struct JSONWriter: ~Copyable {
     }
 
     private mutating func appendBool(_ value: Bool) {
-        if !JSONText.appendASCII(value ? "true" : "false", to: &output) { outOfMemory() }
+        let text: StaticString = value ? "true" : "false"  // a static string: no retain and release
+        if !JSONText.appendASCII(text, to: &output) { outOfMemory() }
     }
 
     private mutating func appendInteger(_ value: some BinaryInteger) {
