@@ -19,6 +19,11 @@ SANITIZER_TRAITS := --traits Client,OpenAPI -Xswiftc -DConnectBuildsWithoutMacro
 ## The sanitizer builds keep line tables only, which is all a sanitizer's report needs to name
 ## files and lines: full debug information makes each of those builds about a tenth slower.
 SANITIZER_DEBUG_INFO := -Xswiftc -gline-tables-only -Xcc -gline-tables-only
+## The sanitizer passes run at most 8 tests at a time. Started all at once, hundreds of tests
+## start their clients, servers and threads together, and under ThreadSanitizer on two cores that
+## stalls every transfer thread for a minute and more, past the timeouts that bound a test's
+## hang; the plain passes still run every test at once.
+SANITIZER_PARALLELISM := --experimental-maximum-parallelization-width 8
 
 ## SwiftPM writes the `-D` flags of the package's traits in the order a Set of them iterates,
 ## which Swift's per-process hash seed changes from run to run: every command plans the build
@@ -55,7 +60,8 @@ test-fast: deps
 
 ## The sanitizer passes leave out @JSONWritable and its tests (SANITIZER_TRAITS).
 test-tsan: deps
-	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" $(SWIFT) test $(SANITIZER_TRAITS) $(SANITIZER_DEBUG_INFO) --sanitize=thread --scratch-path .build-tsan
+	TSAN_OPTIONS="suppressions=$(CURDIR)/Tests/tsan-suppressions.txt" $(SWIFT) test $(SANITIZER_TRAITS) $(SANITIZER_DEBUG_INFO) --sanitize=thread --scratch-path .build-tsan \
+		$(SANITIZER_PARALLELISM)
 
 ## Runs every test again on libcurl 8 (Debian's backports, fetched into .build-curl8 beside the
 ## system's libcurl, which stays): Connect's workarounds for libcurl 7.88 must hold on both.
@@ -94,7 +100,8 @@ fuzz-smoke: deps
 ## reports live objects (test fixtures, shared clients) as leaked. Tests/asan-suppressions.txt
 ## holds the one report known to be Foundation's, not ours.
 test-asan: deps
-	ASAN_OPTIONS="detect_leaks=0:suppressions=$(CURDIR)/Tests/asan-suppressions.txt" $(SWIFT) test $(SANITIZER_TRAITS) $(SANITIZER_DEBUG_INFO) --sanitize=address --scratch-path .build-asan
+	ASAN_OPTIONS="detect_leaks=0:suppressions=$(CURDIR)/Tests/asan-suppressions.txt" $(SWIFT) test $(SANITIZER_TRAITS) $(SANITIZER_DEBUG_INFO) --sanitize=address --scratch-path .build-asan \
+		$(SANITIZER_PARALLELISM)
 
 ## Guardrails CI enforces: the tree formatted (.swift-format), no module-qualified Glibc/Darwin
 ## calls, every public symbol documented, no warnings in our code.

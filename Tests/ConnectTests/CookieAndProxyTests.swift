@@ -185,6 +185,10 @@ struct CookieAndProxyTests {
         let listener = try RawListener(reply: [0x05, 0xFF])
         var configuration = ConnectConfiguration()
         configuration.proxy = .socks5(host: "127.0.0.1", port: listener.port, username: "u", password: "p")
+        // The listener answers at once; these bound a hang only, past what a sanitizer run that
+        // starts every suite at once can stall the transfer threads for.
+        configuration.connectTimeout = .seconds(600)
+        configuration.timeout = .seconds(600)
         let error = await connectError(
             Connect(configuration: configuration).request(
                 TestConnector(url: URL(string: "http://api.example.invalid")!)))

@@ -410,7 +410,13 @@ struct ResponseCacheTests {
     @Test func nginxsValidatorsAndExpires() async throws {
         let root = try scratchDirectory()
         defer { try? FileManager.default.removeItem(at: root) }
-        try Data("static".utf8).write(to: root.appendingPathComponent("file.txt"))
+        let file = root.appendingPathComponent("file.txt")
+        try Data("static".utf8).write(to: file)
+        // Modified a day ahead of the responses' Date: no heuristic lifetime, however long the
+        // run takes between writing the file and nginx's answer (a tenth of that time would be
+        // one, which a stalled sanitizer run stretches past the second request).
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(86_400)], ofItemAtPath: file.path)
         let nginx = try await NginxServer(sites: [
             NginxServer.Site(
                 certificate: "localhost",
@@ -421,7 +427,7 @@ struct ResponseCacheTests {
         defer { nginx.shutdown() }
         let clock = TestClock()
         let (connect, _) = Self.client(clock)
-        // No lifetime but a Last-Modified of now: heuristically fresh for no time, so the second
+        // No lifetime, and a Last-Modified after the Date: no heuristic freshness, so the second
         // request revalidates, and nginx answers its If-None-Match with 304.
         let first = try await connect.send(Request(url: nginx.url(0, "/files/file.txt"))).value
         #expect(first.cacheStatus == .miss && first.header("ETag") != nil)
