@@ -115,7 +115,7 @@ public struct TransportFailure: Error, Sendable, Hashable, CustomStringConvertib
         self.message = message
         self.requestSent = requestSent
         self.curlCode = curlCode
-        retryNotBeforeSinceReference = retryNotBefore.map { Self.referenceInstant.duration(to: $0) }
+        self.retryNotBefore = retryNotBefore
     }
 
     public var description: String {

@@ -39,9 +39,8 @@ public final class CurlTransport: StepCompletingCarrier {
         /// where `proxy != nil` would copy the optional configuration, strings and all, through
         /// the runtime's generic witnesses.
         let goesThroughProxies: Bool
-        /// Neither a proxy nor a netrc file is set (see ``CurlTransfer/screensHeads``), stored for
-        /// the same reason.
-        let hasNoProxyNorNetrc: Bool
+        /// A ``netrc`` file is set, stored as a flag for the same reason.
+        let readsNetrc: Bool
         let tls: TLSConfiguration
         let httpVersion: HTTPVersionPolicy
         let connections: ConnectionSettings
@@ -71,7 +70,7 @@ public final class CurlTransport: StepCompletingCarrier {
             self.environmentProxies = proxy == nil ? environmentProxies : nil
             self.netrc = netrc
             goesThroughProxies = self.proxy != nil || self.environmentProxies != nil
-            hasNoProxyNorNetrc = !goesThroughProxies && netrc == nil
+            readsNetrc = netrc != nil
             self.tls = tls
             self.httpVersion = httpVersion
             self.connections = connections

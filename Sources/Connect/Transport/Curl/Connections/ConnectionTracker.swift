@@ -103,13 +103,15 @@ final class ConnectionTracker {
     // `@exclusivity(unchecked)`: the transfer thread alone touches these, one access at a time.
     /// Open sockets, indexed by descriptor (small numbers, so an array).
     @exclusivity(unchecked) private var connections: [Connection?] = []
-    /// The origin each h2c connection speaks to, by descriptor.
-    @exclusivity(unchecked) private var h2cOrigins: [Int32: String] = [:]
-    /// The Unix domain socket each connection through one goes through, by descriptor.
-    @exclusivity(unchecked) private var unixSocketPaths: [Int32: String] = [:]
     /// Descriptors by ports, for the sockets whose ports are known.
     @exclusivity(unchecked) private var descriptors = SocketsByPorts()
     @exclusivity(unchecked) private var nextSerial: UInt32 = 0
+    // Checked as usual: touched only when an h2c or Unix socket connection opens or closes, not
+    // for every request.
+    /// The origin each h2c connection speaks to, by descriptor.
+    private var h2cOrigins: [Int32: String] = [:]
+    /// The Unix domain socket each connection through one goes through, by descriptor.
+    private var unixSocketPaths: [Int32: String] = [:]
     /// A response head claimed HTTP/2 on a connection that speaks HTTP/1 (and was refused):
     /// libcurl 7.88 believed it and may now share HTTP/1 connections to that origin as if they
     /// multiplexed, so from here on a connection must prove it multiplexes before it carries a

@@ -180,7 +180,7 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// either; no proxy, which answers `CONNECT` with a head of its own; and no h2c, which
     /// libcurl may ask for with an upgrade, whose `101` another head follows.
     var screensHeads: Bool {
-        isPlain && settings.hasNoProxyNorNetrc
+        isPlain && !settings.goesThroughProxies && !settings.readsNetrc
             && (request.httpVersion ?? settings.httpVersion).choice != .http2WithPriorKnowledge
     }
 
