@@ -8,8 +8,10 @@ import Foundation
 extension JSONBodyWriter {
     struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         let writer: JSONBodyWriter
-        let frame: Int
+        /// Where the writer keeps the object this container writes to.
+        let slot: Int
         var codingPath: [any CodingKey] { writer.codingPath }
+        private var frame: Int { writer.frame(ofSlot: slot) }
 
         private func begin(_ key: Key) throws {
             guard writer.beginMember(in: frame, key: key.stringValue) else { throw JSONBodyWriter.Unwritable() }
@@ -84,10 +86,9 @@ extension JSONBodyWriter {
             keyedBy keyType: NestedKey.Type, forKey key: Key
         ) -> KeyedEncodingContainer<NestedKey> {
             guard writer.beginMember(in: frame, key: key.stringValue) else {
-                return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, frame: -1))
+                return writer.keyedContainer(for: -1)
             }
-            return KeyedEncodingContainer(
-                KeyedContainer<NestedKey>(writer: writer, frame: writer.openFrame(isObject: true)))
+            return writer.keyedContainer(for: writer.openFrame(isObject: true))
         }
 
         mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
@@ -194,10 +195,9 @@ extension JSONBodyWriter {
             keyedBy keyType: NestedKey.Type
         ) -> KeyedEncodingContainer<NestedKey> {
             guard (try? begin()) != nil else {
-                return KeyedEncodingContainer(KeyedContainer<NestedKey>(writer: writer, frame: -1))
+                return writer.keyedContainer(for: -1)
             }
-            return KeyedEncodingContainer(
-                KeyedContainer<NestedKey>(writer: writer, frame: writer.openFrame(isObject: true)))
+            return writer.keyedContainer(for: writer.openFrame(isObject: true))
         }
 
         mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {

@@ -61,6 +61,11 @@ package final class JSONBodyWriter: Encoder {
     @exclusivity(unchecked) private var levelDepth = 0
     /// Something a stream cannot write came up, or memory ran out: `JSONEncoder` takes over.
     @exclusivity(unchecked) private var failed = false
+    /// The object each keyed container writes to, by the container's slot: a container kept for
+    /// reuse writes to the object it was last handed out for.
+    @exclusivity(unchecked) private var slotFrames: [Int] = []
+    /// Keyed containers kept for the next object of their key type (see ``keyedContainer(for:)``).
+    @exclusivity(unchecked) private var reusableContainers: [ReusableKeyedContainer] = []
 
     private init(userInfo: [CodingUserInfoKey: Any], escapesSlashes: Bool) {
         self.userInfo = userInfo
@@ -90,6 +95,8 @@ package final class JSONBodyWriter: Encoder {
         _ value: Value, escapingSlashes: Bool, userInfo: [CodingUserInfoKey: Any]
     ) throws(EncodingError) -> Data? {
         let writer = JSONBodyWriter(userInfo: userInfo, escapesSlashes: escapingSlashes)
+        // The kept containers hold the writer: let go of them when it is done.
+        defer { writer.reusableContainers.removeAll() }
         do {
             try writer.writeValue(value)
             writer.closeFrames(downTo: 0)
@@ -339,7 +346,60 @@ package final class JSONBodyWriter: Encoder {
     }
 
     package func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
-        KeyedEncodingContainer(KeyedContainer<Key>(writer: self, frame: objectFrame()))
+        keyedContainer(for: objectFrame())
+    }
+
+    /// A keyed container kept for reuse: its key type, its one reference (the box that
+    /// `KeyedEncodingContainer` wraps, which only this table holds once the value that had it
+    /// let go of it), and its slot in `slotFrames`.
+    private struct ReusableKeyedContainer {
+        let keyType: ObjectIdentifier
+        var box: AnyObject
+        let slot: Int
+    }
+
+    /// How many keyed containers a writer keeps: one per key type in most documents, one per
+    /// level where a type nests itself.
+    private static let reusableContainerLimit = 16
+
+    /// The object that the keyed container in `slot` writes to.
+    func frame(ofSlot slot: Int) -> Int {
+        slotFrames[slot]
+    }
+
+    /// A keyed container that writes to object `frame`.
+    ///
+    /// `KeyedEncodingContainer` wraps each container in a box of its own, and making one costs
+    /// an allocation and two lookups in the runtime's generic metadata cache, more than writing
+    /// the object's members does. So a container is kept once its value has let go of it (its
+    /// box is uniquely referenced from here) and handed out again for the next object of its key
+    /// type, pointed at that object. One still held elsewhere is never reused, so a value that
+    /// keeps its container and writes to it later writes to its own, closed object, where the
+    /// writer steps aside as before.
+    func keyedContainer<Key: CodingKey>(for frame: Int) -> KeyedEncodingContainer<Key> {
+        let keyType = ObjectIdentifier(Key.self)
+        var index = 0
+        while index < reusableContainers.count {
+            if reusableContainers[index].keyType == keyType && isKnownUniquelyReferenced(&reusableContainers[index].box)
+            {
+                slotFrames[reusableContainers[index].slot] = frame
+                // The container is this key type's (the table's key) and is its box alone.
+                return unsafeBitCast(reusableContainers[index].box, to: KeyedEncodingContainer<Key>.self)
+            }
+            index += 1
+        }
+        let slot = slotFrames.count
+        slotFrames.append(frame)
+        let container = KeyedEncodingContainer(KeyedContainer<Key>(writer: self, slot: slot))
+        // Kept only where `KeyedEncodingContainer` is one reference, to its box (as in every
+        // standard library so far): the two casts rely on it.
+        if reusableContainers.count < Self.reusableContainerLimit,
+            MemoryLayout<KeyedEncodingContainer<Key>>.size == MemoryLayout<AnyObject>.size
+        {
+            reusableContainers.append(
+                ReusableKeyedContainer(keyType: keyType, box: unsafeBitCast(container, to: AnyObject.self), slot: slot))
+        }
+        return container
     }
 
     package func unkeyedContainer() -> any UnkeyedEncodingContainer {

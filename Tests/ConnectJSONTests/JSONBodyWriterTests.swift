@@ -105,6 +105,74 @@ struct JSONBodyWriterTests {
         }
     }
 
+    /// Keeps the container it writes to in `Stash`, for the value after it to write to.
+    final class Stash {
+        var container: KeyedEncodingContainer<Base.Keys>?
+    }
+
+    /// The first element keeps its object's container; the second writes its own member, then
+    /// one more through the first element's container, after that object was written.
+    struct KeepsItsContainer: Encodable {
+        let stash: Stash
+        let isFirst: Bool
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Base.Keys.self)
+            try container.encode(isFirst ? 1 : 2, forKey: .base)
+            if isFirst {
+                stash.container = container
+            } else {
+                try stash.container?.encode(3, forKey: .extra)
+            }
+        }
+    }
+
+    /// A tree of one type: each level's object is open while the next is written.
+    struct Node: Encodable {
+        let name: String
+        let children: [Node]
+    }
+
+    /// An object of a key type of its own at every level, more of them than the writer keeps.
+    struct Chain: Encodable {
+        let depth: Int
+        struct Key: CodingKey {
+            let stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+        func encode(to encoder: any Encoder) throws {
+            try encode(level: 0, to: encoder.container(keyedBy: Key.self))
+        }
+        private func encode<K: CodingKey>(level: Int, to container: KeyedEncodingContainer<K>) throws {
+            var container = container
+            try container.encode(level, forKey: K(stringValue: "level")!)
+            guard level < depth else { return }
+            try encodeNested(level: level, in: &container)
+        }
+        private func encodeNested<K: CodingKey>(level: Int, in container: inout KeyedEncodingContainer<K>) throws {
+            // A distinct key type per level, up to 20, by nesting a generic wrapper.
+            func nested<N: CodingKey>(_: N.Type) throws {
+                try encode(
+                    level: level + 1, to: container.nestedContainer(keyedBy: N.self, forKey: K(stringValue: "next")!))
+            }
+            switch level % 5 {
+            case 0: try nested(Wrapped<K>.self)
+            case 1: try nested(Wrapped<Wrapped<K>>.self)
+            case 2: try nested(Wrapped<Wrapped<Wrapped<K>>>.self)
+            case 3: try nested(Wrapped<Wrapped<Wrapped<Wrapped<K>>>>.self)
+            default: try nested(Wrapped<Wrapped<Wrapped<Wrapped<Wrapped<K>>>>>.self)
+            }
+        }
+    }
+
+    struct Wrapped<Inner: CodingKey>: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
     static func written<Value: Encodable>(
         _ value: Value, _ encoder: JSONEncoder = JSONEncoder()
     ) throws -> (writer: Data, encoder: Data) {
@@ -192,6 +260,38 @@ struct JSONBodyWriterTests {
         #expect(try JSONBodyWriter.written(DuplicateKey(), escapingSlashes: true, userInfo: [:]) == nil)
         #expect(try JSONBodyWriter.written(SuperEncoding(), escapingSlashes: true, userInfo: [:]) == nil)
         #expect(throws: EncodingError.self) { try JSONBodyWriter.encode([Double.nan], with: JSONEncoder()) }
+    }
+
+    /// The writer hands a keyed container out again, for the next object of its key type, only
+    /// once the value that had it let go of it: a container kept and written to later still
+    /// writes to its own object (closed by then, so the writer steps aside), a tree of one type
+    /// gets a container per open level, and key types past the ones kept get fresh ones.
+    @Test func keyedContainersAreReusedOnlyOnceReleased() throws {
+        let stash = Stash()
+        let kept = [KeepsItsContainer(stash: stash, isFirst: true), KeepsItsContainer(stash: stash, isFirst: false)]
+        #expect(try JSONBodyWriter.written(kept, escapingSlashes: true, userInfo: [:]) == nil)
+        let stashAgain = Stash()
+        let (writer, encoder) = try Self.written([
+            KeepsItsContainer(stash: stashAgain, isFirst: true), KeepsItsContainer(stash: stashAgain, isFirst: false)
+        ])
+        #expect(writer == encoder)
+
+        let leaf = { (name: String) in Node(name: name, children: []) }
+        let tree = Node(
+            name: "root",
+            children: [
+                Node(name: "a", children: [leaf("a1"), Node(name: "a2", children: [leaf("a2x")])]),
+                leaf("b"), Node(name: "c", children: [leaf("c1"), leaf("c2")])
+            ])
+        let written = try #require(try JSONBodyWriter.written([tree, tree], escapingSlashes: true, userInfo: [:]))
+        #expect(try canonicalJSON(written) == canonicalJSON(JSONEncoder().encode([tree, tree])))
+        #expect(
+            String(decoding: written, as: UTF8.self).hasPrefix(
+                #"[{"name":"root","children":[{"name":"a","children":[{"name":"a1","children":[]}"#))
+
+        let chains = [Chain(depth: 40), Chain(depth: 3), Chain(depth: 40)]
+        let chained = try #require(try JSONBodyWriter.written(chains, escapingSlashes: true, userInfo: [:]))
+        #expect(try canonicalJSON(chained) == canonicalJSON(JSONEncoder().encode(chains)))
     }
 
     /// A closed object's keys are forgotten and its enclosing object's are not: the writer
