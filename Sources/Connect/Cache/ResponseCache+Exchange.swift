@@ -16,7 +16,8 @@ extension ResponseCache {
         /// `request` goes out (the caller's, or a conditional one); its response is settled with
         /// `pending`.
         case send(Request, PendingResponse)
-        /// A stored response answers now, and `request` revalidates it in the background.
+        /// A stored response answers now, and `request` revalidates it in the background
+        /// unless a revalidation of it is in flight already.
         case answerAndRevalidate(Response, Request, PendingResponse)
     }
 
@@ -157,8 +158,13 @@ extension ResponseCache {
         case .fail(let error):
             return Future(error: error)
         case .answerAndRevalidate(let response, let conditional, let pending):
-            // Its outcome only updates the store, for the next request.
-            exchange(conditional, settledWith: pending, send: send).observe { _ in }
+            // One revalidation of a stored response at a time; its outcome only updates the
+            // store, for the next request.
+            if let validated = pending.validated, let revalidation = backgroundRevalidations.start(validated) {
+                exchange(conditional, settledWith: pending, send: send).observe { [backgroundRevalidations] _ in
+                    backgroundRevalidations.end(revalidation)
+                }
+            }
             return Future(value: response)
         case .send(let outgoing, let pending):
             return exchange(outgoing, settledWith: pending, send: send)

@@ -27,6 +27,8 @@ public final class ResponseCache: Sendable {
     public let servesStaleOnError: Bool
     /// Whole seconds since 1970: the time the cache reckons ages with.
     let clock: @Sendable () -> Int
+    /// The stale responses being revalidated behind the answers they give.
+    let backgroundRevalidations = BackgroundRevalidations()
 
     /// A cache in memory that holds at most `memoryCapacity` bytes of responses (bodies,
     /// headers and URLs), dropping the least recently used first.

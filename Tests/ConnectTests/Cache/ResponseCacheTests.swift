@@ -326,6 +326,56 @@ struct ResponseCacheTests {
         #expect(server.requests.count == 2)
     }
 
+    /// A stale response answers every request while its revalidation is out, and is revalidated
+    /// once: the requests in between send nothing. A revalidation that fails, or one that
+    /// refreshed the response, ends, and the next stale answer starts another.
+    @Test func oneBackgroundRevalidationAtATimeForAStaleResponse() async throws {
+        let held = TestGate()
+        let revalidations = Locked(0)
+        let server = try TestServer { request in
+            let headers = [("Cache-Control", "max-age=1, stale-while-revalidate=600"), ("ETag", "\"v\"")]
+            guard request.header("If-None-Match") != nil else { return .text("v1", headers: headers) }
+            switch revalidations.withLock({
+                $0 += 1
+                return $0
+            }) {
+            case 1:
+                return TestResponse(
+                    status: 200, headers: headers, body: Data("v2".utf8), behavior: .holdBody(until: held))
+            case 2: return TestResponse(status: 503, headers: [("Cache-Control", "no-store")])
+            default: return TestResponse(status: 304, headers: headers)
+            }
+        }
+        defer { server.shutdown() }
+        let clock = TestClock()
+        let (connect, cache) = Self.client(clock)
+        _ = try await Self.get(connect, server)
+        clock.advance(by: 5)
+        // The first revalidation is held: every request meanwhile is answered stale, none sent.
+        for _ in 0..<6 {
+            let stale = try await Self.get(connect, server)
+            #expect(stale.cacheStatus == .stale && stale.body == Data("v1".utf8))
+        }
+        #expect(await eventually { server.requests.count == 2 })
+        #expect(cache.backgroundRevalidations.count == 1)
+        held.open()
+        #expect(await eventually { cache.backgroundRevalidations.count == 0 })
+        #expect(server.requests.count == 2)
+        // Refreshed (v2, stored at the clock's time), then stale again: the second revalidation
+        // goes out, fails (a 503), and ends.
+        var lookup = Request(url: server.baseURL.appendingPathComponent("/a"))
+        lookup.cachePolicy = .returnCacheDataDontLoad
+        #expect(try await connect.send(lookup).value.body == Data("v2".utf8))
+        clock.advance(by: 5)
+        #expect(try await Self.get(connect, server).cacheStatus == .stale)
+        #expect(await eventually { revalidations.withLock { $0 } == 2 && cache.backgroundRevalidations.count == 0 })
+        // So the next stale answer revalidates again: a 304, which makes the response fresh.
+        #expect(try await Self.get(connect, server).body == Data("v2".utf8))
+        #expect(await eventually { revalidations.withLock { $0 } == 3 && cache.backgroundRevalidations.count == 0 })
+        #expect(try await Self.get(connect, server).cacheStatus == .hit)
+        #expect(server.requests.count == 4)
+    }
+
     @Test func aStoredPermanentRedirectIsFollowed() async throws {
         let server = try TestServer { request in
             request.path == "/old"
