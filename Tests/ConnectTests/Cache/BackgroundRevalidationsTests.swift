@@ -13,7 +13,8 @@ struct BackgroundRevalidationsTests {
         let revalidations = BackgroundRevalidations()
         let stored = MemoryCacheStoreTests.response("https://a.example/v", vary: "Accept", request: [("Accept", "a/b")])
         let copy = MemoryCacheStoreTests.response("https://a.example/v", vary: "Accept", request: [("Accept", "a/b")])
-        let otherVariant = MemoryCacheStoreTests.response("https://a.example/v", vary: "Accept", request: [("Accept", "c/d")])
+        let otherVariant = MemoryCacheStoreTests.response(
+            "https://a.example/v", vary: "Accept", request: [("Accept", "c/d")])
         let refreshed = stored.refreshed(headers: stored.headers, requestTime: 20, responseTime: 21)
         let cases: [(CachedResponse, Bool, String)] = [
             (stored, true, "the first"),
