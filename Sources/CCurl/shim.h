@@ -142,6 +142,24 @@ static inline CURLcode ccurl_easy_setopt_open_socket_closed_on_exec(CURL *handle
     return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, ccurl_open_socket);
 }
 
+// The transfer loop's wake-up pipe, both ends non-blocking and closed on exec: in one call where
+// pipe2(2) exists (Linux), so that no process spawned meanwhile inherits them; with fcntl(2)
+// after pipe(2) elsewhere (macOS has no pipe2). 0 on success, -1 with errno set.
+#include <unistd.h>
+
+static inline int ccurl_open_wake_pipe(int ends[2]) {
+#if defined(__linux__)
+    return pipe2(ends, O_CLOEXEC | O_NONBLOCK);
+#else
+    if (pipe(ends) != 0) return -1;
+    for (int index = 0; index < 2; index++) {
+        (void)fcntl(ends[index], F_SETFD, FD_CLOEXEC);
+        (void)fcntl(ends[index], F_SETFL, fcntl(ends[index], F_GETFL, 0) | O_NONBLOCK);
+    }
+    return 0;
+#endif
+}
+
 static const int ccurl_prereq_ok = CURL_PREREQFUNC_OK;
 static const int ccurl_prereq_abort = CURL_PREREQFUNC_ABORT;
 

@@ -34,6 +34,23 @@ struct SpawnedProcessTests {
             "the server saw the cancelled transfer's connection close while the child lives")
         #expect(child.isRunning)
     }
+
+    /// The transfer loop's wake-up pipe is made closed on exec and non-blocking (in one call on
+    /// Linux, so that no process spawned meanwhile holds it), and still wakes and drains.
+    @Test func theLoopsWakeUpPipeIsClosedOnExecAndNonBlocking() {
+        let wakeup = LoopWakeup()
+        #expect(wakeup.wakes)
+        for end in [wakeup.readEnd, wakeup.writeEnd] {
+            #expect(fcntl(end, F_GETFD) & FD_CLOEXEC != 0)
+            #expect(fcntl(end, F_GETFL) & O_NONBLOCK != 0)
+        }
+        wakeup.wake()
+        var ready = pollfd(fd: wakeup.readEnd, events: Int16(POLLIN), revents: 0)
+        #expect(poll(&ready, 1, 0) == 1)
+        wakeup.drain()
+        ready.revents = 0
+        #expect(poll(&ready, 1, 0) == 0)
+    }
 }
 
 /// A child process spawned with `posix_spawn`, inheriting what an app's child would; ended and

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import CCurl
 
 /// A pipe the transfer loop's poll watches, written from any thread to wake the loop.
 ///
@@ -12,20 +8,18 @@ import Darwin
 final class LoopWakeup: Sendable {
     /// The end the loop polls and drains; -1 without a pipe.
     let readEnd: Int32
-    private let writeEnd: Int32
+    /// The end ``wake()`` writes to; -1 without a pipe.
+    let writeEnd: Int32
 
     /// Whether there is a pipe to wake the loop through.
     var wakes: Bool { readEnd >= 0 }
 
     /// Makes the pipe, both ends non-blocking (a full pipe is readable already, so a wake that
-    /// finds it full is not lost) and closed on exec.
+    /// finds it full is not lost) and closed on exec, in one call on Linux
+    /// (`ccurl_open_wake_pipe`): a process the app spawns does not hold the loop's pipe.
     init() {
         var ends: [Int32] = [-1, -1]
-        if pipe(&ends) != 0 { ends = [-1, -1] }
-        for end in ends where end >= 0 {
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL, 0) | O_NONBLOCK)
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-        }
+        if ccurl_open_wake_pipe(&ends) != 0 { ends = [-1, -1] }
         readEnd = ends[0]
         writeEnd = ends[1]
     }
