@@ -1,5 +1,6 @@
 import BenchmarkReport
 import CCurlFloor
+import Synchronization
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -21,23 +22,32 @@ import Darwin
 /// the loop's thread is the tasks' executor: a response resumes its task, which runs on that
 /// thread as soon as the loop has read what it can, with no other thread and no hop. The least an
 /// awaited request costs any Swift client on libcurl: the floor under Connect's awaited rows.
-/// usage: SwiftFloor URL TOTAL INFLIGHT [await]
+///
+/// With `await-per-request`, the tasks prefer no executor and each request prefers the loop's
+/// thread only around its wait, the shape a library's `await` has when the app chose no
+/// executor (Connect's `value`): into the preference from Swift's pool, the continuation, and
+/// back out to the pool, three jobs a request. The floor under Connect's default awaited rows.
+/// usage: SwiftFloor URL TOTAL INFLIGHT [await|await-per-request]
 /// Prints: requests, seconds, requests/s, CPU microseconds per request, failures.
 @main
 struct SwiftFloor {
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count >= 4, let total = Int(arguments[2]), let inflight = Int(arguments[3]), inflight > 0 else {
-            let usage = "usage: SwiftFloor URL TOTAL INFLIGHT [await]\n"
+            let usage = "usage: SwiftFloor URL TOTAL INFLIGHT [await|await-per-request]\n"
             _ = write(2, usage, usage.utf8.count)
             exit(2)
         }
         curl_global_init(Int(CURL_GLOBAL_ALL))
         let client = Client(url: arguments[1], inflight: inflight)
-        let awaits = arguments.count > 4 && arguments[4] == "await"
+        let mode = arguments.count > 4 ? arguments[4] : ""
         // The warm-up opens the connections once, as the other clients' does.
         BenchmarkReport.measure(total: total, warmUp: min(total, inflight * 4)) {
-            awaits ? client.runAwaited(total: $0, tasks: inflight) : client.run(total: $0)
+            switch mode {
+            case "await": client.runAwaited(total: $0, tasks: inflight)
+            case "await-per-request": client.runAwaitedPerRequest(total: $0, tasks: inflight)
+            default: client.run(total: $0)
+            }
         }
     }
 }
@@ -150,6 +160,39 @@ final class Client: @unchecked Sendable {
         return failures
     }
 
+    /// Runs `total` requests awaited from `tasks` tasks that prefer no executor: each request
+    /// prefers the loop's thread (``SharedLoopExecutor``) only while it waits, so that its task
+    /// comes onto the loop's thread to start it and goes back to Swift's pool after.
+    func runAwaitedPerRequest(total: Int, tasks: Int) -> Int {
+        (started, finished, failures, self.total) = (0, 0, 0, total)
+        let executor = SharedLoopExecutor(multi: multi)
+        for index in 0..<tasks {
+            let share = total / tasks + (index < total % tasks ? 1 : 0)
+            Task { [self] in
+                for _ in 0..<share {
+                    await withTaskExecutorPreference(executor) {
+                        // On the loop's thread: the preference's executor runs this.
+                        await withUnsafeContinuation { continuation in
+                            start { [self] result in
+                                finished += 1
+                                if case .failure = result { failures += 1 }
+                                continuation.resume()
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        while finished < total {
+            executor.runJobs()
+            perform()
+            executor.runJobs()
+            // A job queued from the pool after this look wakes the poll (curl_multi_wakeup).
+            if finished < total && !executor.hasJobs { curl_multi_poll(multi, nil, 0, 1000, nil) }
+        }
+        return failures
+    }
+
     /// Starts a GET and suspends the calling task until its response has come.
     func get() async -> Result<Data, CurlFailure> {
         await withUnsafeContinuation { continuation in
@@ -208,6 +251,47 @@ final class LoopThreadExecutor: TaskExecutor, @unchecked Sendable {
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
         jobs.removeAll(keepingCapacity: true)
+    }
+}
+
+/// The loop's thread as the executor a task prefers while it waits for a response: jobs come
+/// from Swift's pool (a task entering its preference) and from the loop's thread (a response
+/// resuming its task); one from another thread wakes the loop's poll. The loop's thread runs
+/// them between its passes, as Swift's pool would (preferring no executor), as Connect's
+/// completion drain does: a task whose preference ends goes on where it is, on the loop's
+/// thread, and its next request's hop into the preference is a job here too. Three jobs a
+/// request, none on the pool once the tasks are going. `@unchecked Sendable`: the queue is
+/// behind its mutex, and the multi handle is only woken from other threads
+/// (`curl_multi_wakeup` is safe from any thread).
+final class SharedLoopExecutor: TaskExecutor, @unchecked Sendable {
+    private let jobs = Mutex<[UnownedJob]>([])
+    private let multi: UnsafeMutableRawPointer
+    private let loopThread = pthread_self()
+
+    init(multi: UnsafeMutableRawPointer) {
+        self.multi = multi
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        jobs.withLock { $0.append(job) }
+        if pthread_equal(pthread_self(), loopThread) == 0 { curl_multi_wakeup(multi) }
+    }
+
+    /// Whether a job waits.
+    var hasJobs: Bool { jobs.withLock { !$0.isEmpty } }
+
+    /// Runs the queued jobs, and those they queue, until none is left.
+    func runJobs() {
+        while true {
+            let batch = jobs.withLock { queued in
+                let batch = queued
+                queued.removeAll(keepingCapacity: true)
+                return batch
+            }
+            if batch.isEmpty { return }
+            for job in batch { job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor()) }
+        }
     }
 }
 
