@@ -135,14 +135,8 @@ struct JSONBodyWriterTests {
     /// An object of a key type of its own at every level, more of them than the writer keeps.
     struct Chain: Encodable {
         let depth: Int
-        struct Key: CodingKey {
-            let stringValue: String
-            var intValue: Int? { nil }
-            init(stringValue: String) { self.stringValue = stringValue }
-            init?(intValue: Int) { nil }
-        }
         func encode(to encoder: any Encoder) throws {
-            try encode(level: 0, to: encoder.container(keyedBy: Key.self))
+            try encode(level: 0, to: encoder.container(keyedBy: Keys.Key.self))
         }
         private func encode<K: CodingKey>(level: Int, to container: KeyedEncodingContainer<K>) throws {
             var container = container
