@@ -370,8 +370,8 @@ package final class JSONBodyWriter: Encoder {
     /// A keyed container that writes to object `frame`.
     ///
     /// `KeyedEncodingContainer` wraps each container in a box of its own, and making one costs
-    /// an allocation and two lookups in the runtime's generic metadata cache, more than writing
-    /// the object's members does. So a container is kept once its value has let go of it (its
+    /// an allocation and two lookups in the runtime's generic metadata cache, about what writing
+    /// three small members costs. So a container is kept once its value has let go of it (its
     /// box is uniquely referenced from here) and handed out again for the next object of its key
     /// type, pointed at that object. One still held elsewhere is never reused, so a value that
     /// keeps its container and writes to it later writes to its own, closed object, where the
