@@ -251,4 +251,120 @@ struct ExchangeLimitTests {
         let plain = try #require(mock.requests.last)
         #expect(plain.url.scheme == "http" && plain.headers.value(for: "Authorization") == nil)
     }
+
+    /// A configuration under a short name, so that a test case names the setting, not the whole value.
+    struct ConfigurationCase: Sendable, CustomTestStringConvertible {
+        let testDescription: String
+        let configuration: ConnectConfiguration
+        let problem: String?
+
+        init(_ name: String, _ change: (inout ConnectConfiguration) -> Void, _ problem: String?) {
+            testDescription = name
+            var configuration = ConnectConfiguration()
+            change(&configuration)
+            self.configuration = configuration
+            self.problem = problem
+        }
+    }
+
+    @Test(arguments: [
+        ConfigurationCase(
+            "the defaults", { _ in },
+            nil),
+        ConfigurationCase(
+            "timeouts of a nanosecond",
+            {
+                $0.timeout = .nanoseconds(1)
+                $0.connectTimeout = .nanoseconds(1)
+            },
+            nil),
+        ConfigurationCase(
+            "the least limits",
+            {
+                $0.maximumConnectionsPerHost = 1
+                $0.maximumResponseBodySize = 0
+                $0.maximumRedirects = 0
+            },
+            nil),
+        ConfigurationCase(
+            "timeout 0", { $0.timeout = .zero },
+            "configuration.timeout must be positive (0.0 seconds)"),
+        ConfigurationCase(
+            "timeout -5 ms", { $0.timeout = .milliseconds(-5) },
+            "configuration.timeout must be positive (-0.005 seconds)"),
+        ConfigurationCase(
+            "connectTimeout 0", { $0.connectTimeout = .zero },
+            "configuration.connectTimeout must be positive (0.0 seconds)"),
+        ConfigurationCase(
+            "connectTimeout -1 s", { $0.connectTimeout = .seconds(-1) },
+            "configuration.connectTimeout must be positive (-1.0 seconds)"),
+        ConfigurationCase(
+            "maximumConnectionsPerHost 0", { $0.maximumConnectionsPerHost = 0 },
+            "configuration.maximumConnectionsPerHost must be at least 1 (0)"),
+        ConfigurationCase(
+            "maximumConnectionsPerHost -2", { $0.maximumConnectionsPerHost = -2 },
+            "configuration.maximumConnectionsPerHost must be at least 1 (-2)"),
+        ConfigurationCase(
+            "maximumResponseBodySize -1", { $0.maximumResponseBodySize = -1 },
+            "configuration.maximumResponseBodySize is negative (-1)"),
+        ConfigurationCase(
+            "maximumRedirects -1", { $0.maximumRedirects = -1 },
+            "configuration.maximumRedirects is negative (-1); 0 follows none"),
+        ConfigurationCase(
+            "connections.maximumSendRate 0", { $0.connections.maximumSendRate = 0 },
+            "configuration.connections.maximumSendRate must be a positive number of bytes a second (0); nil does not limit"
+        )
+    ])
+    func aSettingThatCannotWorkIsNamed(case: ConfigurationCase) {
+        #expect(`case`.configuration.problem == `case`.problem)
+    }
+
+    @Test(arguments: [
+        (nil as Duration?, false), (.nanoseconds(1), false), (.seconds(5), false), (.zero, true), (.seconds(-3), true)
+    ])
+    func aRequestsTimeoutOfZeroOrLessIsAProblem(timeout: Duration?, isProblem: Bool) throws {
+        let request = Request(url: try #require(URL(string: "http://127.0.0.1/")), timeout: timeout)
+        #expect((request.timeoutProblem != nil) == isProblem)
+        if let timeout, isProblem { #expect(request.timeoutProblem?.contains("\(timeout) is not positive") == true) }
+    }
+
+    /// libcurl reads a timeout of 0 as "no limit", and a millisecond is the least Connect hands
+    /// it, so a zero timeout would fail every request a millisecond in as a timeout, as if the
+    /// network were slow. Every way to set one is refused by name instead, as is at most 0
+    /// connections a host (libcurl's "any number").
+    @Test func aTimeoutOfZeroOrLessFailsTheRequestBeforeAnythingIsSent() async throws {
+        let server = try TestServer { _ in TestResponse(body: Data("ok".utf8)) }
+        defer { server.shutdown() }
+        func expectRefused(_ future: Future<some Any>, naming name: String, _ case: String) async {
+            guard case .invalidRequest(let message)? = await connectError(future) else {
+                Issue.record("\(`case`): expected invalidRequest")
+                return
+            }
+            #expect(message.contains(name), "\(`case`): \(message)")
+        }
+        for (change, name) in [
+            ({ (c: inout ConnectConfiguration) in c.timeout = .zero }, "configuration.timeout"),
+            ({ (c: inout ConnectConfiguration) in c.timeout = .seconds(-1) }, "configuration.timeout"),
+            ({ (c: inout ConnectConfiguration) in c.connectTimeout = .zero }, "configuration.connectTimeout"),
+            ({ (c: inout ConnectConfiguration) in c.maximumConnectionsPerHost = 0 }, "maximumConnectionsPerHost")
+        ] {
+            var configuration = ConnectConfiguration()
+            change(&configuration)
+            let connect = Connect(configuration: configuration)
+            // Twice: the second request finds the handle the first one left.
+            for _ in 0..<2 { await expectRefused(connect.request(TestConnector(server, "/")), naming: name, name) }
+        }
+        let connect = Connect()
+        await expectRefused(
+            connect.request(TestConnector(server, "/", timeout: .zero)), naming: "is not positive", "a connector's")
+        let url = server.baseURL.appending(path: "plain")
+        await expectRefused(
+            connect.send(Request(url: url, timeout: .milliseconds(-1))), naming: "is not positive", "a request's")
+        await expectRefused(
+            CurlTransport().send(Request(url: url, timeout: .zero)), naming: "is not positive", "the transport's own")
+        #expect(server.requests.isEmpty)
+        // A positive timeout under a millisecond is a valid one, if short: it is never refused.
+        let short = await connectError(connect.request(TestConnector(server, "/", timeout: .nanoseconds(1))))
+        if case .invalidRequest? = short { Issue.record("a positive timeout was refused") }
+    }
 }

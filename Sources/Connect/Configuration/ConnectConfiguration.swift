@@ -34,13 +34,17 @@ public struct ConnectConfiguration: Sendable {
     /// for a token refresh included) through every redirect hop to the last byte of the
     /// response. A retry starts a new attempt with the whole time again; the wait before it is
     /// bounded by the retrier (see ``RetryPolicy/deadline``). 60 seconds by default; a connector
-    /// or request can set its own.
+    /// or request can set its own. It must be positive: zero or less fails every request with
+    /// ``ConnectError/invalidRequest(_:)`` before anything is sent (for no practical limit, set
+    /// a long duration).
     public var timeout: Duration = .seconds(60)
     /// The longest connecting (the name lookup, TCP and TLS) may take. 10 seconds by default.
     /// A request waiting for one of the ``maximumConnectionsPerHost`` connections to come free
     /// is not connecting: its ``timeout`` bounds that wait. A request waiting to share the
     /// connection another request is opening to an HTTP/2 origin is connecting: when that
     /// connection never opens, the requests waiting for it fail with the connect timeout too.
+    /// Zero or less fails every request with ``ConnectError/invalidRequest(_:)``, as for
+    /// ``timeout``.
     public var connectTimeout: Duration = .seconds(10)
     /// Where observers and the steps after a response run. A global background queue by
     /// default; never the main queue unless you choose it.
@@ -66,9 +70,11 @@ public struct ConnectConfiguration: Sendable {
     /// ``AcceptedStatusCodes/successful`` (200–299) by default; a connector can set its own.
     public var acceptedStatusCodes: AcceptedStatusCodes = .successful
     /// The largest response body kept in memory; a larger one fails with
-    /// ``ConnectError/responseTooLarge(limit:)``. 64 MiB by default.
+    /// ``ConnectError/responseTooLarge(limit:)``. 64 MiB by default; 0 allows only empty bodies,
+    /// and a negative size fails every request with ``ConnectError/invalidRequest(_:)``.
     public var maximumResponseBodySize: Int = 64 << 20
-    /// How many redirects are followed (http and https only). 10 by default; 0 follows none.
+    /// How many redirects are followed (http and https only). 10 by default; 0 follows none, and
+    /// a negative number fails every request with ``ConnectError/invalidRequest(_:)``.
     public var maximumRedirects: Int = 10
     /// Decides about each redirect (follow, refuse, or follow a modified request); `nil`
     /// follows them all, within ``maximumRedirects``. See ``RedirectHandler``.
@@ -79,7 +85,8 @@ public struct ConnectConfiguration: Sendable {
     public var httpVersion: HTTPVersionPolicy = .automatic
     /// How many connections are opened to one host at most; further requests wait for one.
     /// As many idle connections (at least 16, over every host) are kept for later requests,
-    /// beside those in use.
+    /// beside those in use. At least 1: 0 or less fails every request with
+    /// ``ConnectError/invalidRequest(_:)`` (libcurl would read 0 as no limit at all).
     public var maximumConnectionsPerHost: Int = 64
     /// Whether cookies are kept and sent back; ``CookieStorage/none`` by default.
     public var cookies: CookieStorage = .none

@@ -44,6 +44,8 @@ public protocol Connector {
     /// Query, path and body parameters: `nil` for none.
     var parameters: (any ParametersRepresentable)? { get }
     /// The longest the whole exchange may take; `nil` (the default) uses the configuration's.
+    /// Zero or less fails the request with ``ConnectError/invalidRequest(_:)`` before anything
+    /// is sent.
     var timeout: Duration? { get }
     /// The status codes that count as success for this endpoint; `nil` (the default) uses the
     /// configuration's.

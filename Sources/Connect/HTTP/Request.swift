@@ -33,7 +33,8 @@ public struct Request: Sendable, CustomStringConvertible {
         get { storage.body }
         _modify { yield &uniqueStorage().body }
     }
-    /// The longest the whole exchange may take; `nil` uses the configuration's.
+    /// The longest the whole exchange may take; `nil` uses the configuration's. Zero or less
+    /// fails the request with ``ConnectError/invalidRequest(_:)`` before anything is sent.
     public var timeout: Duration? {
         get { storage.timeout }
         _modify { yield &uniqueStorage().timeout }
@@ -232,6 +233,7 @@ public struct Request: Sendable, CustomStringConvertible {
             throw .invalidRequest("the method \(method.rawValue.debugDescription) is not a valid HTTP token")
         }
         if let urlProblem { throw .invalidRequest(urlProblem) }
+        if let timeoutProblem { throw .invalidRequest(timeoutProblem) }
         guard checkingHeaders else { return }
         var idempotencyKeys = 0
         for header in headers {
@@ -243,6 +245,15 @@ public struct Request: Sendable, CustomStringConvertible {
         }
         // The draft forbids two: a server could not tell which one the request is to be known by.
         if idempotencyKeys > 1 { throw .invalidRequest("the request has \(idempotencyKeys) Idempotency-Key headers") }
+    }
+
+    /// Why ``timeout`` cannot work (zero or less), or `nil`. libcurl reads 0 as "no limit" and
+    /// Connect hands it at least a millisecond, so such a timeout would otherwise fail the request
+    /// a millisecond in, as if the network were slow.
+    var timeoutProblem: String? {
+        guard let timeout, timeout <= .zero else { return nil }
+        return
+            "the timeout \(timeout) is not positive: a request's or connector's timeout must be longer than zero (nil uses the configuration's)"
     }
 
     /// Why `url` cannot be requested (not http, https, a Unix socket URL or a WebSocket URL, or no

@@ -49,8 +49,8 @@ public final class CurlTransport: StepCompletingCarrier {
         /// Whether and how long a connection to an advertised alternative may take
         /// (``AlternativeServices/fallbackAfter``); `nil` when `Alt-Svc` is ignored.
         let alternativeFallback: Duration?
-        /// A setting of `connections` or `alternativeServices` that cannot work, which fails
-        /// every request before it is sent.
+        /// A setting that cannot work (``ConnectConfiguration/problem``), which fails every request
+        /// before it is sent.
         let problem: String?
 
         init(
@@ -58,7 +58,7 @@ public final class CurlTransport: StepCompletingCarrier {
             proxy: ProxyConfiguration? = nil, environmentProxies: EnvironmentProxies? = nil, netrc: NetrcFile? = nil,
             tls: TLSConfiguration = TLSConfiguration(), httpVersion: HTTPVersionPolicy = .automatic,
             connections: ConnectionSettings = ConnectionSettings(),
-            alternativeServices: AlternativeServices = .ignored
+            alternativeServices: AlternativeServices = .ignored, problem: String? = nil
         ) {
             self.timeout = timeout
             timeoutMilliseconds = CurlTransfer.milliseconds(timeout)
@@ -76,7 +76,7 @@ public final class CurlTransport: StepCompletingCarrier {
             self.connections = connections
             unixSocketPath = connections.unixSocketPath
             alternativeFallback = alternativeServices.isEnabled ? alternativeServices.fallbackAfter : nil
-            problem = connections.problem ?? alternativeServices.problem
+            self.problem = problem
         }
     }
 
@@ -105,7 +105,8 @@ public final class CurlTransport: StepCompletingCarrier {
             tls: configuration.tls,
             httpVersion: configuration.httpVersion,
             connections: configuration.connections,
-            alternativeServices: configuration.alternativeServices
+            alternativeServices: configuration.alternativeServices,
+            problem: configuration.problem
         )
         self.context = context
         loop = TransferLoop(

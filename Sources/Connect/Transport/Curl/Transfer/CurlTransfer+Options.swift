@@ -32,6 +32,8 @@ extension CurlTransfer {
         handle.setURL(url)
         handle.set(CURLOPT_WRITEDATA, pointer: context)
         handle.set(CURLOPT_HEADERDATA, pointer: context)
+        // Checked here too: ``CurlTransport/send(_:)`` takes a request nothing validated.
+        if let problem = request.timeoutProblem { throw .invalidRequest(problem) }
         handle.set(CURLOPT_TIMEOUT_MS, request.timeout.map(Self.milliseconds) ?? settings.timeoutMilliseconds)
         handle.writesHeadLinesAsBody(headScreen.isEnabled)
         if _slowPath(!handle.holdsPlainSetup) {
