@@ -160,6 +160,55 @@ static inline int ccurl_open_wake_pipe(int ends[2]) {
 #endif
 }
 
+// libcurl's process-wide setup, with libcurl's small zeroed and resized blocks served as its
+// other small blocks are. glibc before 2.41 serves calloc and realloc from an arena under the
+// arena's lock once a process has a second thread, where malloc and free serve a small block
+// from the calling thread's own cache: libcurl 7.88 callocs about a dozen small blocks a request
+// (one per stored response header, among others) and grows a few buffers with realloc, each a
+// lock and an unlock, two atomic operations of some tens of cycles that a one-thread C client
+// never pays. Blocks up to the thread cache's largest (1,032 bytes) are taken and resized here
+// with malloc, memcpy and free instead; larger ones still go to calloc (which need not touch
+// fresh pages) and realloc. The functions are glibc's own, so memory libcurl hands out is freed
+// as before; a libcurl another library set up first in the process keeps its own functions.
+#include <stdlib.h>
+#include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+
+enum { ccurl_largest_cached_block = 1024 };
+
+static inline void *ccurl_zeroed_allocation(size_t count, size_t size) {
+    size_t total;
+    if (__builtin_mul_overflow(count, size, &total)) return NULL;
+    if (total > ccurl_largest_cached_block) return calloc(count, size);
+    // Through a volatile pointer: the compiler turns malloc then memset of zero into calloc.
+    void *(*volatile allocate)(size_t) = malloc;
+    void *block = allocate(total);
+    if (block != NULL) memset(block, 0, total);
+    return block;
+}
+
+static inline void *ccurl_resized_allocation(void *block, size_t size) {
+    if (block == NULL) return malloc(size);
+    if (size == 0 || size > ccurl_largest_cached_block) return realloc(block, size);
+    size_t usable = malloc_usable_size(block);
+    if (usable >= size) return block;
+    void *moved = malloc(size);
+    if (moved == NULL) return NULL;  // realloc's contract: the old block stays as it was
+    memcpy(moved, block, usable);
+    free(block);
+    return moved;
+}
+#endif
+
+static inline CURLcode ccurl_global_init(long flags) {
+#if defined(__GLIBC__)
+    return curl_global_init_mem(flags, malloc, free, ccurl_resized_allocation, strdup, ccurl_zeroed_allocation);
+#else
+    return curl_global_init(flags);
+#endif
+}
+
 static const int ccurl_prereq_ok = CURL_PREREQFUNC_OK;
 static const int ccurl_prereq_abort = CURL_PREREQFUNC_ABORT;
 
