@@ -33,10 +33,14 @@ struct LibcurlAllocationTests {
     /// own room (kept in place): the bytes written first are there each time.
     @Test func aResizedBlockKeepsItsBytes() throws {
         func pattern(_ block: UnsafeMutableRawPointer, _ count: Int) {
-            for index in 0..<count { block.storeBytes(of: UInt8(truncatingIfNeeded: index &* 7), toByteOffset: index, as: UInt8.self) }
+            for index in 0..<count {
+                block.storeBytes(of: UInt8(truncatingIfNeeded: index &* 7), toByteOffset: index, as: UInt8.self)
+            }
         }
         func hasPattern(_ block: UnsafeMutableRawPointer, _ count: Int) -> Bool {
-            (0..<count).allSatisfy { block.load(fromByteOffset: $0, as: UInt8.self) == UInt8(truncatingIfNeeded: $0 &* 7) }
+            (0..<count).allSatisfy {
+                block.load(fromByteOffset: $0, as: UInt8.self) == UInt8(truncatingIfNeeded: $0 &* 7)
+            }
         }
         var block = try #require(ccurl_resized_allocation(nil, 16))
         pattern(block, 16)
