@@ -126,6 +126,11 @@ final class NginxServer: @unchecked Sendable {
                 log_format simple '$server_port $request_method $request_uri $status $request_length $server_protocol $connection';
                 access_log \(directory.path)/access.log simple;
                 client_body_temp_path \(directory.path)/body;
+                # nginx's 60 s defaults are deadlines a busy sanitizer run can outlast; a TLS
+                # handshake counts against the header's.
+                client_header_timeout 10m;
+                client_body_timeout 10m;
+                send_timeout 10m;
                 \(servers)
             }
             """

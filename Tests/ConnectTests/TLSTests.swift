@@ -31,10 +31,13 @@ struct TLSTests {
         let server = try await NginxServer(sites: [.init(certificate: "expired"), .init(certificate: "selfsigned")])
         defer { server.shutdown() }
         let expired = await connectError(Self.trustingTestCA.request(TestConnector(url: server.url(0))))
-        guard case .tls(_, let message)? = expired else {
+        guard case .tls(let code, let message)? = expired else {
             Issue.record("expected a TLS failure, got \(String(describing: expired))")
             return
         }
+        #expect(code == 60)  // CURLE_PEER_FAILED_VERIFICATION
+        // Also when the handshake's last send failed first (the server gone), whose message
+        // libcurl keeps (see `CurlFailureMessage`).
         #expect(message.lowercased().contains("expired"))
         let selfSigned = await connectError(Self.trustingTestCA.request(TestConnector(url: server.url(1))))
         guard case .tls? = selfSigned else {
@@ -42,6 +45,30 @@ struct TLSTests {
             return
         }
         #expect(server.accessLog.isEmpty)
+    }
+
+    /// A certificate refused in a handshake whose alert then cannot be sent (the server reset
+    /// the connection after its first flight): libcurl keeps the message of the failed send,
+    /// and Connect puts what the failure's code means, and with OpenSSL why the certificate was
+    /// refused, before it (see `CurlFailureMessage`).
+    @Test(.enabled(if: PythonPeer.isInstalled("python3") || ProcessInfo.processInfo.environment["CI"] != nil))
+    func aRefusedCertificateIsNamedWhenTheAlertCannotBeSent() async throws {
+        let peer = try await PythonPeer(script: "reset_after_flight_server.py") {
+            ["\($0)", NginxServer.file("expired.pem").path, NginxServer.file("expired.key").path]
+        }
+        defer { peer.shutdown() }
+        let url = URL(string: "https://127.0.0.1:\(peer.port)/")!
+        let error = await connectError(Self.trustingTestCA.request(TestConnector(url: url)))
+        guard case .tls(let code, let message)? = error else {
+            Issue.record("expected a TLS failure, got \(String(describing: error))")
+            return
+        }
+        #expect(!CurlFailureMessage.isAboutTheSocket(message), "\(message)")
+        // GnuTLS checks the certificate once the handshake is done, which this one never is.
+        if LibcurlFeatures.running.tlsLibraryIsOpenSSL {
+            #expect(code == 60)  // CURLE_PEER_FAILED_VERIFICATION
+            #expect(message.contains("certificate has expired"), "\(message)")
+        }
     }
 
     @Test func publicKeyPinning() async throws {

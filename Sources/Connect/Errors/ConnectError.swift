@@ -32,6 +32,9 @@ public enum ConnectError: Error, Sendable, CustomStringConvertible {
     /// The request was cancelled.
     case cancelled
     /// TLS failed: the certificate was untrusted, expired or for another host, or a pin did not match.
+    ///
+    /// `code` is libcurl's (`CURLE_PEER_FAILED_VERIFICATION`, 60, for a refused certificate);
+    /// `message` says why, also when the connection failed after the refusal.
     case tls(code: Int, message: String)
     /// The server answered with a status outside the accepted range.
     case http(HTTPFailure)

@@ -352,9 +352,10 @@ final class CurlEasyHandle {
         return lines
     }
 
-    /// The error buffer's text, or libcurl's generic text for `code`.
+    /// The error buffer's text, or libcurl's generic text for `code` (see ``CurlFailureMessage``).
     func errorMessage(for code: CURLcode) -> String {
-        let detail = String(cString: errorBuffer)
-        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        CurlFailureMessage.text(code: code, firstMessage: String(cString: errorBuffer)) {
+            LibcurlFeatures.running.tlsLibraryIsOpenSSL ? infoLong(CURLINFO_SSL_VERIFYRESULT) : nil
+        }
     }
 }

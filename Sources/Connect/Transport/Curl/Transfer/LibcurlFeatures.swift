@@ -10,6 +10,12 @@ struct LibcurlFeatures: Sendable {
     /// (`libcurl/8.14.1 GnuTLS/3.7.9 … nghttp2/1.52.0 ngtcp2/1.11.0 nghttp3/1.8.0`).
     let description: String
 
+    /// Whether its TLS library is OpenSSL, whose certificate verification results
+    /// `CURLINFO_SSL_VERIFYRESULT` gives (another library's mean something else).
+    var tlsLibraryIsOpenSSL: Bool {
+        description.split(separator: " ").dropFirst().first?.hasPrefix("OpenSSL") ?? false
+    }
+
     /// The libcurl this process runs on.
     static let running = LibcurlFeatures(
         hasHTTP3: ccurl_running_has_http3() != 0, description: String(cString: curl_version()))
