@@ -152,9 +152,35 @@ struct EpollRegistrationTests {
 
     @Test(arguments: rows)
     func eachEventMakesItsChange(_ row: Row) {
+        let (registration, changes) = Self.registration(after: row.events)
+        #expect(changes == row.changes)
+        #expect(registration.events == row.registered)
+    }
+
+    /// The registrations whose word the loop takes that nothing waits on an idle connection
+    /// (`MultiSocketWatch.idleConnectionIsQuiet`): a connection's socket kept for reading, and
+    /// none that a wait found ready, that waits for writing, or that is no connection's.
+    @Test(arguments: [
+        ([Event.opened, .established, .watch(read), .remove], true),
+        ([.opened, .established, .watch(read), .remove, .watch(read), .remove], true),
+        ([.opened, .established, .watch(read), .remove, .readyWithoutInterest], false),
+        ([.opened, .established, .watch(both), .remove], false),
+        ([.opened, .established, .watch(read), .remove, .watch(both)], false),
+        ([.opened, .established, .watch(read), .remove, .closing], false),
+        ([.opened, .watch(read), .remove], false),
+        ([.watch(read)], false)
+    ])
+    func anIdleConnectionKeptForReadingIsOneTheSetAnswersFor(_ events: [Event], answers: Bool) {
+        #expect(Self.registration(after: events).registration.isIdleConnectionForReading == answers)
+    }
+
+    /// A new registration after `events`, with the change each made.
+    static func registration(
+        after events: [Event]
+    ) -> (registration: EpollRegistration, changes: [EpollRegistration.Change]) {
         var registration = EpollRegistration()
         var changes: [EpollRegistration.Change] = []
-        for event in row.events {
+        for event in events {
             switch event {
             case .opened:
                 registration.connectionOpened()
@@ -168,7 +194,6 @@ struct EpollRegistrationTests {
             case .readyWithoutInterest: changes.append(registration.readyWithoutInterest())
             }
         }
-        #expect(changes == row.changes)
-        #expect(registration.events == row.registered)
+        return (registration, changes)
     }
 }

@@ -47,6 +47,37 @@ struct WireTests {
         #expect(server.connectionCount == 2)
     }
 
+    /// The stray response arrives while the transfer thread is busy (an app's callback holds
+    /// it), so no wait of the loop's sees it: the look at the epoll set made before the next
+    /// request takes the idle connection finds it there.
+    @Test func aStrayResponseThatArrivesWhileTheLoopIsBusyNeverReachesTheNextRequest() async throws {
+        let straySent = TestGate()
+        let server = try RawServer { request, index in
+            guard request.connectionID == 1, index == 0 else {
+                return [.send(RawServer.response(body: "answer to \(request.path)"))]
+            }
+            return [
+                .send(RawServer.response(body: "answer to \(request.path)")), .pause(.milliseconds(20)),
+                .send(RawServer.response(body: "stray")), .open(straySent)
+            ]
+        }
+        defer { server.shutdown() }
+        var configuration = ConnectConfiguration()
+        configuration.runsCallbacksOnTransferThread = true
+        let connect = Connect(configuration: configuration)
+        let second: Future<Data> = try await withCheckedThrowingContinuation { continuation in
+            connect.request(TestConnector(server, "/first")).observe { result in
+                // On the transfer thread, held until the stray response has reached the socket.
+                for _ in 0..<1_000 where !straySent.isOpen { usleep(10_000) }
+                usleep(50_000)
+                continuation.resume(with: result.map { _ in connect.request(TestConnector(server, "/second")) })
+            }
+        }
+        #expect(straySent.isOpen)
+        #expect(try await second.value == Data("answer to /second".utf8))
+        #expect(server.connectionCount == 2)
+    }
+
     /// Every kind of request body, for a request that starts over on a fresh connection.
     enum RestartedBody: String, CaseIterable, Sendable {
         case smallData, largeData, file, multipart, oneTimeStream, replayableStream

@@ -254,11 +254,14 @@ final class ConnectionTracker {
     }
 
     /// Whether the connection of `socket` last carried an HTTP/1 exchange and has bytes waiting
-    /// that nobody asked for (a peek: they stay).
+    /// that nobody asked for: the loop's epoll set says none are (one look a pass for every
+    /// connection chosen in it: ``MultiSocketWatch/idleConnectionIsQuiet(_:)``), or else a peek
+    /// at the socket (the bytes stay) says whether they are.
     func hasUnreadBytes(on socket: Int32) -> Bool {
         guard Int(socket) < connections.count, connections[Int(socket)]?.lastExchangeWasHTTP1 == true else {
             return false
         }
+        if socketWatch?.idleConnectionIsQuiet(socket) == true { return false }
         var byte: UInt8 = 0
         return recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) > 0
     }

@@ -81,5 +81,11 @@ struct EpollRegistration: Equatable {
         return .forget
     }
 
+    /// An established connection's socket registered for reading: while libcurl wishes nothing
+    /// of it, an idle connection the set reports when anything arrives on it.
+    var isIdleConnectionForReading: Bool {
+        isConnection && events == Self.readable
+    }
+
     static let readable = Int16(POLLIN)
 }

@@ -50,6 +50,14 @@ final class MultiSocketWatch {
     @exclusivity(unchecked) private(set) var epollSetChanges = 0
     /// How many waits in the epoll set there were.
     @exclusivity(unchecked) private(set) var epollWaits = 0
+    /// How many looks at the epoll set for idle connections there were
+    /// (``idleConnectionIsQuiet(_:)``).
+    @exclusivity(unchecked) private(set) var idleLooks = 0
+    /// Whether the last look was in this pass of the loop (each ``act()`` starts one).
+    @exclusivity(unchecked) private var idleLookIsCurrent = false
+    /// For each descriptor, `idleLooks` when it last became an idle connection's socket: the
+    /// looks after that one saw it idle.
+    @exclusivity(unchecked) private var becameIdleAtLook: [Int] = []
 
     /// Watches `multi`, which it sets up to report its sockets and timer here; with
     /// `inEpollSet`, in an epoll set where there is one, beside `wakeup`. `multi` must not
@@ -109,6 +117,58 @@ final class MultiSocketWatch {
     private func libcurlWatches(_ socket: curl_socket_t, _ events: Int16?) {
         interests[socket] = events
         changeEpollSet(for: socket) { $0.libcurlWatches(events) }
+        if events == nil, epoll >= 0, socket >= 0 {
+            let index = Int(socket)
+            if index >= becameIdleAtLook.count {
+                becameIdleAtLook += repeatElement(0, count: index + 1 - becameIdleAtLook.count)
+            }
+            becameIdleAtLook[index] = idleLooks
+        }
+    }
+
+    /// Whether nothing waits on the idle connection of `socket`, as far as the epoll set can
+    /// tell: the socket is in it for reading while libcurl wishes nothing of it, and a look at
+    /// the set in this pass of the loop, after the connection became idle, did not find it ready
+    /// (a look that does takes it out of the set: ``EpollRegistration/readyWithoutInterest()``).
+    /// `false` where the set cannot tell, for the caller to look at the socket itself.
+    ///
+    /// One look serves every connection chosen in a pass, where a look at each socket (a peek)
+    /// was a system call a reused connection. Bytes that arrive after the look go unseen, as
+    /// they would after a peek: both look before the request is sent, not when its answer comes.
+    func idleConnectionIsQuiet(_ socket: curl_socket_t) -> Bool {
+        #if os(Linux)
+        let index = Int(socket)
+        guard epoll >= 0, socket >= 0, index < registrations.count, interests[socket] == nil,
+            registrations[index].isIdleConnectionForReading
+        else { return false }
+        if !idleLookIsCurrent || idleLooks <= becameIdleAtLook[index] {
+            guard lookAtIdleConnections() else { return false }
+        }
+        return registrations[index].isIdleConnectionForReading
+        #else
+        return false
+        #endif
+    }
+
+    /// Looks at the epoll set without waiting, and takes the idle connections it finds ready out
+    /// of it. What it finds on libcurl's sockets and the wake-up descriptor is left for the next
+    /// wait, which finds it again: the set reports a descriptor for as long as it is ready.
+    /// `false` if the look may have missed some: the set failed, or more were ready than one
+    /// look reports.
+    private func lookAtIdleConnections() -> Bool {
+        #if os(Linux)
+        idleLooks += 1
+        let count = found.withUnsafeMutableBufferPointer {
+            Int(ccurl_epoll_wait(epoll, $0.baseAddress, Int32($0.count), 0))
+        }
+        idleLookIsCurrent = count >= 0 && count < found.count
+        for entry in found.prefix(max(count, 0)) where entry.fd != wakeup && interests[entry.fd] == nil {
+            changeEpollSet(for: entry.fd) { $0.readyWithoutInterest() }
+        }
+        return idleLookIsCurrent
+        #else
+        return false
+        #endif
     }
 
     /// A connection's socket was opened on `socket`: a new socket, in no set yet.
@@ -211,6 +271,7 @@ final class MultiSocketWatch {
 
     /// Hands libcurl the sockets found ready since the last call, then its timer if due.
     func act() {
+        idleLookIsCurrent = false
         var running: Int32 = 0
         swap(&ready, &acting)
         ready.removeAll(keepingCapacity: true)
