@@ -50,11 +50,15 @@ final class MultiSocketWatch {
     @exclusivity(unchecked) private(set) var epollSetChanges = 0
     /// How many waits in the epoll set there were.
     @exclusivity(unchecked) private(set) var epollWaits = 0
-    /// How many looks at the epoll set for idle connections there were
-    /// (``idleConnectionIsQuiet(_:)``).
+    /// How many times the epoll set was asked what is ready, by a wait or by a look for idle
+    /// connections (``idleConnectionIsQuiet(_:)``).
     @exclusivity(unchecked) private(set) var idleLooks = 0
-    /// Whether the last look was in this pass of the loop (each ``act()`` starts one).
-    @exclusivity(unchecked) private var idleLookIsCurrent = false
+    /// What the set has told of idle connections in this pass of the loop (each ``act()``
+    /// starts one).
+    @exclusivity(unchecked) private var idleLook = IdleLook.due
+    /// What the waits since the last ``act()`` told: the wait just before a pass counts as
+    /// its look.
+    @exclusivity(unchecked) private var idleLookBeforePass = IdleLook.due
     /// For each descriptor, `idleLooks` when it last became an idle connection's socket: the
     /// looks after that one saw it idle.
     @exclusivity(unchecked) private var becameIdleAtLook: [Int] = []
@@ -128,9 +132,10 @@ final class MultiSocketWatch {
 
     /// Whether nothing waits on the idle connection of `socket`, as far as the epoll set can
     /// tell: the socket is in it for reading while libcurl wishes nothing of it, and a look at
-    /// the set in this pass of the loop, after the connection became idle, did not find it ready
-    /// (a look that does takes it out of the set: ``EpollRegistration/readyWithoutInterest()``).
-    /// `false` where the set cannot tell, for the caller to look at the socket itself.
+    /// the set in this pass of the loop (or the wait the pass began with) after the connection
+    /// became idle did not find it ready (one that does takes it out of the set:
+    /// ``EpollRegistration/readyWithoutInterest()``). `false` where the set cannot tell, for the
+    /// caller to look at the socket itself.
     ///
     /// One look serves every connection chosen in a pass, where a look at each socket (a peek)
     /// was a system call a reused connection. Bytes that arrive after the look go unseen, as
@@ -141,8 +146,14 @@ final class MultiSocketWatch {
         guard epoll >= 0, socket >= 0, index < registrations.count, interests[socket] == nil,
             registrations[index].isIdleConnectionForReading
         else { return false }
-        if !idleLookIsCurrent || idleLooks <= becameIdleAtLook[index] {
-            guard lookAtIdleConnections() else { return false }
+        switch idleLook {
+        case .incomplete:
+            return false
+        case .current where idleLooks > becameIdleAtLook[index]:
+            break
+        case .current, .due:
+            lookAtIdleConnections()
+            guard idleLook == .current else { return false }
         }
         return registrations[index].isIdleConnectionForReading
         #else
@@ -150,24 +161,38 @@ final class MultiSocketWatch {
         #endif
     }
 
+    /// What the epoll set has told of idle connections in a pass of the loop.
+    private enum IdleLook {
+        /// Nothing: the next question looks.
+        case due
+        /// A wait or a look saw every descriptor that was ready then.
+        case current
+        /// A look came back full and may have missed some: every question in the pass peeks,
+        /// rather than look again and peek.
+        case incomplete
+
+        /// What a wait or look that found `count` descriptors ready, with room for `capacity`,
+        /// told.
+        init(found count: Int, capacity: Int) {
+            self = count >= 0 && count < capacity ? .current : .incomplete
+        }
+    }
+
     /// Looks at the epoll set without waiting, and takes the idle connections it finds ready out
     /// of it. What it finds on libcurl's sockets and the wake-up descriptor is left for the next
     /// wait, which finds it again: the set reports a descriptor for as long as it is ready.
-    /// `false` if the look may have missed some: the set failed, or more were ready than one
-    /// look reports.
-    private func lookAtIdleConnections() -> Bool {
+    /// `idleLook` says whether the look may have missed some: the set failed, or more were
+    /// ready than one look reports.
+    private func lookAtIdleConnections() {
         #if os(Linux)
         idleLooks += 1
         let count = found.withUnsafeMutableBufferPointer {
             Int(ccurl_epoll_wait(epoll, $0.baseAddress, Int32($0.count), 0))
         }
-        idleLookIsCurrent = count >= 0 && count < found.count
+        idleLook = IdleLook(found: count, capacity: found.count)
         for entry in found.prefix(max(count, 0)) where entry.fd != wakeup && interests[entry.fd] == nil {
             changeEpollSet(for: entry.fd) { $0.readyWithoutInterest() }
         }
-        return idleLookIsCurrent
-        #else
-        return false
         #endif
     }
 
@@ -253,6 +278,9 @@ final class MultiSocketWatch {
         let count = found.withUnsafeMutableBufferPointer {
             Int(ccurl_epoll_wait(epoll, $0.baseAddress, Int32($0.count), Int32(timeout)))
         }
+        // It takes the idle connections it finds ready out of the set, as a look does.
+        idleLooks += 1
+        idleLookBeforePass = IdleLook(found: count, capacity: found.count)
         var woken = false
         for entry in found.prefix(max(count, 0)) {
             if entry.fd == wakeup {
@@ -271,7 +299,8 @@ final class MultiSocketWatch {
 
     /// Hands libcurl the sockets found ready since the last call, then its timer if due.
     func act() {
-        idleLookIsCurrent = false
+        idleLook = idleLookBeforePass
+        idleLookBeforePass = .due
         var running: Int32 = 0
         swap(&ready, &acting)
         ready.removeAll(keepingCapacity: true)
