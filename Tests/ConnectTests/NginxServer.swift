@@ -78,7 +78,7 @@ final class NginxServer: @unchecked Sendable {
             process.executableURL = URL(fileURLWithPath: nginx)
             process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path]
             try process.detachOutput(to: directory.appendingPathComponent("output.log"))
-            try process.run()
+            try process.runAlone()
             if await Self.waitUntilBound(process, pidFile: directory.appendingPathComponent("nginx.pid")) {
                 self.ports = ports
                 self.directory = directory

@@ -32,7 +32,7 @@ final class PythonPeer: @unchecked Sendable {
             process.arguments = arguments(port)
             try process.detachOutput(to: Self.log(port))
             do {
-                try process.run()
+                try process.runAlone()
             } catch {
                 lastError = error
                 continue

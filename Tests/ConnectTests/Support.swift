@@ -188,7 +188,16 @@ func freshTokenServer() throws -> TestServer {
     }
 }
 
+/// Serializes the tests' process launches: Foundation's `Process.run()` on Linux crashed in a
+/// memcpy once while servers of tests running side by side were launched at the same time.
+private let processLaunches = Mutex(())
+
 extension Process {
+    /// Launches the process, one launch at a time across the tests (see `processLaunches`).
+    func runAlone() throws {
+        try processLaunches.withLock { _ in try run() }
+    }
+
     /// Points a server's standard input at /dev/null and its output at `log`, away from the test
     /// runner's own pipes: a server that outlives a crashed test process would otherwise hold
     /// those pipes open, and `swift test` would wait for their end forever.
