@@ -20,11 +20,10 @@ struct WireTests {
     static let plain = String(repeating: "The quick brown fox jumps over the lazy dog. ", count: 40)
 
     /// A server that answers every request with "answer to" its path, and sends its first
-    /// connection's first answer followed by a second response nobody asked for; `connect` has
-    /// made that first request, and the stray response is waiting on the idle connection.
-    static func serverWithAStrayResponse(_ connect: Connect) async throws -> RawServer {
-        let straySent = TestGate()
-        let server = try RawServer { request, index in
+    /// connection's first answer followed, 20 ms later, by a second response nobody asked for;
+    /// it opens `straySent` once that response went out.
+    static func strayResponseServer(opening straySent: TestGate) throws -> RawServer {
+        try RawServer { request, index in
             guard request.connectionID == 1, index == 0 else {
                 return [.send(RawServer.response(body: "answer to \(request.path)"))]
             }
@@ -33,6 +32,14 @@ struct WireTests {
                 .send(RawServer.response(body: "stray")), .open(straySent)
             ]
         }
+    }
+
+    /// A server that answers every request with "answer to" its path, and sends its first
+    /// connection's first answer followed by a second response nobody asked for; `connect` has
+    /// made that first request, and the stray response is waiting on the idle connection.
+    static func serverWithAStrayResponse(_ connect: Connect) async throws -> RawServer {
+        let straySent = TestGate()
+        let server = try Self.strayResponseServer(opening: straySent)
         #expect(try await connect.request(TestConnector(server, "/first")).value == Data("answer to /first".utf8))
         #expect(await eventually { straySent.isOpen }, "the stray response went out")
         return server
@@ -52,15 +59,7 @@ struct WireTests {
     /// request takes the idle connection finds it there.
     @Test func aStrayResponseThatArrivesWhileTheLoopIsBusyNeverReachesTheNextRequest() async throws {
         let straySent = TestGate()
-        let server = try RawServer { request, index in
-            guard request.connectionID == 1, index == 0 else {
-                return [.send(RawServer.response(body: "answer to \(request.path)"))]
-            }
-            return [
-                .send(RawServer.response(body: "answer to \(request.path)")), .pause(.milliseconds(20)),
-                .send(RawServer.response(body: "stray")), .open(straySent)
-            ]
-        }
+        let server = try Self.strayResponseServer(opening: straySent)
         defer { server.shutdown() }
         var configuration = ConnectConfiguration()
         configuration.runsCallbacksOnTransferThread = true
