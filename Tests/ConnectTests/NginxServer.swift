@@ -69,8 +69,7 @@ final class NginxServer: @unchecked Sendable {
                 let port = try unusedPort()
                 if !ports.contains(port) { ports.append(port) }
             }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "connect-nginx-\(UUID().uuidString)")
+            let directory = serverScratch("nginx-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Self.configuration(sites: sites, ports: ports, directory: directory)
                 .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)

@@ -4,7 +4,7 @@ import Foundation
 /// `Tests/PythonPeers/requirements.txt`) listening on 127.0.0.1 and a free port: the servers
 /// nobody here wrote that Connect is tested against (hypercorn, `websockets`, a CONNECT proxy).
 /// It runs in `Tests/PythonPeers`; its output goes to a log in the temporary directory, removed
-/// when it stops.
+/// when it stops (see `serverScratch`).
 final class PythonPeer: @unchecked Sendable {
     // @unchecked: set in init, then only read; `process` is stopped once in `shutdown`.
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -18,6 +18,8 @@ final class PythonPeer: @unchecked Sendable {
 
     let port: Int
     private let process: Process
+    /// The program's process ID.
+    var processIdentifier: Int32 { process.processIdentifier }
 
     /// Starts `program` (in the venv's `bin`) with the arguments for a port, on a free port: up to
     /// three ports are tried, since another test's server may take one between choosing it and
@@ -55,7 +57,7 @@ final class PythonPeer: @unchecked Sendable {
 
     /// Where the program's output goes: its warnings, for a test that fails.
     private static func log(_ port: Int) -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("connect-python-peer-\(port).log")
+        serverScratch("python-peer-\(port).log")
     }
 
     func shutdown() {

@@ -188,14 +188,56 @@ func freshTokenServer() throws -> TestServer {
     }
 }
 
+/// Where a test server keeps its files in the temporary directory (its log, or nginx's whole
+/// directory), under a name that carries the test process's ID: a test process that ends before
+/// a server's `stop` has removed them leaves them behind, and the next test process that starts
+/// a server removes what processes no longer running left.
+func serverScratch(_ name: String) -> URL {
+    _ = leftoversSwept
+    return FileManager.default.temporaryDirectory.appendingPathComponent("\(serverScratchPrefix)\(getpid())-\(name)")
+}
+
+private let serverScratchPrefix = "connect-test-server-"
+
+/// What `removeServerLeftovers(in:)` removes from the temporary directory, once a process.
+private let leftoversSwept: Void = removeServerLeftovers(in: FileManager.default.temporaryDirectory)
+
+/// Removes the servers' files in `directory` of test processes that are no longer running.
+func removeServerLeftovers(in directory: URL) {
+    for name in (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [] {
+        guard name.hasPrefix(serverScratchPrefix),
+            let owner = pid_t(name.dropFirst(serverScratchPrefix.count).prefix { $0 != "-" }),
+            kill(owner, 0) == -1, errno == ESRCH
+        else { continue }
+        try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+    }
+}
+
 /// Serializes the tests' process launches: Foundation's `Process.run()` on Linux crashed in a
 /// memcpy once while servers of tests running side by side were launched at the same time.
 private let processLaunches = Mutex(())
 
 extension Process {
-    /// Launches the process, one launch at a time across the tests (see `processLaunches`).
+    /// Launches the process, one launch at a time across the tests (see `processLaunches`), from
+    /// a thread of its own that blocks no signal. A child starts with the signal mask of the
+    /// thread that launched it, and the cooperative pool's threads block SIGTERM and SIGINT: a
+    /// Python server launched from one ignored `stop`'s SIGTERM, held `stop`'s thread for its
+    /// whole grace, and outlived a test process that ended meanwhile.
     func runAlone() throws {
-        try processLaunches.withLock { _ in try run() }
+        try processLaunches.withLock { _ in
+            let launched = Locked<Result<Void, any Error>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread { [self] in
+                var nothing = sigset_t()
+                sigemptyset(&nothing)
+                pthread_sigmask(SIG_SETMASK, &nothing, nil)
+                let result = Result { try run() }
+                launched.withLock { $0 = result }
+                done.signal()
+            }
+            done.wait()
+            try launched.withLock { $0 }?.get()
+        }
     }
 
     /// Points a server's standard input at /dev/null and its output at `log`, away from the test
