@@ -38,7 +38,7 @@ final class NginxServer: @unchecked Sendable {
     let ports: [Int]
     private let schemes: [String]
     let directory: URL
-    private let process: Process
+    private let process: ServerProcess
 
     /// Starts nginx with one TLS site per element of `sites`; `sites` may refer to the ports of
     /// the others as `PORT0`, `PORT1`, ….
@@ -73,11 +73,10 @@ final class NginxServer: @unchecked Sendable {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Self.configuration(sites: sites, ports: ports, directory: directory)
                 .write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: nginx)
-            process.arguments = ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path]
-            try process.detachOutput(to: directory.appendingPathComponent("output.log"))
-            try process.runAlone()
+            let process = try ServerProcess(
+                program: URL(fileURLWithPath: nginx),
+                arguments: ["-p", directory.path, "-c", directory.appendingPathComponent("nginx.conf").path],
+                directory: directory, log: directory.appendingPathComponent("output.log"))
             if await Self.waitUntilBound(process, pidFile: directory.appendingPathComponent("nginx.pid")) {
                 self.ports = ports
                 self.directory = directory
@@ -138,7 +137,7 @@ final class NginxServer: @unchecked Sendable {
     /// `true` once nginx has written its pid file, which it does after binding every port;
     /// `false` if it exits first (a port was taken) or takes over 20 seconds. Sleeps between
     /// looks, so that a slow start holds none of the cooperative pool's threads.
-    private static func waitUntilBound(_ process: Process, pidFile: URL) async -> Bool {
+    private static func waitUntilBound(_ process: ServerProcess, pidFile: URL) async -> Bool {
         await eventually(within: .seconds(20)) {
             FileManager.default.fileExists(atPath: pidFile.path) || !process.isRunning
         } && FileManager.default.fileExists(atPath: pidFile.path)

@@ -17,7 +17,7 @@ final class PythonPeer: @unchecked Sendable {
     }
 
     let port: Int
-    private let process: Process
+    private let process: ServerProcess
     /// The program's process ID.
     var processIdentifier: Int32 { process.processIdentifier }
 
@@ -28,13 +28,11 @@ final class PythonPeer: @unchecked Sendable {
         var lastError: (any Error)?
         for _ in 0..<3 {
             let port = try unusedPort()
-            let process = Process()
-            process.executableURL = Self.bin.appendingPathComponent(program)
-            process.currentDirectoryURL = Self.root.appendingPathComponent("Tests/PythonPeers")
-            process.arguments = arguments(port)
-            try process.detachOutput(to: Self.log(port))
+            let process: ServerProcess
             do {
-                try process.runAlone()
+                process = try ServerProcess(
+                    program: Self.bin.appendingPathComponent(program), arguments: arguments(port),
+                    directory: Self.root.appendingPathComponent("Tests/PythonPeers"), log: Self.log(port))
             } catch {
                 lastError = error
                 continue
@@ -67,7 +65,7 @@ final class PythonPeer: @unchecked Sendable {
     /// Whether the program listens on `port` within 20 seconds. Sleeps between probes, so that a
     /// slow start (Python importing its packages on a loaded machine) holds none of the
     /// cooperative pool's threads.
-    private static func waitUntilListening(_ port: Int, _ process: Process) async -> Bool {
+    private static func waitUntilListening(_ port: Int, _ process: ServerProcess) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline, process.isRunning {
             let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -20,6 +20,25 @@ struct TestServersTests {
         #expect(blocked & (1 << (UInt64(SIGTERM) - 1)) == 0, "SigBlk \(String(blocked, radix: 16))")
         #expect(blocked & (1 << (UInt64(SIGINT) - 1)) == 0, "SigBlk \(String(blocked, radix: 16))")
     }
+
+    /// A server inherits no descriptor of the test process beyond its standard three, not even
+    /// one left open across exec: it would hold the test's connections and pipes open.
+    @Test func aServerInheritsOnlyItsStandardDescriptors() async throws {
+        var ends: [Int32] = [-1, -1]
+        #expect(pipe(&ends) == 0)  // not close-on-exec
+        defer { ends.forEach { close($0) } }
+        let log = serverScratch("sleep-\(UUID().uuidString).log")
+        let sleeper = try ServerProcess(
+            program: URL(fileURLWithPath: "/bin/sleep"), arguments: ["600"],
+            directory: FileManager.default.temporaryDirectory, log: log)
+        defer { sleeper.stop { try? FileManager.default.removeItem(at: log) } }
+        // The dynamic loader opens and closes the libraries of the program: an inherited
+        // descriptor would stay.
+        let descriptors = "/proc/\(sleeper.processIdentifier)/fd"
+        let open = { (try? FileManager.default.contentsOfDirectory(atPath: descriptors).sorted()) ?? [] }
+        #expect(await eventually(within: .seconds(30)) { open() == ["0", "1", "2"] }, "\(open())")
+        #expect(sleeper.isRunning)
+    }
     #endif
 
     /// What a test process left in the temporary directory is removed once that process is
