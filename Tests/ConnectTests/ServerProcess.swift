@@ -129,9 +129,10 @@ private struct SpawnFileActions {
         return posix_spawn_file_actions_addchdir_np(&raw, path)
         #else
         typealias AddChdir = @convention(c) (UnsafeMutableRawPointer, UnsafePointer<CChar>) -> Int32
-        guard let found = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addchdir_np")
-        else { return ENOSYS }
-        return unsafeBitCast(found, to: AddChdir.self)(&raw, path)
+        guard let addChdir = Self.function("posix_spawn_file_actions_addchdir_np", as: AddChdir.self) else {
+            return ENOSYS
+        }
+        return addChdir(&raw, path)
         #endif
     }
 
@@ -142,11 +143,19 @@ private struct SpawnFileActions {
         return 0
         #else
         typealias AddCloseFrom = @convention(c) (UnsafeMutableRawPointer, Int32) -> Int32
-        guard let found = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+        guard let addCloseFrom = Self.function("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)
         else { return ENOSYS }
-        return unsafeBitCast(found, to: AddCloseFrom.self)(&raw, lowest)
+        return addCloseFrom(&raw, lowest)
         #endif
     }
+
+    #if !canImport(Darwin)
+    /// The C library's function `name`, of the C function type `type`, or `nil` if it has none.
+    private static func function<Function>(_ name: String, as type: Function.Type) -> Function? {
+        // The cast is as sound as `type` is the function's C signature.
+        dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: type) }
+    }
+    #endif
 }
 
 /// `posix_spawnattr_t`.
