@@ -29,9 +29,9 @@ final class MultiSocketWatch {
     // access is open), so the runtime's dynamic checks (a thread-local lookup per access, on
     // every wait and every socket libcurl names) would find nothing.
     /// The sockets libcurl waits on, with the poll(2) events it waits for.
-    @exclusivity(unchecked) private var interests: [curl_socket_t: Int16] = [:]
-    /// When libcurl's timer is due; `nil` while none runs.
-    @exclusivity(unchecked) private var deadline: MonotonicInstant?
+    @exclusivity(unchecked) private var interests = SocketInterests()
+    /// libcurl's timer.
+    @exclusivity(unchecked) private var timer = LibcurlTimer.stopped
     /// The sockets the last wait found ready, with the `CURL_CSELECT_*` mask for each.
     @exclusivity(unchecked) private var ready: [(socket: curl_socket_t, mask: Int32)] = []
     /// The sockets ``act()`` hands libcurl, `ready`'s buffer traded with it: neither list
@@ -82,8 +82,8 @@ final class MultiSocketWatch {
         }
         ccurl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, context)
         ccurl_multi_setopt_timer_callback(multi) { _, milliseconds, context in
-            let deadline = milliseconds < 0 ? nil : MonotonicInstant.now.advanced(byMilliseconds: milliseconds)
-            Unmanaged<MultiSocketWatch>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.deadline = deadline }
+            let timer = LibcurlTimer(milliseconds: milliseconds)
+            Unmanaged<MultiSocketWatch>.fromOpaque(context!)._withUnsafeGuaranteedRef { $0.timer = timer }
             return 0
         }
         ccurl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, context)
@@ -248,15 +248,14 @@ final class MultiSocketWatch {
     /// they are in.
     func appendPolls(to polls: inout [pollfd]) {
         if epoll >= 0 { return polls.append(pollfd(fd: epoll, events: Int16(POLLIN), revents: 0)) }
-        for (socket, events) in interests {
+        for (socket, events) in interests.watched {
             polls.append(pollfd(fd: socket, events: events, revents: 0))
         }
     }
 
     /// How long a wait may last for the timer, in milliseconds rounded up; `nil` without one.
     func timeout(from now: MonotonicInstant) -> Int? {
-        guard let deadline else { return nil }
-        return now.millisecondsToWait(until: deadline)
+        timer.millisecondsToWait(from: now)
     }
 
     /// Notes what a poll returned for the entries ``appendPolls(to:)`` added, for ``act()``.
@@ -314,8 +313,8 @@ final class MultiSocketWatch {
     /// to run now (a timer of 0 ms) run in this pass rather than the next.
     @discardableResult
     func runTimerIfDue() -> Bool {
-        guard let deadline, !(MonotonicInstant.now < deadline) else { return false }
-        self.deadline = nil
+        guard timer.isDue() else { return false }
+        timer = .stopped
         var running: Int32 = 0
         curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running)
         return true
