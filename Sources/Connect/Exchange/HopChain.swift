@@ -82,7 +82,7 @@ final class HopChain: Sendable {
                 let request = hop.request
                 let options = hop.options
                 let (step, future) = PendingStep.making(context: stepCompleting.context, transform: hop)
-                stepCompleting.send(request, options: options, completing: step)
+                stepCompleting.send(consume request, options: consume options, completing: consume step)
                 return future
             }
             if stages.count == 1, case .cache(let cache, let policy) = stages[0] {

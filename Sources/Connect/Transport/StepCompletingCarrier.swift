@@ -14,6 +14,9 @@ protocol StepCompletingCarrier: TransferCarrier, AnyObject {
     var context: FutureContext { get }
 
     /// Sends `request` once, handing its response on as `options` say; the response completes
-    /// `step`.
-    func send(_ request: Request, options: TransferOptions?, completing step: PendingStep<Response>)
+    /// `step`. Takes its arguments rather than borrows them: the transfer it starts keeps each,
+    /// and a caller done with them passes them on without a retain and a release apiece.
+    func send(
+        _ request: consuming Request, options: consuming TransferOptions?,
+        completing step: consuming PendingStep<Response>)
 }

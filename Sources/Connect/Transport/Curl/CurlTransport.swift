@@ -135,11 +135,14 @@ public final class CurlTransport: StepCompletingCarrier {
     /// completes, on the callback queue. The context binds the step's future to the callback
     /// queue: the transfer thread completes it, and every observer and step runs on the queue,
     /// never on the transfer thread.
-    func send(_ request: Request, options: TransferOptions?, completing step: PendingStep<Response>) {
+    func send(
+        _ request: consuming Request, options: consuming TransferOptions?,
+        completing step: consuming PendingStep<Response>
+    ) {
         let transfer = CurlTransfer(request: request, options: options, transport: self, promise: step)
         transfer.prepareProgressReports()
-        step.onCancel(notifying: transfer)
-        if let streamBuffer = options?.streamBuffer {
+        transfer.stopsWhenCancelled()
+        if let streamBuffer = transfer.options?.streamBuffer {
             // Weak: the buffer outlives the transfer in the consumer's hands.
             streamBuffer.setResumer { [weak transfer, loop] in
                 if let transfer { loop.enqueue(.resume(transfer)) }

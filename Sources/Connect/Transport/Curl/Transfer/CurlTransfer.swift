@@ -92,6 +92,10 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// the transfer starts, never open elsewhere.
     @exclusivity(unchecked) var headScreen = HeadScreen(enabled: false)
 
+    // Inlined into its one caller, `CurlTransport.send`: called, the optimizer gave it borrowed
+    // arguments and the caller still retained each for the call and released it after, ten
+    // atomic operations a request on top of the stores' own retains.
+    @inline(__always)
     init(request: Request, options: TransferOptions?, transport: CurlTransport, promise: PendingStep<Response>) {
         self.request = request
         self.options = options
@@ -101,6 +105,13 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             method: request.method,
             isRepeatable: request.mayBeRepeated,
             bodyIsOneTimeStream: request.body?.isReplayable == false)
+    }
+
+    /// Has the future's cancellation stop the transfer. A method rather than the sender's
+    /// `transfer.promise.onCancel(notifying: transfer)`: there the promise was retained and
+    /// released around the call, here it is read from `self` as it is.
+    func stopsWhenCancelled() {
+        promise.onCancel(notifying: self)
     }
 
     /// Makes the serial queue the transfer's progress reports go through, in order, to the

@@ -115,8 +115,8 @@ final class ResponseBuffers: @unchecked Sendable {
     /// `onFillingThread`: the thread that filled this makes the response too (there is no
     /// callback queue), so no block crosses threads and the body's block is handed to the `Data`
     /// as it is, whatever its size: copying a small body would only read it back from memory the
-    /// transfers since have pushed it out to.
-    func makeResponse(url: URL, onFillingThread: Bool) -> Response {
+    /// transfers since have pushed it out to. `url` is taken, not borrowed: the response keeps it.
+    func makeResponse(url: consuming URL, onFillingThread: Bool) -> Response {
         let copiedHeaders = headers.copy()
         let data =
             body.capacity <= Self.largestCopiedBody && !onFillingThread ? body.copyDataAndEmpty() : takeBody()
