@@ -104,7 +104,9 @@ struct RequestBuilder {
                 own: connector.headers, defaults: defaultHeaders, parameters: parameters.headers, token: token,
                 body: body, userAgent: userAgent)
 
-        var request = Request(
+        // A `let` until the idempotency key: a method called on a `var` had the request's
+        // references retained and released around the call.
+        let request = Request(
             method: connector.method, url: parsedURL.url, headers: headers, body: body,
             timeout: connector.timeout,
             allowsRetry: connector.allowsRetry, httpVersion: connector.httpVersion, credentials: connector.credentials,
@@ -113,8 +115,10 @@ struct RequestBuilder {
         )
         try request.validate(urlProblem: parsedURL.problem, checkingHeaders: !usesStandardHeaders)
         if usesStandardHeaders, let standardHeadersProblem { throw .invalidRequest(standardHeadersProblem) }
-        if let key = connector.idempotencyKey { try Self.add(key, to: &request) }
-        return request
+        guard let key = connector.idempotencyKey else { return request }
+        var keyed = request
+        try Self.add(key, to: &keyed)
+        return keyed
     }
 
     /// Gives `request` the connector's idempotency key, once: a key in the connector's headers as
