@@ -104,8 +104,8 @@ struct RequestBuilder {
                 own: connector.headers, defaults: defaultHeaders, parameters: parameters.headers, token: token,
                 body: body, userAgent: userAgent)
 
-        // A `let` until the idempotency key: a method called on a `var` had the request's
-        // references retained and released around the call.
+        // A `let` until the idempotency key: a method called on a `var` retains the request's
+        // references around the call and releases them after.
         let request = Request(
             method: connector.method, url: parsedURL.url, headers: headers, body: body,
             timeout: connector.timeout,

@@ -92,9 +92,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
     /// the transfer starts, never open elsewhere.
     @exclusivity(unchecked) var headScreen = HeadScreen(enabled: false)
 
-    // Inlined into its one caller, `CurlTransport.send`: called, the optimizer gave it borrowed
-    // arguments and the caller still retained each for the call and released it after, ten
-    // atomic operations a request on top of the stores' own retains.
+    // Inlined into its one caller, `CurlTransport.send`, so that the arguments move into the
+    // stored properties: called, it takes them borrowed, and the caller retains each for the call
+    // and releases it after, on top of the stores' own retains.
     @inline(__always)
     init(request: Request, options: TransferOptions?, transport: CurlTransport, promise: PendingStep<Response>) {
         self.request = request
@@ -107,9 +107,9 @@ final class CurlTransfer: PromiseCancellationObserver, @unchecked Sendable {
             bodyIsOneTimeStream: request.body?.isReplayable == false)
     }
 
-    /// Has the future's cancellation stop the transfer. A method rather than the sender's
-    /// `transfer.promise.onCancel(notifying: transfer)`: there the promise was retained and
-    /// released around the call, here it is read from `self` as it is.
+    /// Has the future's cancellation stop the transfer. Read here from `self`, the promise is
+    /// borrowed for the call; read by a caller from the transfer's property, it is retained and
+    /// released around it.
     func stopsWhenCancelled() {
         promise.onCancel(notifying: self)
     }
