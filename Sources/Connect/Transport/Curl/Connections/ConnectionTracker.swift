@@ -129,9 +129,7 @@ final class ConnectionTracker {
         guard socket >= 0 else { return nil }
         forget(socket)
         socketWatch?.connectionOpened(socket)
-        if connections.count <= Int(socket) {
-            connections += Array(repeating: nil, count: Int(socket) + 1 - connections.count)
-        }
+        connections.extend(toCover: Int(socket), with: nil)
         nextSerial &+= 1
         connections[Int(socket)] = Connection(serial: nextSerial)
         if let unixSocketPath { unixSocketPaths[socket] = unixSocketPath }

@@ -122,11 +122,8 @@ final class MultiSocketWatch {
         interests[socket] = events
         changeEpollSet(for: socket) { $0.libcurlWatches(events) }
         if events == nil, epoll >= 0, socket >= 0 {
-            let index = Int(socket)
-            if index >= becameIdleAtLook.count {
-                becameIdleAtLook += repeatElement(0, count: index + 1 - becameIdleAtLook.count)
-            }
-            becameIdleAtLook[index] = idleLooks
+            becameIdleAtLook.extend(toCover: Int(socket), with: 0)
+            becameIdleAtLook[Int(socket)] = idleLooks
         }
     }
 
@@ -223,11 +220,8 @@ final class MultiSocketWatch {
         for socket: curl_socket_t, _ decide: (inout EpollRegistration) -> EpollRegistration.Change
     ) {
         guard epoll >= 0, socket >= 0 else { return }
-        let index = Int(socket)
-        if index >= registrations.count {
-            registrations += repeatElement(EpollRegistration(), count: index + 1 - registrations.count)
-        }
-        let change = decide(&registrations[index])
+        registrations.extend(toCover: Int(socket), with: EpollRegistration())
+        let change = decide(&registrations[Int(socket)])
         #if os(Linux)
         switch change {
         case .none:

@@ -28,7 +28,7 @@ struct SocketInterests {
             guard index >= 0 else { return }
             if index >= events.count {
                 guard newValue != nil else { return }
-                events += repeatElement(Self.notWatched, count: index + 1 - events.count)
+                events.extend(toCover: index, with: Self.notWatched)
             }
             events[index] = newValue ?? Self.notWatched
         }
