@@ -57,7 +57,10 @@ struct ConcurrencyTests {
 
     // The awaiting executor's path (`AwaitedCompletion`): the completion can come before the
     // task reaches its continuation (during the hop onto the executor) or after; either way the
-    // task gets the future's own result, once.
+    // task gets the future's own result, once. Each test completes its future only after the
+    // executor ran the task's first job (the hop, which ends with the task suspended), never after
+    // a sleep: a busy machine can start the task later than any sleep, and a future that completed
+    // first is returned by the fast path without a hop.
 
     @Test func awaitingThroughAnExecutorGetsTheValueWhicheverComesFirst() async throws {
         for completesDuringTheHop in [false, true] {
@@ -69,7 +72,7 @@ struct ConcurrencyTests {
                 executor.beforeFirstJob = { promise.succeed("during the hop") }
             }
             let task = Task { try await promise.future.value }
-            try await Task.sleep(for: .milliseconds(20))
+            try await executor.firstJobRan.future.value
             promise.succeed("after the task waits")  // too late when it completed during the hop
             #expect(try await task.value == (completesDuringTheHop ? "during the hop" : "after the task waits"))
             #expect(executor.jobs >= 1)
@@ -87,30 +90,32 @@ struct ConcurrencyTests {
             context: FutureContext(callbackQueue: nil, cancellationError: nil, settings: [], awaitingExecutor: executor)
         )
         let task = Task { try await promise.future.value }
-        try await Task.sleep(for: .milliseconds(20))
+        try await executor.firstJobRan.future.value
         promise.succeed(1)
         #expect(try await task.value == 1)
-        #expect(executor.jobs <= 4, "jobs: \(executor.jobs)")
+        #expect((1...4).contains(executor.jobs), "jobs: \(executor.jobs)")
     }
 
-    @Test func awaitingThroughAnExecutorThrowsTheFuturesError() async {
+    @Test func awaitingThroughAnExecutorThrowsTheFuturesError() async throws {
         let executor = RecordingAwaitingExecutor()
         let promise = Promise<Int>(
             context: FutureContext(
                 callbackQueue: DispatchQueue(label: "callbacks"), cancellationError: nil, settings: [],
                 awaitingExecutor: executor))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.fail(TestError(code: 7)) }
-        await #expect(throws: TestError(code: 7)) { try await promise.future.value }
+        let task = Task { try await promise.future.value }
+        try await executor.firstJobRan.future.value
+        promise.fail(TestError(code: 7))
+        await #expect(throws: TestError(code: 7)) { try await task.value }
         #expect(executor.jobs >= 1)
     }
 
-    @Test func cancellingATaskAwaitingThroughAnExecutorCancelsTheFuture() async {
+    @Test func cancellingATaskAwaitingThroughAnExecutorCancelsTheFuture() async throws {
         let executor = RecordingAwaitingExecutor()
         let promise = Promise<Int>(
             context: FutureContext(
                 callbackQueue: nil, cancellationError: TestError(code: 9), settings: [], awaitingExecutor: executor))
         let task = Task { try await promise.future.value }
-        try? await Task.sleep(for: .milliseconds(20))
+        try await executor.firstJobRan.future.value
         task.cancel()
         let result = await task.result
         #expect(promise.isCancelled)
@@ -124,19 +129,24 @@ struct ConcurrencyTests {
         let promise = Promise<Int>(
             context: FutureContext(
                 callbackQueue: nil, cancellationError: nil, settings: [], awaitingExecutor: executor))
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(5)) { promise.succeed(3) }
-        let value = try await withTaskExecutorPreference(own) { try await promise.future.value }
-        #expect(value == 3)
+        // The task's first job on its own executor ends with it waiting inside `value`.
+        let task = Task { try await withTaskExecutorPreference(own) { try await promise.future.value } }
+        try await own.firstJobRan.future.value
+        promise.succeed(3)
+        #expect(try await task.value == 3)
         #expect(executor.jobs == 0)
+        #expect(own.jobs >= 2)
     }
 }
 
 /// An awaiting executor that runs jobs on libdispatch's pool and counts them; `beforeFirstJob`
-/// runs before the first job it is given (the task's hop onto it) is enqueued.
+/// runs before the first job it is given (the task's hop onto it) is enqueued, and `firstJobRan`
+/// completes once that job has run.
 private final class RecordingAwaitingExecutor: AwaitingExecutor, @unchecked Sendable {
     private let lock = NSLock()
     private var enqueued = 0
     var beforeFirstJob: (@Sendable () -> Void)?
+    let firstJobRan = Promise<Void>()
 
     /// The jobs it was given: the hop of each task that waited preferring it, and each task's
     /// continuation after the future completed.
@@ -145,17 +155,19 @@ private final class RecordingAwaitingExecutor: AwaitingExecutor, @unchecked Send
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let first = lock.withLock { () -> (@Sendable () -> Void)? in
+        let (isFirst, first) = lock.withLock { () -> (Bool, (@Sendable () -> Void)?) in
             enqueued += 1
             defer { beforeFirstJob = nil }
-            return beforeFirstJob
+            return (enqueued == 1, beforeFirstJob)
         }
         first?()
         // Run as Connect's `AwaitingTaskExecutor` runs the jobs it continues: off the pool's own
         // queue, on a thread that then runs as the pool would, preferring no executor.
         let job = UnownedJob(job)
+        let firstJobRan = self.firstJobRan
         DispatchQueue.global().async {
             job.runSynchronously(on: globalConcurrentExecutor.asUnownedTaskExecutor())
+            if isFirst { firstJobRan.succeed(()) }
         }
     }
 }
